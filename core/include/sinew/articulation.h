@@ -1,0 +1,187 @@
+// Sinew core: reduced-coordinate articulations (trees of links in joint coordinates), implicit PD drives
+// (seed 002) and mimic joints (seed 000).
+//
+// An articulation is created whole from an array of link defs. Link 0 is the base (fixed to the world
+// or floating); every other link names a parent with a smaller index, so the links form a tree. Each
+// non-base link has one inbound joint whose frame is given on both sides; its axis is the joint frame's
+// x axis, as for maximal joints. Dofs are numbered in link order: a revolute or prismatic joint has one,
+// a spherical joint three (rotation-vector components in the parent-side joint frame), a fixed joint
+// none. The base's six floating dofs are not in that numbering; use the base-pose calls.
+//
+// Rows that act on dofs (limits, drives, mimic joints) are solved in the world's PGS or TGS iterations,
+// with responses from unit test impulses propagated through the tree (seed 000).
+#ifndef SINEW_ARTICULATION_H
+#define SINEW_ARTICULATION_H
+
+#include "sinew/world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum sn_link_joint_type
+{
+	SN_LINK_JOINT_FIXED = 0,     // no dof
+	SN_LINK_JOINT_REVOLUTE = 1,  // one dof: angle about the joint x axis, rad
+	SN_LINK_JOINT_PRISMATIC = 2, // one dof: translation along the joint x axis, m
+	SN_LINK_JOINT_SPHERICAL = 3, // three dofs: rotation vector, rad
+} sn_link_joint_type;
+
+typedef enum sn_drive_type
+{
+	// Stiffness in N/m or N*m/rad, damping in N*s/m or N*m*s/rad: the drive is a force.
+	SN_DRIVE_FORCE = 0,
+	// Stiffness in 1/s^2, damping in 1/s: the drive is an acceleration scaled by the dof's response.
+	SN_DRIVE_ACCELERATION = 1,
+} sn_drive_type;
+
+// An implicit PD drive on one dof: F = stiffness (target_position - q) + damping (target_velocity - qdot),
+// solved implicitly (seed 002) so very large gains stay stable, clamped to max_force.
+typedef struct sn_drive
+{
+	bool enabled;
+	sn_drive_type type;
+	double stiffness;       // >= 0
+	double damping;         // >= 0
+	double target_position; // m or rad
+	double target_velocity; // m/s or rad/s
+	double max_force;       // N or N*m, >= 0, may be INFINITY
+} sn_drive;
+
+#define SN_LINK_MAX_DOFS 3
+
+typedef struct sn_link_def
+{
+	// Parent link index (< this link's index); -1 for the base (link 0 only).
+	int parent;
+	sn_link_joint_type joint_type;
+	// Joint frame in the parent link's frame and in this link's frame (m, unit quaternion).
+	sn_transform parent_frame;
+	sn_transform child_frame;
+	// Mass (kg, > 0), inertia about the centre of mass in link axes (kg*m^2, symmetric positive
+	// definite) and centre of mass in the link frame (m).
+	double mass;
+	sn_mat33 inertia;
+	sn_vec3 center_of_mass;
+	// Per dof of the inbound joint (index 0..dofs-1).
+	sn_limit limit[SN_LINK_MAX_DOFS];    // m or rad; for spherical joints a box on the rotation vector
+	sn_drive drive[SN_LINK_MAX_DOFS];
+	double joint_damping;                // viscous, N*s/m or N*m*s/rad, >= 0
+	double joint_friction;               // Coulomb, N or N*m, >= 0
+	double armature;                     // added dof inertia, kg or kg*m^2, >= 0
+	double max_joint_velocity;           // m/s or rad/s, > 0, may be INFINITY
+	double initial_position[SN_LINK_MAX_DOFS]; // m or rad
+	double initial_velocity[SN_LINK_MAX_DOFS]; // m/s or rad/s
+	uint64_t user_data;
+} sn_link_def;
+
+typedef struct sn_articulation_def
+{
+	// Fixed base: link 0 is welded to the world at base_pose. Floating: link 0 moves freely. Default true.
+	bool fixed_base;
+	// World pose of link 0's frame. Default identity.
+	sn_transform base_pose;
+	// Floating base only: velocity of link 0's frame origin (m/s) and angular velocity (rad/s), world.
+	sn_vec3 base_linear_velocity;
+	sn_vec3 base_angular_velocity;
+	// Multiplies gravity for every link. Default 1.
+	double gravity_scale;
+	uint64_t user_data;
+} sn_articulation_def;
+
+sn_articulation_def sn_default_articulation_def(void);
+sn_link_def sn_default_link_def(void);
+sn_drive sn_default_drive(void);
+
+// Create an articulation from link_count >= 1 link defs (validated as a whole; nothing is created on
+// failure). Link 0's parent must be -1 and its joint fields are ignored.
+sn_error sn_create_articulation(sn_world* world, const sn_articulation_def* def, const sn_link_def* links,
+								int link_count, sn_articulation_id* out_id);
+// Destroy an articulation and its mimic joints.
+sn_error sn_destroy_articulation(sn_world* world, sn_articulation_id id);
+bool sn_articulation_is_valid(const sn_world* world, sn_articulation_id id);
+int sn_world_get_articulations(const sn_world* world, sn_articulation_id* ids, int capacity);
+
+int sn_articulation_get_link_count(const sn_world* world, sn_articulation_id id);
+int sn_articulation_get_dof_count(const sn_world* world, sn_articulation_id id);
+// First dof index of a link's inbound joint and its number of dofs (0 for the base and fixed joints).
+int sn_articulation_get_link_dof_offset(const sn_world* world, sn_articulation_id id, int link);
+int sn_articulation_get_link_dof_count(const sn_world* world, sn_articulation_id id, int link);
+int sn_articulation_get_link_parent(const sn_world* world, sn_articulation_id id, int link);
+sn_link_joint_type sn_articulation_get_link_joint_type(const sn_world* world, sn_articulation_id id, int link);
+
+// Joint state, all dofs at once (arrays of dof_count) or one dof.
+sn_error sn_articulation_get_joint_positions(const sn_world* world, sn_articulation_id id, double* q, int count);
+sn_error sn_articulation_set_joint_positions(sn_world* world, sn_articulation_id id, const double* q, int count);
+sn_error sn_articulation_get_joint_velocities(const sn_world* world, sn_articulation_id id, double* qd, int count);
+sn_error sn_articulation_set_joint_velocities(sn_world* world, sn_articulation_id id, const double* qd, int count);
+sn_error sn_articulation_set_joint_position(sn_world* world, sn_articulation_id id, int dof, double q);
+sn_error sn_articulation_set_joint_velocity(sn_world* world, sn_articulation_id id, int dof, double qd);
+double sn_articulation_get_joint_position(const sn_world* world, sn_articulation_id id, int dof);
+double sn_articulation_get_joint_velocity(const sn_world* world, sn_articulation_id id, int dof);
+
+// Link kinematics, world frame.
+sn_transform sn_articulation_get_link_pose(const sn_world* world, sn_articulation_id id, int link);
+sn_error sn_articulation_get_link_velocity(const sn_world* world, sn_articulation_id id, int link,
+										   sn_vec3* linear_velocity, sn_vec3* angular_velocity);
+sn_error sn_articulation_set_base_pose(sn_world* world, sn_articulation_id id, sn_transform pose);
+sn_error sn_articulation_set_base_velocity(sn_world* world, sn_articulation_id id, sn_vec3 linear_velocity,
+										   sn_vec3 angular_velocity);
+
+// External force (N) at a world point and torque (N*m) on a link for the next step.
+sn_error sn_articulation_apply_link_force(sn_world* world, sn_articulation_id id, int link, sn_vec3 force,
+										  sn_vec3 world_point);
+sn_error sn_articulation_apply_link_torque(sn_world* world, sn_articulation_id id, int link, sn_vec3 torque);
+// Generalised force on a dof for the next step (N or N*m).
+sn_error sn_articulation_apply_joint_force(sn_world* world, sn_articulation_id id, int dof, double force);
+
+// Force (N) and torque (N*m about the joint anchor) that the parent applies to a link through its inbound
+// joint in the last step, world frame.
+sn_error sn_articulation_get_link_incoming_force(const sn_world* world, sn_articulation_id id, int link,
+												 sn_vec3* force, sn_vec3* torque);
+
+// Drives and limits per dof.
+sn_error sn_articulation_set_drive(sn_world* world, sn_articulation_id id, int dof, const sn_drive* drive);
+sn_drive sn_articulation_get_drive(const sn_world* world, sn_articulation_id id, int dof);
+sn_error sn_articulation_set_drive_target(sn_world* world, sn_articulation_id id, int dof, double position,
+										  double velocity);
+// Many targets in one call; validated as a whole (nothing changes on failure). velocities may be NULL
+// (targets keep their velocity).
+sn_error sn_articulation_set_drive_targets(sn_world* world, sn_articulation_id id, const int* dofs,
+										   const double* positions, const double* velocities, int count);
+// The force each drive actually applied in the last step (N or N*m), after clamping, per dof.
+sn_error sn_articulation_get_drive_efforts(const sn_world* world, sn_articulation_id id, double* efforts, int count);
+sn_error sn_articulation_set_limit(sn_world* world, sn_articulation_id id, int dof, sn_limit limit);
+
+// Mimic joints: q_0 + sum_{i>=1} gearing[i] q_i + offset = 0 over dofs of one articulation (seed 000,
+// eq. 3 and 18), one row, anywhere in the tree.
+#define SN_MIMIC_MAX_DOFS 8
+
+typedef struct sn_mimic_def
+{
+	sn_articulation_id articulation;
+	int dof_count;                         // 2..SN_MIMIC_MAX_DOFS
+	int dofs[SN_MIMIC_MAX_DOFS];           // distinct dof indices; dofs[0] is q_0 (A)
+	double gearing[SN_MIMIC_MAX_DOFS];     // G_i for i >= 1 (gearing[0] is 1 and ignored)
+	double offset;                         // gamma, m or rad
+	double erp;                            // Baumgarte factor for the hard row, [0, 1]. Default 0.2
+	sn_soft soft;                          // rigid (default) or compliant
+	double max_force;                      // N or N*m on dof 0, >= 0, may be INFINITY
+	uint64_t user_data;
+} sn_mimic_def;
+
+sn_mimic_def sn_default_mimic_def(void);
+sn_error sn_create_mimic_joint(sn_world* world, const sn_mimic_def* def, sn_mimic_id* out_id);
+sn_error sn_destroy_mimic_joint(sn_world* world, sn_mimic_id id);
+bool sn_mimic_joint_is_valid(const sn_world* world, sn_mimic_id id);
+// Coupling force on dof 0 in the last step (N or N*m): the row impulse divided by the step. Dof i
+// received gearing[i] times it.
+double sn_mimic_joint_get_force(const sn_world* world, sn_mimic_id id);
+// Current constraint value q_0 + sum G_i q_i + offset (m or rad).
+double sn_mimic_joint_get_error(const sn_world* world, sn_mimic_id id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

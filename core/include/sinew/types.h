@@ -1,0 +1,306 @@
+// Sinew core: enums and definition structs. Every def has a default function (sn_default_*_def) that is
+// the one place its defaults live; units are in the comments. Create calls validate every field.
+#ifndef SINEW_TYPES_H
+#define SINEW_TYPES_H
+
+#include "sinew/base.h"
+#include "sinew/id.h"
+#include "sinew/math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// The solver a world steps with. All solvers read the same defs; see world.h for what each does.
+typedef enum sn_solver
+{
+	SN_SOLVER_PGS = 0, // projected Gauss-Seidel sequential impulses, Baumgarte bias (erp)
+	SN_SOLVER_TGS = 1, // temporal Gauss-Seidel: each position iteration advances positions by h / n
+	SN_SOLVER_XPBD = 2, // extended position-based dynamics with substeps (seed 003)
+	SN_SOLVER_DIRECT = 3, // exact sparse solve of the compliant system each step (seed 004)
+	SN_SOLVER_COUNT
+} sn_solver;
+
+// Name of a solver in lower case ("pgs", "tgs", ...), or "unknown".
+const char* sn_solver_name(sn_solver solver);
+
+typedef struct sn_world_def
+{
+	// Gravity acceleration, m/s^2. Default (0, 0, -9.81): z is up.
+	sn_vec3 gravity;
+	// Time advanced by one sn_world_step, s. Default 0.001 (1 kHz). Range (0, 1].
+	double time_step;
+	// Default SN_SOLVER_TGS.
+	sn_solver solver;
+	// PGS: Gauss-Seidel sweeps with position bias. TGS: sub-advances of h / n, one sweep each (seed 002,
+	// eq. 40). XPBD: constraint passes per substep. Default 8. Range [1, 1000].
+	int position_iterations;
+	// Sweeps after positions are advanced, without position bias. PGS continues implicit springs; TGS
+	// freezes them (seed 002). Default 1. Range [0, 1000].
+	int velocity_iterations;
+	// The step is divided into this many equal sub-steps, each a complete solve. Default 1 ([1, 1000]).
+	int substeps;
+	// Error reduction parameter (Baumgarte): the fraction of a hard row's position error removed per
+	// (sub)step. Default 0.2. Range [0, 1].
+	double erp;
+	// Speed (m/s, or rad/s for spin) above which a body counts as numerically blown up. Default 1e6.
+	double divergence_speed;
+	// Memory hooks; NULL functions mean malloc and free.
+	sn_allocator allocator;
+} sn_world_def;
+
+typedef enum sn_body_type
+{
+	SN_BODY_STATIC = 0,    // never moves, infinite mass
+	SN_BODY_KINEMATIC = 1, // moves with its set velocity, infinite mass
+	SN_BODY_DYNAMIC = 2,   // moved by forces and joints
+} sn_body_type;
+
+typedef struct sn_body_def
+{
+	// Default SN_BODY_DYNAMIC.
+	sn_body_type type;
+	// Pose of the body frame in the world (m, unit quaternion). Default identity.
+	sn_transform pose;
+	// Velocity of the centre of mass, m/s, world frame. Default zero.
+	sn_vec3 linear_velocity;
+	// Angular velocity, rad/s, world frame. Default zero.
+	sn_vec3 angular_velocity;
+	// Mass, kg (> 0 for dynamic bodies; ignored for static and kinematic ones). Default 1.
+	double mass;
+	// Inertia tensor about the centre of mass in body axes, kg*m^2, symmetric positive definite.
+	// Default that of a 1 kg solid sphere of radius 0.1 m: diag(0.004, 0.004, 0.004).
+	sn_mat33 inertia;
+	// Centre of mass in the body frame, m. Default zero.
+	sn_vec3 center_of_mass;
+	// Velocity damping rates, 1/s (>= 0): v <- v / (1 + h * rate) each step. Default 0.
+	double linear_damping;
+	double angular_damping;
+	// Multiplies the world's gravity for this body. Default 1.
+	double gravity_scale;
+	// Opaque to the core.
+	uint64_t user_data;
+} sn_body_def;
+
+// Softness of a constraint row: how far it may yield under load. One primitive serves locks, limits,
+// springs and drives. Rigid rows are hard constraints corrected by the world's erp.
+typedef enum sn_soft_kind
+{
+	SN_SOFT_RIGID = 0,
+	// stiffness k (N/m, or N*m/rad on angular rows) and damping c (N*s/m, or N*m*s/rad): the row acts
+	// as the force -k C - c dC/dt, integrated implicitly so any k stays stable.
+	SN_SOFT_STIFFNESS = 1,
+	// natural frequency (Hz) and damping ratio of the row's own effective mass: k = m_eff (2 pi f)^2,
+	// c = 2 m_eff zeta (2 pi f). Mass-independent tuning.
+	SN_SOFT_FREQUENCY = 2,
+} sn_soft_kind;
+
+typedef struct sn_soft
+{
+	sn_soft_kind kind;
+	double stiffness;     // SN_SOFT_STIFFNESS, >= 0
+	double damping;       // SN_SOFT_STIFFNESS, >= 0
+	double frequency;     // SN_SOFT_FREQUENCY, Hz, >= 0
+	double damping_ratio; // SN_SOFT_FREQUENCY, >= 0
+} sn_soft;
+
+static inline sn_soft sn_soft_rigid(void)
+{
+	sn_soft s = { SN_SOFT_RIGID, 0.0, 0.0, 0.0, 0.0 };
+	return s;
+}
+static inline sn_soft sn_soft_stiffness(double stiffness, double damping)
+{
+	sn_soft s = { SN_SOFT_STIFFNESS, stiffness, damping, 0.0, 0.0 };
+	return s;
+}
+static inline sn_soft sn_soft_frequency(double frequency_hz, double damping_ratio)
+{
+	sn_soft s = { SN_SOFT_FREQUENCY, 0.0, 0.0, frequency_hz, damping_ratio };
+	return s;
+}
+
+// The six coordinates of a joint, measured from frame A to frame B in frame A's axes. Translations are
+// the components of (origin B - origin A). Rotations decompose the relative rotation as swing * twist:
+// RX is the twist angle about x; RY and RZ are the y and z components of the swing rotation vector
+// (which has no x component). For small angles they are the rotations about y and z.
+typedef enum sn_axis
+{
+	SN_AXIS_X = 0,
+	SN_AXIS_Y = 1,
+	SN_AXIS_Z = 2,
+	SN_AXIS_RX = 3,
+	SN_AXIS_RY = 4,
+	SN_AXIS_RZ = 5,
+	SN_AXIS_COUNT = 6
+} sn_axis;
+
+typedef enum sn_joint_type
+{
+	SN_JOINT_FIXED = 0,
+	SN_JOINT_HINGE = 1,       // turns about frame x (SN_AXIS_RX)
+	SN_JOINT_PRISMATIC = 2,   // slides along frame x (SN_AXIS_X)
+	SN_JOINT_SPHERICAL = 3,   // point contact, elliptic swing cone and twist limits
+	SN_JOINT_DISTANCE = 4,    // keeps the anchors' distance (SN_AXIS_X is the length)
+	SN_JOINT_CYLINDRICAL = 5, // slides along and turns about frame x (SN_AXIS_X and SN_AXIS_RX)
+	SN_JOINT_SIX_AXIS = 6,    // each of the six axes locked, limited or free
+	SN_JOINT_TYPE_COUNT
+} sn_joint_type;
+
+// Name of a joint type in lower case ("hinge", ...), or "unknown".
+const char* sn_joint_type_name(sn_joint_type type);
+
+// A range limit on one axis: lower <= coordinate <= upper (m or rad). Soft limits yield like a spring.
+typedef struct sn_limit
+{
+	bool enabled;
+	double lower;
+	double upper;
+	sn_soft soft; // default rigid
+} sn_limit;
+
+// A velocity motor: drives the axis speed to `speed` (m/s or rad/s) with at most `max_force`
+// (N or N*m, >= 0, may be INFINITY).
+typedef struct sn_motor
+{
+	bool enabled;
+	double speed;
+	double max_force;
+} sn_motor;
+
+// A spring towards `target` (m or rad) with the given softness. A rigid spring is a position servo.
+// The force is capped at max_force (N or N*m, >= 0, may be INFINITY).
+typedef struct sn_spring
+{
+	bool enabled;
+	double target;
+	sn_soft soft;
+	double max_force;
+} sn_spring;
+
+// Fields every joint def has.
+typedef struct sn_joint_base
+{
+	// The two bodies; a null id stands for the world (ground). Not both null, not the same body.
+	sn_body_id body_a;
+	sn_body_id body_b;
+	// Joint frames in body A's and body B's frames (in the world frame for the world). The x axis is
+	// the joint axis. Quaternions are normalised on creation; a zero quaternion is rejected.
+	sn_transform frame_a;
+	sn_transform frame_b;
+	// Softness of the rows that lock axes. Default rigid.
+	sn_soft lock_soft;
+	// The joint breaks when the force it applies exceeds break_force (N) or the torque about its anchor
+	// exceeds break_torque (N*m). Default INFINITY (never).
+	double break_force;
+	double break_torque;
+	// A disabled joint exerts nothing. Default true.
+	bool enabled;
+	uint64_t user_data;
+} sn_joint_base;
+
+typedef struct sn_fixed_joint_def
+{
+	sn_joint_base base;
+} sn_fixed_joint_def;
+
+typedef struct sn_hinge_joint_def
+{
+	sn_joint_base base;
+	sn_limit limit;   // angle, rad, in (-pi, pi]
+	sn_motor motor;   // rad/s, N*m
+	sn_spring spring; // target angle, rad
+} sn_hinge_joint_def;
+
+typedef struct sn_prismatic_joint_def
+{
+	sn_joint_base base;
+	sn_limit limit;   // translation, m
+	sn_motor motor;   // m/s, N
+	sn_spring spring; // target translation, m
+} sn_prismatic_joint_def;
+
+typedef struct sn_cylindrical_joint_def
+{
+	sn_joint_base base;
+	sn_limit linear_limit;
+	sn_motor linear_motor;
+	sn_spring linear_spring;
+	sn_limit angular_limit;
+	sn_motor angular_motor;
+	sn_spring angular_spring;
+} sn_cylindrical_joint_def;
+
+// Elliptic swing cone: the swing rotation vector s = (s_y, s_z) stays inside
+// (s_y / y_angle)^2 + (s_z / z_angle)^2 <= 1. Half-angles in (0, pi), rad.
+typedef struct sn_cone_limit
+{
+	bool enabled;
+	double y_angle;
+	double z_angle;
+	sn_soft soft;
+} sn_cone_limit;
+
+typedef struct sn_spherical_joint_def
+{
+	sn_joint_base base;
+	sn_cone_limit swing;
+	sn_limit twist; // twist angle about frame x, rad
+} sn_spherical_joint_def;
+
+// Keeps |anchor B - anchor A| at `length`, where the anchors are the frame origins. With the spring
+// enabled the length yields around `length`, and the limit (if enabled) bounds it hard or softly.
+typedef struct sn_distance_joint_def
+{
+	sn_joint_base base;
+	double length;  // rest length, m, > 0
+	bool spring_enabled;
+	sn_soft spring; // must not be rigid when enabled
+	sn_limit limit; // min and max length, m, 0 <= lower <= upper
+} sn_distance_joint_def;
+
+typedef enum sn_axis_mode
+{
+	SN_AXIS_LOCKED = 0,
+	SN_AXIS_FREE = 1,
+	SN_AXIS_LIMITED = 2,
+} sn_axis_mode;
+
+typedef struct sn_joint_axis
+{
+	sn_axis_mode mode; // default SN_AXIS_LOCKED
+	double lower;      // for SN_AXIS_LIMITED, m or rad
+	double upper;
+	sn_soft limit_soft;
+	sn_motor motor;
+	sn_spring spring;
+} sn_joint_axis;
+
+typedef struct sn_six_axis_joint_def
+{
+	sn_joint_base base;
+	sn_joint_axis axes[SN_AXIS_COUNT]; // indexed by sn_axis
+} sn_six_axis_joint_def;
+
+// A joint broke in the last step.
+typedef struct sn_joint_break_event
+{
+	sn_joint_id joint;
+	sn_vec3 force;  // N, on body B, world frame, at the step it broke
+	sn_vec3 torque; // N*m, on body B about its anchor, world frame
+	double time;    // s, world time at the end of the step
+	uint64_t user_data;
+} sn_joint_break_event;
+
+typedef struct sn_memory_stats
+{
+	size_t bytes_in_use;      // through the world's allocator
+	uint64_t allocations;     // calls to alloc since creation
+	uint64_t frees;           // calls to free since creation
+} sn_memory_stats;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

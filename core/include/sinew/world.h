@@ -1,0 +1,92 @@
+// Sinew core: the world. A world owns its bodies, joints and articulations, and steps them with one
+// solver. Worlds share nothing: independent worlds may be stepped on different threads at once. One
+// world must not be used from two threads at the same time.
+//
+// What a step does (h = time_step / substeps, repeated substeps times):
+//   PGS: integrate velocities (gravity, forces, gyroscopic torque implicitly, damping); warm-start rows;
+//        position_iterations sweeps with Baumgarte bias erp*C/h; advance positions by h;
+//        velocity_iterations sweeps without position bias (implicit springs continue).
+//   TGS: rows' Jacobians fixed at the start; position_iterations sub-advances of rho = h/n, each:
+//        integrate velocities over rho, warm-start, one sweep with the position error recomputed from the
+//        accumulated displacement, advance positions by rho; then velocity_iterations sweeps without
+//        position bias (implicit springs frozen, seed 002).
+// External forces and torques (sn_body_apply_*) act during the next step and are then cleared.
+#ifndef SINEW_WORLD_H
+#define SINEW_WORLD_H
+
+#include "sinew/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sn_world sn_world;
+
+// Defaults for a world def (see sn_world_def for each value).
+sn_world_def sn_default_world_def(void);
+
+// Check a world def without creating anything. On failure writes a one-line reason into detail (if not
+// NULL) and returns the error.
+sn_error sn_world_def_check(const sn_world_def* def, char* detail, size_t detail_capacity);
+
+// Create a world. *out_world is set only on success.
+sn_error sn_world_create(const sn_world_def* def, sn_world** out_world);
+
+// Destroy a world and everything in it. NULL is allowed.
+void sn_world_destroy(sn_world* world);
+
+// Advance by one time step. Returns SN_ERR_DIVERGED (and changes nothing) once the world's state has
+// stopped being finite, SN_ERR_NO_MEMORY if scratch space could not grow (nothing changed).
+// Allocates only when the world has grown since the previous step.
+sn_error sn_world_step(sn_world* world);
+
+// The detail line of the last call on this world that failed ("" if none).
+const char* sn_world_last_error_detail(const sn_world* world);
+
+// Settings. Each setter validates like sn_world_def_check and changes nothing on failure.
+sn_error sn_world_set_gravity(sn_world* world, sn_vec3 gravity);
+sn_vec3 sn_world_get_gravity(const sn_world* world);
+sn_error sn_world_set_time_step(sn_world* world, double time_step);
+double sn_world_get_time_step(const sn_world* world);
+sn_error sn_world_set_solver(sn_world* world, sn_solver solver);
+sn_solver sn_world_get_solver(const sn_world* world);
+sn_error sn_world_set_iterations(sn_world* world, int position_iterations, int velocity_iterations);
+int sn_world_get_position_iterations(const sn_world* world);
+int sn_world_get_velocity_iterations(const sn_world* world);
+sn_error sn_world_set_substeps(sn_world* world, int substeps);
+int sn_world_get_substeps(const sn_world* world);
+sn_error sn_world_set_erp(sn_world* world, double erp);
+double sn_world_get_erp(const sn_world* world);
+// The whole def as currently set (allocator included).
+sn_world_def sn_world_get_def(const sn_world* world);
+
+// Simulated time, s, and steps taken since creation.
+double sn_world_get_time(const sn_world* world);
+uint64_t sn_world_get_step_count(const sn_world* world);
+
+// True once a step produced a non-finite or runaway state (see divergence_speed). Stays true until the
+// state is replaced (sn_world_clear_divergence after fixing bodies, or restoring a snapshot).
+bool sn_world_is_diverged(const sn_world* world);
+// Clear the diverged flag; fails with SN_ERR_NOT_FINITE if any body state is still not finite.
+sn_error sn_world_clear_divergence(sn_world* world);
+
+// Joints that broke in the last step. The pointer is valid until the next step or destroy call.
+const sn_joint_break_event* sn_world_get_break_events(const sn_world* world, int* count);
+
+// Live bodies and joints in creation-slot order. Writes at most capacity ids, returns the total count.
+int sn_world_get_bodies(const sn_world* world, sn_body_id* ids, int capacity);
+int sn_world_get_joints(const sn_world* world, sn_joint_id* ids, int capacity);
+int sn_world_get_body_count(const sn_world* world);
+int sn_world_get_joint_count(const sn_world* world);
+
+sn_memory_stats sn_world_get_memory_stats(const sn_world* world);
+
+// A 64-bit FNV-1a hash over every body's and joint's dynamic state (bit patterns), for determinism
+// checks: the same inputs give the same hash on every run and build.
+uint64_t sn_world_state_hash(const sn_world* world);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,492 @@
+// Rigid bodies: defaults, validation, the body pool, getters and setters, applied forces.
+#include "body.h"
+
+#include "mathx.h"
+#include "world.h"
+
+#include "sinew/body.h"
+#include "sinew/joint.h"
+
+#include <math.h>
+#include <string.h>
+
+sn_body_def sn_default_body_def(void)
+{
+	sn_body_def def;
+	memset(&def, 0, sizeof(def));
+	def.type = SN_BODY_DYNAMIC;
+	def.pose = sn_transform_identity();
+	def.mass = 1.0;
+	def.inertia = sn_inertia_sphere(1.0, 0.1);
+	def.gravity_scale = 1.0;
+	return def;
+}
+
+sn_mat33 sn_inertia_box(double mass, sn_vec3 e)
+{
+	double k = mass / 3.0;
+	return sn_mat33_diag(k * (e.y * e.y + e.z * e.z), k * (e.x * e.x + e.z * e.z), k * (e.x * e.x + e.y * e.y));
+}
+
+sn_mat33 sn_inertia_sphere(double mass, double radius)
+{
+	double i = 0.4 * mass * radius * radius;
+	return sn_mat33_diag(i, i, i);
+}
+
+sn_mat33 sn_inertia_cylinder(double mass, double radius, double height)
+{
+	double side = mass * (3.0 * radius * radius + height * height) / 12.0;
+	return sn_mat33_diag(side, side, 0.5 * mass * radius * radius);
+}
+
+body* body_get(const sn_world* world, sn_body_id id)
+{
+	if (world == NULL || id.index1 <= 0 || id.index1 > world->body_high)
+	{
+		return NULL;
+	}
+	body* b = world->bodies + (id.index1 - 1);
+	return (b->live && b->generation == id.generation) ? b : NULL;
+}
+
+int32_t body_solver_index(const sn_world* world, int32_t body_index)
+{
+	return body_index < 0 ? 0 : world->bodies[body_index].solver_index;
+}
+
+sn_mat33 body_inv_inertia_world(const body* b)
+{
+	return sn_mat33_rotate_tensor(b->q, b->inv_inertia);
+}
+
+sn_transform body_pose(const body* b)
+{
+	sn_transform t = { sn_sub(b->com, sn_rotate(b->q, b->local_com)), b->q };
+	return t;
+}
+
+bool sn_body_is_valid(const sn_world* world, sn_body_id id)
+{
+	return body_get(world, id) != NULL;
+}
+
+static sn_error check_pose(sn_world* world, const char* what, sn_transform pose, sn_quat* unit)
+{
+	if (!sn_vec3_is_finite(pose.p) || !sn_quat_is_finite(pose.q))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "%s: position and rotation must be finite", what);
+	}
+	if (sn_quat_length(pose.q) < 1e-9)
+	{
+		return world_fail(world, SN_ERR_ZERO_AXIS, "%s: rotation quaternion has zero length", what);
+	}
+	*unit = sn_quat_normalize(pose.q);
+	return SN_ERR_OK;
+}
+
+static sn_error check_mass(sn_world* world, const char* what, double mass, sn_mat33 inertia, sn_vec3 com)
+{
+	if (!isfinite(mass) || !mat33_is_finite(inertia) || !sn_vec3_is_finite(com))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "%s: mass, inertia and centre of mass must be finite", what);
+	}
+	if (!(mass > 0.0))
+	{
+		return world_fail(world, SN_ERR_NON_POSITIVE_MASS, "%s: mass must be > 0 kg, got %g", what, mass);
+	}
+	if (!mat33_is_spd(inertia))
+	{
+		return world_fail(world, SN_ERR_INERTIA_NOT_PD,
+						  "%s: inertia must be symmetric positive definite (diagonal %g %g %g kg*m^2)", what,
+						  inertia.cx.x, inertia.cy.y, inertia.cz.z);
+	}
+	return SN_ERR_OK;
+}
+
+static sn_error check_damping(sn_world* world, const char* what, double linear, double angular)
+{
+	if (!isfinite(linear) || !isfinite(angular))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "%s: damping must be finite", what);
+	}
+	if (linear < 0.0 || angular < 0.0)
+	{
+		return world_fail(world, SN_ERR_NEGATIVE_VALUE, "%s: damping must be >= 0 1/s, got %g and %g", what,
+						  linear, angular);
+	}
+	return SN_ERR_OK;
+}
+
+static bool valid_type(sn_body_type type)
+{
+	return type == SN_BODY_STATIC || type == SN_BODY_KINEMATIC || type == SN_BODY_DYNAMIC;
+}
+
+// Mass fields derived from type and mass properties.
+static void set_mass_fields(body* b, double mass, sn_mat33 inertia, sn_vec3 local_com)
+{
+	b->mass = mass;
+	b->inertia = inertia;
+	b->local_com = local_com;
+	if (b->type == SN_BODY_DYNAMIC)
+	{
+		b->inv_mass = 1.0 / mass;
+		b->inv_inertia = mat33_inverse(inertia);
+	}
+	else
+	{
+		b->inv_mass = 0.0;
+		b->inv_inertia = sn_mat33_zero();
+	}
+}
+
+sn_error sn_create_body(sn_world* world, const sn_body_def* def, sn_body_id* out_id)
+{
+	if (def == NULL || out_id == NULL)
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "create body: def and out_id must not be NULL");
+	}
+	if (!valid_type(def->type))
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "create body: unknown body type %d", (int)def->type);
+	}
+	sn_quat q;
+	sn_error err = check_pose(world, "create body: pose", def->pose, &q);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	if (!sn_vec3_is_finite(def->linear_velocity) || !sn_vec3_is_finite(def->angular_velocity))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "create body: velocities must be finite");
+	}
+	if (def->type == SN_BODY_DYNAMIC)
+	{
+		err = check_mass(world, "create body", def->mass, def->inertia, def->center_of_mass);
+	}
+	else if (!sn_vec3_is_finite(def->center_of_mass))
+	{
+		err = world_fail(world, SN_ERR_NOT_FINITE, "create body: centre of mass must be finite");
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = check_damping(world, "create body", def->linear_damping, def->angular_damping);
+	}
+	if (err == SN_ERR_OK && !isfinite(def->gravity_scale))
+	{
+		err = world_fail(world, SN_ERR_NOT_FINITE, "create body: gravity_scale must be finite");
+	}
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+
+	int32_t index = world->body_free;
+	if (index < 0)
+	{
+		if (world->body_high == INT32_MAX - 1)
+		{
+			return world_fail(world, SN_ERR_CAPACITY, "create body: too many bodies");
+		}
+		void* p = world->bodies;
+		if (!memory_reserve(&world->memory, &p, &world->body_capacity, world->body_high + 1, sizeof(body)))
+		{
+			return world_fail(world, SN_ERR_NO_MEMORY, "create body: out of memory");
+		}
+		world->bodies = p;
+		index = world->body_high++;
+		world->bodies[index].generation = 1;
+	}
+	else
+	{
+		world->body_free = world->bodies[index].next_free;
+	}
+
+	body* b = world->bodies + index;
+	uint32_t generation = b->generation;
+	memset(b, 0, sizeof(*b));
+	b->generation = generation;
+	b->next_free = -1;
+	b->live = true;
+	b->type = def->type;
+	bool dynamic = def->type == SN_BODY_DYNAMIC;
+	set_mass_fields(b, dynamic ? def->mass : 0.0, dynamic ? def->inertia : sn_mat33_zero(), def->center_of_mass);
+	b->linear_damping = def->linear_damping;
+	b->angular_damping = def->angular_damping;
+	b->gravity_scale = def->gravity_scale;
+	b->q = q;
+	b->com = sn_add(def->pose.p, sn_rotate(q, def->center_of_mass));
+	if (def->type != SN_BODY_STATIC)
+	{
+		b->v = def->linear_velocity;
+		b->w = def->angular_velocity;
+	}
+	b->user_data = def->user_data;
+	world->body_count += 1;
+	out_id->index1 = index + 1;
+	out_id->generation = generation;
+	return SN_ERR_OK;
+}
+
+sn_error sn_destroy_body(sn_world* world, sn_body_id id)
+{
+	body* b = body_get(world, id);
+	if (b == NULL)
+	{
+		return world_fail(world, SN_ERR_INVALID_ID, "destroy body: invalid body id");
+	}
+	int32_t index = id.index1 - 1;
+	for (int i = 0; i < world->joint_high; ++i)
+	{
+		joint* j = world->joints + i;
+		if (j->live && (j->body_a == index || j->body_b == index))
+		{
+			sn_destroy_joint(world, joint_id_of(world, i));
+		}
+	}
+	b->live = false;
+	b->generation += 1;
+	if (b->generation == 0)
+	{
+		b->generation = 1;
+	}
+	b->next_free = world->body_free;
+	world->body_free = index;
+	world->body_count -= 1;
+	return SN_ERR_OK;
+}
+
+#define GET_OR_(world, id, fallback)                                                                     \
+	const body* b = body_get(world, id);                                                                 \
+	if (b == NULL)                                                                                       \
+		return fallback;
+
+#define SET_OR_FAIL_(world, id, what)                                                                    \
+	body* b = body_get(world, id);                                                                       \
+	if (b == NULL)                                                                                       \
+		return world_fail(world, SN_ERR_INVALID_ID, "%s: invalid body id", what);
+
+sn_body_type sn_body_get_type(const sn_world* world, sn_body_id id)
+{
+	GET_OR_(world, id, SN_BODY_STATIC);
+	return b->type;
+}
+
+sn_transform sn_body_get_pose(const sn_world* world, sn_body_id id)
+{
+	GET_OR_(world, id, sn_transform_identity());
+	return body_pose(b);
+}
+
+sn_vec3 sn_body_get_center_of_mass(const sn_world* world, sn_body_id id)
+{
+	GET_OR_(world, id, sn_v3(0, 0, 0));
+	return b->com;
+}
+
+sn_vec3 sn_body_get_linear_velocity(const sn_world* world, sn_body_id id)
+{
+	GET_OR_(world, id, sn_v3(0, 0, 0));
+	return b->v;
+}
+
+sn_vec3 sn_body_get_angular_velocity(const sn_world* world, sn_body_id id)
+{
+	GET_OR_(world, id, sn_v3(0, 0, 0));
+	return b->w;
+}
+
+sn_vec3 sn_body_get_point_velocity(const sn_world* world, sn_body_id id, sn_vec3 world_point)
+{
+	GET_OR_(world, id, sn_v3(0, 0, 0));
+	return sn_add(b->v, sn_cross(b->w, sn_sub(world_point, b->com)));
+}
+
+double sn_body_get_mass(const sn_world* world, sn_body_id id)
+{
+	GET_OR_(world, id, 0.0);
+	return b->mass;
+}
+
+sn_mat33 sn_body_get_inertia(const sn_world* world, sn_body_id id)
+{
+	GET_OR_(world, id, sn_mat33_zero());
+	return b->inertia;
+}
+
+double sn_body_get_kinetic_energy(const sn_world* world, sn_body_id id)
+{
+	GET_OR_(world, id, 0.0);
+	if (b->type != SN_BODY_DYNAMIC)
+	{
+		return 0.0;
+	}
+	sn_vec3 wb = sn_inv_rotate(b->q, b->w);
+	return 0.5 * b->mass * sn_dot(b->v, b->v) + 0.5 * sn_dot(wb, sn_mat33_mul_v(b->inertia, wb));
+}
+
+uint64_t sn_body_get_user_data(const sn_world* world, sn_body_id id)
+{
+	GET_OR_(world, id, 0);
+	return b->user_data;
+}
+
+sn_vec3 sn_body_get_applied_force(const sn_world* world, sn_body_id id)
+{
+	GET_OR_(world, id, sn_v3(0, 0, 0));
+	return b->force;
+}
+
+sn_vec3 sn_body_get_applied_torque(const sn_world* world, sn_body_id id)
+{
+	GET_OR_(world, id, sn_v3(0, 0, 0));
+	return b->torque;
+}
+
+sn_error sn_body_set_pose(sn_world* world, sn_body_id id, sn_transform pose)
+{
+	SET_OR_FAIL_(world, id, "set body pose");
+	sn_quat q;
+	sn_error err = check_pose(world, "set body pose", pose, &q);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	b->q = q;
+	b->com = sn_add(pose.p, sn_rotate(q, b->local_com));
+	return SN_ERR_OK;
+}
+
+sn_error sn_body_set_linear_velocity(sn_world* world, sn_body_id id, sn_vec3 velocity)
+{
+	SET_OR_FAIL_(world, id, "set linear velocity");
+	if (!sn_vec3_is_finite(velocity))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "set linear velocity: velocity must be finite");
+	}
+	if (b->type == SN_BODY_STATIC)
+	{
+		return world_fail(world, SN_ERR_WRONG_TYPE, "set linear velocity: a static body cannot move");
+	}
+	b->v = velocity;
+	return SN_ERR_OK;
+}
+
+sn_error sn_body_set_angular_velocity(sn_world* world, sn_body_id id, sn_vec3 velocity)
+{
+	SET_OR_FAIL_(world, id, "set angular velocity");
+	if (!sn_vec3_is_finite(velocity))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "set angular velocity: velocity must be finite");
+	}
+	if (b->type == SN_BODY_STATIC)
+	{
+		return world_fail(world, SN_ERR_WRONG_TYPE, "set angular velocity: a static body cannot move");
+	}
+	b->w = velocity;
+	return SN_ERR_OK;
+}
+
+sn_error sn_body_set_mass_properties(sn_world* world, sn_body_id id, double mass, sn_mat33 inertia,
+									 sn_vec3 center_of_mass)
+{
+	SET_OR_FAIL_(world, id, "set mass properties");
+	sn_error err = check_mass(world, "set mass properties", mass, inertia, center_of_mass);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	// Keep the body frame where it is; the centre of mass moves with the new offset.
+	sn_transform pose = body_pose(b);
+	set_mass_fields(b, mass, inertia, center_of_mass);
+	b->com = sn_transform_point(pose, center_of_mass);
+	return SN_ERR_OK;
+}
+
+sn_error sn_body_set_damping(sn_world* world, sn_body_id id, double linear_damping, double angular_damping)
+{
+	SET_OR_FAIL_(world, id, "set damping");
+	sn_error err = check_damping(world, "set damping", linear_damping, angular_damping);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	b->linear_damping = linear_damping;
+	b->angular_damping = angular_damping;
+	return SN_ERR_OK;
+}
+
+sn_error sn_body_set_gravity_scale(sn_world* world, sn_body_id id, double gravity_scale)
+{
+	SET_OR_FAIL_(world, id, "set gravity scale");
+	if (!isfinite(gravity_scale))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "set gravity scale: must be finite");
+	}
+	b->gravity_scale = gravity_scale;
+	return SN_ERR_OK;
+}
+
+sn_error sn_body_set_type(sn_world* world, sn_body_id id, sn_body_type type)
+{
+	SET_OR_FAIL_(world, id, "set body type");
+	if (!valid_type(type))
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "set body type: unknown type %d", (int)type);
+	}
+	if (type == SN_BODY_DYNAMIC && !(b->mass > 0.0))
+	{
+		return world_fail(world, SN_ERR_NON_POSITIVE_MASS,
+						  "set body type: set mass properties before making the body dynamic");
+	}
+	b->type = type;
+	set_mass_fields(b, b->mass, b->inertia, b->local_com);
+	if (type == SN_BODY_STATIC)
+	{
+		b->v = sn_v3(0, 0, 0);
+		b->w = sn_v3(0, 0, 0);
+	}
+	return SN_ERR_OK;
+}
+
+sn_error sn_body_set_user_data(sn_world* world, sn_body_id id, uint64_t user_data)
+{
+	SET_OR_FAIL_(world, id, "set user data");
+	b->user_data = user_data;
+	return SN_ERR_OK;
+}
+
+sn_error sn_body_apply_force(sn_world* world, sn_body_id id, sn_vec3 force, sn_vec3 world_point)
+{
+	SET_OR_FAIL_(world, id, "apply force");
+	if (!sn_vec3_is_finite(force) || !sn_vec3_is_finite(world_point))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "apply force: force and point must be finite");
+	}
+	b->force = sn_add(b->force, force);
+	b->torque = sn_add(b->torque, sn_cross(sn_sub(world_point, b->com), force));
+	return SN_ERR_OK;
+}
+
+sn_error sn_body_apply_force_at_center(sn_world* world, sn_body_id id, sn_vec3 force)
+{
+	SET_OR_FAIL_(world, id, "apply force");
+	if (!sn_vec3_is_finite(force))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "apply force: force must be finite");
+	}
+	b->force = sn_add(b->force, force);
+	return SN_ERR_OK;
+}
+
+sn_error sn_body_apply_torque(sn_world* world, sn_body_id id, sn_vec3 torque)
+{
+	SET_OR_FAIL_(world, id, "apply torque");
+	if (!sn_vec3_is_finite(torque))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "apply torque: torque must be finite");
+	}
+	b->torque = sn_add(b->torque, torque);
+	return SN_ERR_OK;
+}

@@ -1,0 +1,491 @@
+// The world: settings, pools, the step's outer loop (substeps, forces out, breaking, divergence) and
+// the queries that span all objects.
+#include "world.h"
+
+#include "solver.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum
+{
+	MAX_ITERATIONS = 1000,
+	MAX_SUBSTEPS = 1000
+};
+
+sn_world_def sn_default_world_def(void)
+{
+	sn_world_def def;
+	memset(&def, 0, sizeof(def));
+	def.gravity = sn_v3(0.0, 0.0, -9.81);
+	def.time_step = 0.001;
+	def.solver = SN_SOLVER_TGS;
+	def.position_iterations = 8;
+	def.velocity_iterations = 1;
+	def.substeps = 1;
+	def.erp = 0.2;
+	def.divergence_speed = 1e6;
+	return def;
+}
+
+static sn_error check_def(const sn_world_def* def, char* detail, size_t cap)
+{
+#define FAIL_(err, ...)                                                                                  \
+	do                                                                                                   \
+	{                                                                                                    \
+		if (detail != NULL && cap > 0)                                                                   \
+			snprintf(detail, cap, __VA_ARGS__);                                                          \
+		return err;                                                                                      \
+	} while (0)
+	if (def == NULL)
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "world def is NULL");
+	if (!sn_vec3_is_finite(def->gravity))
+		FAIL_(SN_ERR_NOT_FINITE, "gravity must be finite");
+	if (!isfinite(def->time_step))
+		FAIL_(SN_ERR_NOT_FINITE, "time_step must be finite");
+	if (!(def->time_step > 0.0 && def->time_step <= 1.0))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "time_step must be in (0, 1] s, got %g", def->time_step);
+	if ((int)def->solver < 0 || def->solver >= SN_SOLVER_COUNT)
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "unknown solver %d", (int)def->solver);
+	if (def->position_iterations < 1 || def->position_iterations > MAX_ITERATIONS)
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "position_iterations must be in [1, %d], got %d", MAX_ITERATIONS,
+			  def->position_iterations);
+	if (def->velocity_iterations < 0 || def->velocity_iterations > MAX_ITERATIONS)
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "velocity_iterations must be in [0, %d], got %d", MAX_ITERATIONS,
+			  def->velocity_iterations);
+	if (def->substeps < 1 || def->substeps > MAX_SUBSTEPS)
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "substeps must be in [1, %d], got %d", MAX_SUBSTEPS, def->substeps);
+	if (!isfinite(def->erp))
+		FAIL_(SN_ERR_NOT_FINITE, "erp must be finite");
+	if (def->erp < 0.0 || def->erp > 1.0)
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "erp must be in [0, 1], got %g", def->erp);
+	if (!isfinite(def->divergence_speed))
+		FAIL_(SN_ERR_NOT_FINITE, "divergence_speed must be finite");
+	if (!(def->divergence_speed > 0.0))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "divergence_speed must be positive, got %g", def->divergence_speed);
+	if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "allocator needs both alloc and free, or neither");
+	if (!solver_supported(def->solver))
+		FAIL_(SN_ERR_UNSUPPORTED, "solver %s is not available in this build", sn_solver_name(def->solver));
+#undef FAIL_
+	if (detail != NULL && cap > 0)
+	{
+		detail[0] = '\0';
+	}
+	return SN_ERR_OK;
+}
+
+sn_error sn_world_def_check(const sn_world_def* def, char* detail, size_t detail_capacity)
+{
+	return check_def(def, detail, detail_capacity);
+}
+
+sn_error sn_world_create(const sn_world_def* def, sn_world** out_world)
+{
+	if (out_world == NULL)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	sn_error err = check_def(def, NULL, 0);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	sn_memory memory;
+	memory_init(&memory, def->allocator);
+	sn_world* world = memory_alloc(&memory, sizeof(sn_world));
+	if (world == NULL)
+	{
+		return SN_ERR_NO_MEMORY;
+	}
+	world->memory = memory;
+	world->def = *def;
+	world->body_free = -1;
+	world->joint_free = -1;
+	*out_world = world;
+	return SN_ERR_OK;
+}
+
+void sn_world_destroy(sn_world* world)
+{
+	if (world == NULL)
+	{
+		return;
+	}
+	sn_memory* m = &world->memory;
+	memory_free(m, world->bodies, (size_t)world->body_capacity * sizeof(body));
+	memory_free(m, world->joints, (size_t)world->joint_capacity * sizeof(joint));
+	memory_free(m, world->solver_bodies, (size_t)world->solver_body_capacity * sizeof(solver_body));
+	memory_free(m, world->solver_infos, (size_t)world->solver_info_capacity * sizeof(solver_body_info));
+	memory_free(m, world->rows, (size_t)world->row_capacity * sizeof(row));
+	memory_free(m, world->blocks, (size_t)world->block_capacity * sizeof(row_block));
+	memory_free(m, world->break_events, (size_t)world->break_capacity * sizeof(sn_joint_break_event));
+	sn_memory last = world->memory;
+	memory_free(&last, world, sizeof(sn_world));
+}
+
+sn_error world_fail(sn_world* world, sn_error error, const char* format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	vsnprintf(world->error_detail, sizeof(world->error_detail), format, args);
+	va_end(args);
+	return error;
+}
+
+const char* sn_world_last_error_detail(const sn_world* world)
+{
+	return world != NULL ? world->error_detail : "";
+}
+
+// Apply a candidate def: validate it whole, then copy. Nothing changes on failure.
+static sn_error apply_def(sn_world* world, sn_world_def candidate)
+{
+	sn_error err = check_def(&candidate, world->error_detail, sizeof(world->error_detail));
+	if (err == SN_ERR_OK)
+	{
+		world->def = candidate;
+	}
+	return err;
+}
+
+sn_error sn_world_set_gravity(sn_world* world, sn_vec3 gravity)
+{
+	sn_world_def d = world->def;
+	d.gravity = gravity;
+	return apply_def(world, d);
+}
+
+sn_vec3 sn_world_get_gravity(const sn_world* world)
+{
+	return world->def.gravity;
+}
+
+sn_error sn_world_set_time_step(sn_world* world, double time_step)
+{
+	sn_world_def d = world->def;
+	d.time_step = time_step;
+	return apply_def(world, d);
+}
+
+double sn_world_get_time_step(const sn_world* world)
+{
+	return world->def.time_step;
+}
+
+sn_error sn_world_set_solver(sn_world* world, sn_solver solver)
+{
+	sn_world_def d = world->def;
+	d.solver = solver;
+	return apply_def(world, d);
+}
+
+sn_solver sn_world_get_solver(const sn_world* world)
+{
+	return world->def.solver;
+}
+
+sn_error sn_world_set_iterations(sn_world* world, int position_iterations, int velocity_iterations)
+{
+	sn_world_def d = world->def;
+	d.position_iterations = position_iterations;
+	d.velocity_iterations = velocity_iterations;
+	return apply_def(world, d);
+}
+
+int sn_world_get_position_iterations(const sn_world* world)
+{
+	return world->def.position_iterations;
+}
+
+int sn_world_get_velocity_iterations(const sn_world* world)
+{
+	return world->def.velocity_iterations;
+}
+
+sn_error sn_world_set_substeps(sn_world* world, int substeps)
+{
+	sn_world_def d = world->def;
+	d.substeps = substeps;
+	return apply_def(world, d);
+}
+
+int sn_world_get_substeps(const sn_world* world)
+{
+	return world->def.substeps;
+}
+
+sn_error sn_world_set_erp(sn_world* world, double erp)
+{
+	sn_world_def d = world->def;
+	d.erp = erp;
+	return apply_def(world, d);
+}
+
+double sn_world_get_erp(const sn_world* world)
+{
+	return world->def.erp;
+}
+
+sn_world_def sn_world_get_def(const sn_world* world)
+{
+	return world->def;
+}
+
+double sn_world_get_time(const sn_world* world)
+{
+	return world->time;
+}
+
+uint64_t sn_world_get_step_count(const sn_world* world)
+{
+	return world->step_count;
+}
+
+bool sn_world_is_diverged(const sn_world* world)
+{
+	return world->diverged;
+}
+
+static bool body_state_finite(const body* b)
+{
+	return sn_vec3_is_finite(b->com) && sn_quat_is_finite(b->q) && sn_vec3_is_finite(b->v) &&
+		   sn_vec3_is_finite(b->w);
+}
+
+sn_error sn_world_clear_divergence(sn_world* world)
+{
+	for (int i = 0; i < world->body_high; ++i)
+	{
+		const body* b = world->bodies + i;
+		if (b->live && !body_state_finite(b))
+		{
+			return world_fail(world, SN_ERR_NOT_FINITE, "body slot %d still has a non-finite state", i);
+		}
+	}
+	world->diverged = false;
+	return SN_ERR_OK;
+}
+
+const sn_joint_break_event* sn_world_get_break_events(const sn_world* world, int* count)
+{
+	if (count != NULL)
+	{
+		*count = world->break_count;
+	}
+	return world->break_events;
+}
+
+int sn_world_get_bodies(const sn_world* world, sn_body_id* ids, int capacity)
+{
+	int n = 0;
+	for (int i = 0; i < world->body_high; ++i)
+	{
+		if (world->bodies[i].live)
+		{
+			if (ids != NULL && n < capacity)
+			{
+				ids[n].index1 = i + 1;
+				ids[n].generation = world->bodies[i].generation;
+			}
+			n += 1;
+		}
+	}
+	return n;
+}
+
+int sn_world_get_joints(const sn_world* world, sn_joint_id* ids, int capacity)
+{
+	int n = 0;
+	for (int i = 0; i < world->joint_high; ++i)
+	{
+		if (world->joints[i].live)
+		{
+			if (ids != NULL && n < capacity)
+			{
+				ids[n] = joint_id_of(world, i);
+			}
+			n += 1;
+		}
+	}
+	return n;
+}
+
+int sn_world_get_body_count(const sn_world* world)
+{
+	return world->body_count;
+}
+
+int sn_world_get_joint_count(const sn_world* world)
+{
+	return world->joint_count;
+}
+
+sn_memory_stats sn_world_get_memory_stats(const sn_world* world)
+{
+	return world->memory.stats;
+}
+
+static uint64_t hash_bytes(uint64_t h, const void* data, size_t size)
+{
+	const unsigned char* p = data;
+	for (size_t i = 0; i < size; ++i)
+	{
+		h ^= p[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static uint64_t hash_double(uint64_t h, double x)
+{
+	uint64_t bits;
+	memcpy(&bits, &x, sizeof(bits));
+	return hash_bytes(h, &bits, sizeof(bits));
+}
+
+static uint64_t hash_vec(uint64_t h, sn_vec3 v)
+{
+	return hash_double(hash_double(hash_double(h, v.x), v.y), v.z);
+}
+
+uint64_t sn_world_state_hash(const sn_world* world)
+{
+	uint64_t h = 14695981039346656037ull;
+	h = hash_double(h, world->time);
+	for (int i = 0; i < world->body_high; ++i)
+	{
+		const body* b = world->bodies + i;
+		if (!b->live)
+		{
+			continue;
+		}
+		h = hash_vec(h, b->com);
+		h = hash_double(hash_double(hash_double(hash_double(h, b->q.x), b->q.y), b->q.z), b->q.w);
+		h = hash_vec(hash_vec(h, b->v), b->w);
+	}
+	for (int i = 0; i < world->joint_high; ++i)
+	{
+		const joint* j = world->joints + i;
+		if (!j->live)
+		{
+			continue;
+		}
+		for (int s = 0; s < JOINT_SLOTS; ++s)
+		{
+			h = hash_double(h, j->warm[s]);
+		}
+		h = hash_vec(hash_vec(h, j->force), j->torque);
+		h = hash_bytes(h, &j->broken, sizeof(j->broken));
+	}
+	return h;
+}
+
+// Grow the step's scratch to the world's current size. Only allocates when the world grew; on failure
+// the arrays keep their old (valid) contents and capacities.
+static sn_error reserve_scratch(sn_world* world)
+{
+	sn_memory* m = &world->memory;
+	int need_bodies = world->body_high + 1;
+	void* p = world->solver_bodies;
+	bool ok = memory_reserve(m, &p, &world->solver_body_capacity, need_bodies, sizeof(solver_body));
+	world->solver_bodies = p;
+	p = world->solver_infos;
+	ok = ok && memory_reserve(m, &p, &world->solver_info_capacity, need_bodies, sizeof(solver_body_info));
+	world->solver_infos = p;
+	p = world->rows;
+	ok = ok && memory_reserve(m, &p, &world->row_capacity, world->row_budget, sizeof(row));
+	world->rows = p;
+	p = world->blocks;
+	ok = ok && memory_reserve(m, &p, &world->block_capacity, world->joint_count, sizeof(row_block));
+	world->blocks = p;
+	p = world->break_events;
+	ok = ok && memory_reserve(m, &p, &world->break_capacity, world->joint_count, sizeof(sn_joint_break_event));
+	world->break_events = p;
+	return ok ? SN_ERR_OK : SN_ERR_NO_MEMORY;
+}
+
+// Forces out: the solver accumulated each joint's impulses over the step; divide by the step. Then
+// break the joints whose force or torque exceeds their thresholds.
+static void finish_joints(sn_world* world, double dt)
+{
+	world->break_count = 0;
+	double inv_dt = 1.0 / dt;
+	for (int i = 0; i < world->joint_high; ++i)
+	{
+		joint* j = world->joints + i;
+		if (!j->live)
+		{
+			continue;
+		}
+		j->force = sn_scale(inv_dt, j->force);
+		j->torque = sn_scale(inv_dt, j->torque);
+		if (!j->enabled || j->broken)
+		{
+			continue;
+		}
+		if (sn_length(j->force) > j->break_force || sn_length(j->torque) > j->break_torque)
+		{
+			j->broken = true;
+			sn_joint_break_event* e = world->break_events + world->break_count++;
+			e->joint = joint_id_of(world, i);
+			e->force = j->force;
+			e->torque = j->torque;
+			e->time = world->time;
+			e->user_data = j->user_data;
+			memset(j->warm, 0, sizeof(j->warm));
+		}
+	}
+}
+
+static bool check_divergence(sn_world* world)
+{
+	double limit = world->def.divergence_speed;
+	for (int i = 0; i < world->body_high; ++i)
+	{
+		const body* b = world->bodies + i;
+		if (!b->live || b->type == SN_BODY_STATIC)
+		{
+			continue;
+		}
+		if (!body_state_finite(b) || sn_length(b->v) > limit || sn_length(b->w) > limit)
+		{
+			return true;
+		}
+	}
+	return false;
+}
+
+sn_error sn_world_step(sn_world* world)
+{
+	if (world->diverged)
+	{
+		return world_fail(world, SN_ERR_DIVERGED, "world diverged at t = %.17g s; reset or restore it",
+						  world->time);
+	}
+	sn_error err = reserve_scratch(world);
+	if (err != SN_ERR_OK)
+	{
+		return world_fail(world, err, "could not grow the step's scratch memory");
+	}
+	double dt = world->def.time_step;
+	int substeps = world->def.substeps;
+	double h = dt / substeps;
+	solver_begin_step(world);
+	for (int s = 0; s < substeps; ++s)
+	{
+		solver_substep(world, h);
+	}
+	world->time += dt;
+	world->step_count += 1;
+	finish_joints(world, dt);
+	solver_end_step(world, dt);
+	if (check_divergence(world))
+	{
+		world->diverged = true;
+		return world_fail(world, SN_ERR_DIVERGED, "state became non-finite or exceeded %g m/s at t = %.17g s",
+						  world->def.divergence_speed, world->time);
+	}
+	return SN_ERR_OK;
+}

@@ -1,0 +1,70 @@
+// Internal world record: pools of bodies and joints, settings, per-step scratch, events.
+#ifndef SINEW_WORLD_INTERNAL_H
+#define SINEW_WORLD_INTERNAL_H
+
+#include "alloc.h"
+#include "body.h"
+#include "joint.h"
+#include "row.h"
+
+#include "sinew/world.h"
+
+#include <stdarg.h>
+
+typedef struct solver_body_info
+{
+	int32_t body;            // body index
+	double inv_mass;
+	sn_mat33 inv_inertia;    // world frame at the start of the (sub)step
+} solver_body_info;
+
+struct sn_world
+{
+	sn_world_def def;
+	sn_memory memory;
+
+	body* bodies;
+	int body_capacity;
+	int body_high;      // slots in use or freed (next fresh slot)
+	int body_count;     // live
+	int32_t body_free;  // free-list head, -1 if none
+
+	joint* joints;
+	int joint_capacity;
+	int joint_high;
+	int joint_count;
+	int32_t joint_free;
+	int row_budget;     // sum over live joints of their maximum rows
+
+	// Per-step scratch. Grown at the start of a step only when the world grew.
+	solver_body* solver_bodies;
+	solver_body_info* solver_infos;
+	int solver_body_capacity;
+	int solver_info_capacity;
+	int solver_count;   // including the ground at index 0
+	row* rows;
+	int row_capacity;
+	int row_count;
+	row_block* blocks;
+	int block_capacity;
+	int block_count;
+
+	sn_joint_break_event* break_events;
+	int break_capacity;
+	int break_count;
+
+	double time;
+	uint64_t step_count;
+	bool diverged;
+
+	char error_detail[256];
+};
+
+// Record a failure's detail line and return the error.
+sn_error world_fail(sn_world* world, sn_error error, const char* format, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
+#endif

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Every test: install what is needed, build the release flavour and run its tests, then build with
+# AddressSanitizer + UndefinedBehaviorSanitizer and run the tests again. CI runs this (.ci/run).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+jobs="${SINEW_JOBS:-$(nproc)}"
+start=$(date +%s)
+
+bash "$root/scripts/install-deps.sh"
+
+echo "== shellcheck"
+shellcheck "$root"/scripts/*.sh "$root/.ci/run"
+
+echo "== release build and tests"
+bash "$root/scripts/build.sh" release
+ctest --test-dir "$root/build/release" --output-on-failure --parallel "$jobs"
+
+echo "== sanitizer build and tests (ASan + UBSan)"
+bash "$root/scripts/build.sh" sanitize
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir "$root/build/sanitize" --output-on-failure --parallel "$jobs"
+
+echo "== all tests passed in $(( $(date +%s) - start )) s"
