@@ -85,6 +85,19 @@ sn_memory_stats sn_world_get_memory_stats(const sn_world* world);
 // checks: the same inputs give the same hash on every run and build.
 uint64_t sn_world_state_hash(const sn_world* world);
 
+// Snapshots: the whole world (settings, every object's model and state, warm starts, free slots) in a
+// versioned little-endian byte format. A world created from a snapshot continues bit for bit like the
+// original, and every id of the original stays valid in it. Bytes from outside are validated like defs:
+// a malformed, truncated or foreign snapshot gives SN_ERR_BAD_SNAPSHOT (or the field's own error) and
+// creates nothing. The allocator of the new world comes from `allocator` (NULL: malloc and free).
+#define SN_SNAPSHOT_VERSION 1
+// Bytes sn_world_snapshot_write needs.
+size_t sn_world_snapshot_size(const sn_world* world);
+// Write the snapshot; *written (if not NULL) receives its size. SN_ERR_CAPACITY if it does not fit.
+sn_error sn_world_snapshot_write(const sn_world* world, void* buffer, size_t capacity, size_t* written);
+sn_error sn_world_create_from_snapshot(const void* data, size_t size, const sn_allocator* allocator,
+									   sn_world** out_world);
+
 #ifdef __cplusplus
 }
 #endif
