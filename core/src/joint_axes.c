@@ -94,7 +94,7 @@ void builder_make_block(row_builder* b, int first)
 		}
 	}
 	row_block* blk = b->blocks + b->block_count;
-	if (!spd_inverse(k, n, blk->inv_k))
+	if (!ldlt_factor(k, n, blk->l, blk->d_inv))
 	{
 		return; // dependent rows (a degenerate pose): leave them to scalar Gauss-Seidel
 	}
