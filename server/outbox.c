@@ -154,8 +154,9 @@ bool outbox_offer_frame(outbox* box, uint64_t subscription_id, frame_buf* frame)
 
 bool outbox_pop(outbox* box, outbox_item* item)
 {
-	memset(item, 0, offsetof(outbox_item, head_size));
 	item->head_size = 0;
+	item->body = NULL;
+	item->body_size = 0;
 	item->msg = NULL;
 	item->frame = NULL;
 	if (box->head != NULL)

@@ -177,7 +177,6 @@ static void finish_shutdown(server* srv)
 		}
 	}
 	ws_stop(srv->ws);
-	srv->ws = NULL;
 	stepper_close(&srv->stepper);
 	if (srv->housekeeping_open)
 	{
@@ -190,6 +189,8 @@ static void finish_shutdown(server* srv)
 
 void server_free(server* srv)
 {
+	ws_free(srv->ws);
+	srv->ws = NULL;
 	idpool_free(&srv->sessions);
 	idpool_free(&srv->worlds);
 	idpool_free(&srv->subscriptions);

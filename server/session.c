@@ -105,7 +105,7 @@ void session_written(session* s, outbox_item* item, bool delivered)
 
 bool session_flushed(const session* s)
 {
-	return s->state == SESSION_CLOSING && s->in_flight == 0 && s->out.head == NULL;
+	return s->state == SESSION_CLOSING && s->closing_sent && s->out.head == NULL;
 }
 
 bool session_send(session* s, const sinew_v1_ServerMessage* message)
@@ -196,13 +196,20 @@ void session_event(session* s, sinew_v1_Event* event)
 	session_send(s, &message);
 }
 
-// A closing session whose last reply went out may be closed by its transport now.
+// The Closing event is the session's last message: it goes out once no reply is owed any more.
 static void push_closing_event(session* s)
 {
-	if (!s->close_requested)
+	if (s->closing_sent || s->close_requested || s->in_flight > 0)
 	{
-		s->ops->kick(s->conn);
+		return;
 	}
+	s->closing_sent = true;
+	sinew_v1_Event event = sinew_v1_Event_init_zero;
+	event.which_event = sinew_v1_Event_closing_tag;
+	event.event.closing.has_status = true;
+	set_status(&event.event.closing.status, s->close_code, s->close_reason);
+	session_event(s, &event);
+	s->ops->kick(s->conn);
 }
 
 void session_close(session* s, int32_t code, const char* reason)
@@ -220,11 +227,8 @@ void session_close(session* s, int32_t code, const char* reason)
 	char quoted[300];
 	log_info("closing client", "session=%llu code=%s reason=%s", (unsigned long long)s->id, sv_error_name(code),
 			 log_quote(quoted, sizeof(quoted), reason));
-	sinew_v1_Event event = sinew_v1_Event_init_zero;
-	event.which_event = sinew_v1_Event_closing_tag;
-	event.event.closing.has_status = true;
-	set_status(&event.event.closing.status, code, reason);
-	session_event(s, &event);
+	s->close_code = code;
+	snprintf(s->close_reason, sizeof(s->close_reason), "%s", reason);
 	push_closing_event(s);
 }
 

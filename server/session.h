@@ -45,6 +45,9 @@ typedef struct session
 	uint64_t opened_ns;
 	uint64_t closing_ns;
 	bool close_requested;    // the transport has been asked to close
+	bool closing_sent;       // the Closing event is queued (after the replies still owed)
+	int32_t close_code;
+	char close_reason[256];
 	outbox out;
 	int in_flight;           // requests received, not yet answered
 	int worlds_owned;

@@ -25,7 +25,8 @@ enum
 struct ws_server
 {
 	struct server* srv;
-	struct lws_context* context;
+	struct lws_context* context; // NULL once lws has destroyed it
+	bool stopping;
 	struct lws_protocols protocols[3];
 	struct lws_http_mount mounts[3];
 	char web_root[512];
@@ -490,6 +491,8 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 	info.foreign_loops = loops;
 	info.user = ws;
 	info.timeout_secs = 10;
+	// lws writes NULL here once the context is wholly destroyed (see ws_free).
+	info.pcontext = &ws->context;
 	ws->context = lws_create_context(&info);
 	if (ws->context == NULL)
 	{
@@ -504,10 +507,24 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 
 void ws_stop(ws_server* ws)
 {
+	if (ws != NULL && ws->context != NULL && !ws->stopping)
+	{
+		// With a foreign loop this starts closing lws's connections and handles; the loop finishes that.
+		ws->stopping = true;
+		lws_context_destroy(ws->context);
+	}
+}
+
+void ws_free(ws_server* ws)
+{
 	if (ws == NULL)
 	{
 		return;
 	}
-	lws_context_destroy(ws->context);
+	// The final call frees the context once its handles on the (now finished) loop have closed.
+	if (ws->context != NULL)
+	{
+		lws_context_destroy(ws->context);
+	}
 	free(ws);
 }

@@ -14,7 +14,9 @@ typedef struct ws_server ws_server;
 
 // Start listening on host:port (0: any free port); *bound_port receives the port. Returns 0 or -1.
 int ws_start(struct server* srv, const char* host, int port, const char* web_root, ws_server** out, int* bound_port);
-// Destroy the lws context (closes its connections); the loop finishes closing lws's handles.
+// Start destroying the lws context (closes its connections); the loop finishes closing lws's handles.
 void ws_stop(ws_server* ws);
+// After the loop has ended: finish destroying the context and free.
+void ws_free(ws_server* ws);
 
 #endif
