@@ -251,6 +251,7 @@ typedef struct list_context
 {
 	server* srv;
 	uint64_t session_id;
+	uint64_t now_ns; // one time for both encoding passes (callbacks must write the same bytes twice)
 } list_context;
 
 static bool encode_world_list(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
@@ -264,7 +265,7 @@ static bool encode_world_list(pb_ostream_t* stream, const pb_field_t* field, voi
 			continue;
 		}
 		sinew_v1_WorldInfo info = sinew_v1_WorldInfo_init_zero;
-		world_host_info(host, lc->session_id, &info);
+		world_host_info(host, lc->session_id, lc->now_ns, &info);
 		if (!pb_encode_tag_for_field(stream, field) || !pb_encode_submessage(stream, sinew_v1_WorldInfo_fields, &info))
 		{
 			return false;
@@ -282,6 +283,7 @@ int32_t handle_list_worlds(command_ctx* ctx)
 	}
 	lc->srv = ctx->srv;
 	lc->session_id = ctx->session->id;
+	lc->now_ns = server_now_ns();
 	ctx->reply_scratch = lc;
 	ctx->reply_scratch_free = free;
 	ctx->reply.which_result = sinew_v1_Reply_worlds_tag;
@@ -404,7 +406,7 @@ int32_t handle_configure_world(command_ctx* ctx)
 		world_host_set_time(ctx->host, ctx->host->mode, ctx->host->rate, ctx->host->lockstep_timeout_ms);
 	}
 	ctx->reply.which_result = sinew_v1_Reply_world_tag;
-	world_host_info(ctx->host, ctx->session->id, &ctx->reply.result.world);
+	world_host_info(ctx->host, ctx->session->id, server_now_ns(), &ctx->reply.result.world);
 	return 0;
 }
 

@@ -35,9 +35,8 @@ world_host* server_world(const server* srv, uint64_t world_id)
 
 static void finish_shutdown(server* srv);
 
-static void on_housekeeping(uv_timer_t* timer)
+void server_housekeeping(server* srv)
 {
-	server* srv = timer->data;
 	uint64_t now = server_now_ns();
 	for (int i = 0; i < srv->sessions.high; ++i)
 	{
@@ -55,6 +54,11 @@ static void on_housekeeping(uv_timer_t* timer)
 			finish_shutdown(srv);
 		}
 	}
+}
+
+static void on_housekeeping(uv_timer_t* timer)
+{
+	server_housekeeping(timer->data);
 }
 
 int server_init(server* srv, uv_loop_t* loop, const server_config* config)
@@ -162,7 +166,7 @@ void server_shutdown(server* srv, const char* reason)
 			session_close(s, SV_ERR_SHUTTING_DOWN, reason);
 		}
 	}
-	on_housekeeping(&srv->housekeeping);
+	server_housekeeping(srv);
 }
 
 static void finish_shutdown(server* srv)

@@ -56,6 +56,8 @@ int server_listen(server* srv);
 // Begin a clean shutdown: stop accepting, tell clients, finish in-flight steps and replies (at most
 // shutdown_grace_ms), then close everything. The loop ends when all handles are closed.
 void server_shutdown(server* srv, const char* reason);
+// Session timeouts and the end of a shutdown; runs every 100 ms (and may be called at any time).
+void server_housekeeping(server* srv);
 // Free what is left after the loop ended (safe to call once the loop has no more handles).
 void server_free(server* srv);
 

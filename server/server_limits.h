@@ -33,6 +33,10 @@
 	X(max_outbox_bytes, 67108864, 65536, 4294967296, "bytes",                                               \
 	  "replies and events queued for one client and not yet written; above it the server stops reading " \
 	  "from that client, and closes it if they are still undelivered after reply_timeout_ms")          \
+	X(socket_send_buffer_bytes, 262144, 4096, 67108864, "bytes",                                              \
+	  "kernel send buffer of each client socket (SO_SNDBUF): bounds the kernel memory a slow reader holds "\
+	  "and keeps undelivered frames in the outbox, where a newer one replaces them, instead of queued "   \
+	  "stale in the kernel")                                                                              \
 	X(reply_timeout_ms, 10000, 10, 3600000, "ms",                                                          \
 	  "how long replies may wait undelivered (the client is not reading) before the client is closed")  \
 	X(handshake_timeout_ms, 5000, 10, 3600000, "ms", "how long a new connection may take to send its handshake") \

@@ -332,6 +332,8 @@ static void on_connection(uv_stream_t* server_handle, int status)
 		return;
 	}
 	uv_tcp_nodelay(&c->handle, 1);
+	int sndbuf = (int)l->srv->config.limits.socket_send_buffer_bytes;
+	uv_send_buffer_size((uv_handle_t*)&c->handle, &sndbuf);
 	char peer[64];
 	peer_name(&c->handle, peer, sizeof(peer));
 	c->session = session_open(l->srv, &tcp_ops, c, peer);

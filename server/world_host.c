@@ -604,7 +604,7 @@ void world_host_step_finished(world_host* host)
 	}
 }
 
-void world_host_info(const world_host* host, uint64_t asking_session, sinew_v1_WorldInfo* info)
+void world_host_info(const world_host* host, uint64_t asking_session, uint64_t now_ns, sinew_v1_WorldInfo* info)
 {
 	info->world_id = host->id;
 	snprintf(info->name, sizeof(info->name), "%s", host->name);
@@ -623,6 +623,6 @@ void world_host_info(const world_host* host, uint64_t asking_session, sinew_v1_W
 	info->has_settings = true;
 	sn_world_def def = sn_world_get_def(host->world);
 	wv_world_settings(&def, &info->settings);
-	info->lag_s = world_host_lag_s(host, server_now_ns());
+	info->lag_s = world_host_lag_s(host, now_ns);
 	info->lag_resets = host->lag_resets;
 }

@@ -149,7 +149,8 @@ void world_host_start_step(world_host* host, step_kind kind, uint32_t steps, uin
 // The stepper's completion: runs on the loop thread after step_item_run.
 void world_host_step_finished(world_host* host);
 
-// Fill a WorldInfo for the world list (cached values only; never waits).
-void world_host_info(const world_host* host, uint64_t asking_session, sinew_v1_WorldInfo* info);
+// Fill a WorldInfo for the world list (cached values only; never waits). `now_ns` is passed in so that
+// the encoder's sizing and writing passes produce the same bytes.
+void world_host_info(const world_host* host, uint64_t asking_session, uint64_t now_ns, sinew_v1_WorldInfo* info);
 
 #endif

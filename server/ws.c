@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 enum
@@ -271,6 +272,8 @@ static int callback_sinew(struct lws* wsi, enum lws_callback_reasons reason, voi
 			}
 			c->wsi = wsi;
 			c->ws = ws;
+			int sndbuf = (int)ws->srv->config.limits.socket_send_buffer_bytes;
+			setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 			char peer[64] = "unknown";
 			lws_get_peer_simple(wsi, peer, sizeof(peer));
 			c->session = session_open(ws->srv, &ws_ops, c, peer);
