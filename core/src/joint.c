@@ -447,6 +447,7 @@ void joint_axis_jacobian(const joint_frame* f, int axis, sn_vec3* lin, sn_vec3* 
 int joint_build_rows(const sn_world* world, const joint* j, const joint_frame* f, row_builder* b)
 {
 	(void)world;
+	int first = b->count;
 	switch (j->type)
 	{
 		case SN_JOINT_FIXED:
@@ -454,15 +455,19 @@ int joint_build_rows(const sn_world* world, const joint* j, const joint_frame* f
 		case SN_JOINT_PRISMATIC:
 		case SN_JOINT_CYLINDRICAL:
 		case SN_JOINT_SIX_AXIS:
-			return axes_joint_build_rows(j, f, b);
+			axes_joint_build_rows(j, f, b);
+			break;
 		case SN_JOINT_SPHERICAL:
-			return spherical_joint_build_rows(j, f, b);
+			spherical_joint_build_rows(j, f, b);
+			break;
 		case SN_JOINT_DISTANCE:
-			return distance_joint_build_rows(j, f, b);
+			distance_joint_build_rows(j, f, b);
+			break;
 		case SN_JOINT_TYPE_COUNT:
 			break;
 	}
-	return 0;
+	builder_project_free_rows(b, first);
+	return b->count - first;
 }
 
 // ---- getters ----------------------------------------------------------------------------------------

@@ -349,10 +349,7 @@ static void accumulate_joints(sn_world* world, double h_row)
 		joint* j = world->joints + rw->joint;
 		j->warm[rw->slot] = rw->impulse * inv_h;
 		j->force = sn_mul_add(j->force, rw->total, rw->lin);
-		if (sn_length_sq(rw->lin) == 0.0)
-		{
-			j->torque = sn_mul_add(j->torque, rw->total, rw->ang_b);
-		}
+		j->torque = sn_mul_add(j->torque, rw->total, rw->anchor_torque);
 		rw->total = 0.0;
 	}
 }
