@@ -261,7 +261,9 @@ sn_error joint_create(sn_world* world, sn_joint_type type, const sn_joint_base* 
 	{
 		return world_fail(world, SN_ERR_NEGATIVE_VALUE, "create joint: break thresholds must be >= 0");
 	}
-	for (int a = 0; a < SN_AXIS_COUNT; ++a)
+	// A distance joint has checked its one range itself (its max may be INFINITY, which the generic
+	// axis rule refuses) and has no motors or springs on its axes.
+	for (int a = 0; a < SN_AXIS_COUNT && type != SN_JOINT_DISTANCE; ++a)
 	{
 		err = check_axis(world, config->axes + a, a);
 		if (err != SN_ERR_OK)
@@ -684,15 +686,11 @@ sn_error sn_joint_set_limit(sn_world* world, sn_joint_id id, sn_axis axis, sn_li
 	{
 		return SN_ERR_INVALID_ARGUMENT;
 	}
-	bool angular = axis_is_angular(axis) && j->type != SN_JOINT_DISTANCE;
-	sn_error err = joint_check_limit(world, "set limit", limit, angular);
+	sn_error err = j->type == SN_JOINT_DISTANCE ? distance_joint_check_limit(world, "set limit", limit)
+												: joint_check_limit(world, "set limit", limit, axis_is_angular(axis));
 	if (err != SN_ERR_OK)
 	{
 		return err;
-	}
-	if (j->type == SN_JOINT_DISTANCE && limit.enabled && limit.lower < 0.0)
-	{
-		return world_fail(world, SN_ERR_NEGATIVE_VALUE, "set limit: distance limits must be >= 0 m");
 	}
 	ax->mode = limit.enabled ? SN_AXIS_LIMITED : SN_AXIS_FREE;
 	ax->lower = limit.lower;

@@ -129,6 +129,8 @@ sn_error joint_check_limit(sn_world* world, const char* what, sn_limit limit, bo
 sn_error joint_check_motor(sn_world* world, const char* what, sn_motor motor);
 sn_error joint_check_spring(sn_world* world, const char* what, sn_spring spring);
 sn_error joint_check_soft(sn_world* world, const char* what, sn_soft soft);
+// A distance joint's min and max length: 0 <= min <= max, min finite, max may be INFINITY.
+sn_error distance_joint_check_limit(sn_world* world, const char* what, sn_limit limit);
 // A free axis with a limit, motor and spring from a def.
 sn_joint_axis joint_moving_axis(sn_limit limit, sn_motor motor, sn_spring spring);
 int joint_max_rows(const joint* j);
