@@ -245,8 +245,8 @@ static void fill_pools(sn_world* world)
 	for (int i = 0; i < 8; ++i)
 	{
 		sn_joint_id j;
-		assert_sn_ok(scene_joint(world, (sn_joint_type)(i % SN_JOINT_TYPE_COUNT), i > 0 ? bodies[i - 1] : (sn_body_id){ 0, 0 },
-								 bodies[i], &j));
+		assert_sn_ok(scene_joint(world, (sn_joint_type)(i % SN_JOINT_TYPE_COUNT),
+								 i > 0 ? bodies[i - 1] : (sn_body_id){ 0, 0 }, bodies[i], &j));
 	}
 }
 

@@ -21,8 +21,8 @@ static double solve_length(sn_solver solver, double step)
 
 // A hinge about world y at the origin holding a bob of mass m on an arm of length r along +x (released
 // horizontal; the hinge angle grows as the bob swings down under gravity -z).
-static sn_joint_id pendulum(sn_world* world, double mass, double bob_inertia, double arm, const sn_hinge_joint_def* extra,
-							sn_body_id* bob)
+static sn_joint_id pendulum(sn_world* world, double mass, double bob_inertia, double arm,
+							const sn_hinge_joint_def* extra, sn_body_id* bob)
 {
 	*bob = test_body(world, sn_v3(arm, 0, 0), mass, sn_mat33_diag(bob_inertia, bob_inertia, bob_inertia));
 	sn_hinge_joint_def hd = extra != NULL ? *extra : sn_default_hinge_joint_def();
