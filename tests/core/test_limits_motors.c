@@ -172,6 +172,51 @@ static void test_spring_deflection(void** state)
 	}
 }
 
+// A rigid spring is a position servo; with a force cap it holds what it can. The pendulum's arm held
+// horizontal (target angle 0) by a servo capped at twice the load's moment m g r: it stays at 0 (the
+// servo's Baumgarte bias drives its error to zero at rest) and reports the moment. Capped at half the
+// moment, it gives way: the arm starts down at (m g r - cap) / (I + m r^2), reached in the first step
+// exactly (the servo row is saturated in every solve).
+static void test_capped_servo(void** state)
+{
+	(void)state;
+	const double mass = 1.0, arm = 1.0, inertia = 4e-5, moment = mass * g * arm;
+	for (int s = 0; s < 2; ++s)
+	{
+		for (int weak = 0; weak < 2; ++weak)
+		{
+			sn_world* world = test_world(solvers[s], dt, sn_v3(0, 0, -g));
+			sn_hinge_joint_def hd = sn_default_hinge_joint_def();
+			double cap = weak ? 0.5 * moment : 2.0 * moment;
+			hd.spring = (sn_spring){ true, 0.0, sn_soft_rigid(), cap };
+			sn_body_id bob;
+			sn_joint_id joint = pendulum(world, mass, inertia, arm, &hd, &bob);
+			assert_sn_ok(sn_world_step(world));
+			if (weak)
+			{
+				double accel = (moment - cap) / (inertia + mass * arm * arm);
+				double speed = sn_joint_get_coordinate_speed(world, joint, SN_AXIS_RX);
+				report_measure("weak servo first-step speed error (rad/s)", speed - accel * dt);
+				assert_near(speed, accel * dt, 1e-9 * accel * dt, "(m g r - cap) / (I + m r^2) over one step");
+				sn_world_destroy(world);
+				continue;
+			}
+			double worst = 0.0;
+			for (int i = 0; i < 1000; ++i)
+			{
+				assert_sn_ok(sn_world_step(world));
+				worst = fmax(worst, fabs(sn_joint_get_coordinate(world, joint, SN_AXIS_RX)));
+			}
+			report_measure("strong servo worst angle (rad)", worst);
+			assert_below(worst, 1e-9, "a rigid servo within its cap holds like a lock");
+			sn_vec3 torque;
+			assert_sn_ok(sn_joint_get_reaction(world, joint, NULL, &torque));
+			assert_near(sn_length(torque), moment, 1e-9 * moment, "it carries the load's moment");
+			sn_world_destroy(world);
+		}
+	}
+}
+
 // ---- motors ----------------------------------------------------------------------------------------
 
 // A hinge motor turning a box about its own centre (no gravity; the hinge axis x is the box's long axis,
@@ -647,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_prismatic_limit),
 		cmocka_unit_test(test_soft_limit_deflection),
 		cmocka_unit_test(test_spring_deflection),
+		cmocka_unit_test(test_capped_servo),
 		cmocka_unit_test(test_hinge_motor_about_centre),
 		cmocka_unit_test(test_hinge_motor),
 		cmocka_unit_test(test_prismatic_motor),
