@@ -96,7 +96,7 @@ void builder_make_block(row_builder* b, int first)
 		}
 	}
 	row_block* blk = b->blocks + b->block_count;
-	if (!spd_inverse(k, n, blk->inv_k))
+	if (!ldlt_factor(k, n, blk->l, blk->d_inv))
 	{
 		return; // dependent rows (a degenerate pose): leave them to scalar Gauss-Seidel
 	}
@@ -132,14 +132,10 @@ void builder_project_free_rows(row_builder* b, int first)
 		{
 			c[j] = row_coupling(r, locks + j);
 		}
+		ldlt_solve(blk->l, blk->d_inv, n, c, alpha);
 		row p = *r;
 		for (int j = 0; j < n; ++j)
 		{
-			alpha[j] = 0.0;
-			for (int k = 0; k < n; ++k)
-			{
-				alpha[j] += blk->inv_k[j * n + k] * c[k];
-			}
 			const row* l = locks + j;
 			p.lin = sn_mul_add(p.lin, -alpha[j], l->lin);
 			p.ang_a = sn_mul_add(p.ang_a, -alpha[j], l->ang_a);

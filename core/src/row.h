@@ -61,7 +61,8 @@ typedef struct row_block
 {
 	int32_t first; // first row
 	int32_t n;     // rows in the block, 2..ROW_BLOCK_MAX
-	double inv_k[ROW_BLOCK_MAX * ROW_BLOCK_MAX]; // row-major inverse of K
+	double l[ROW_BLOCK_MAX * ROW_BLOCK_MAX]; // K = L D L^T: unit lower L, row-major
+	double d_inv[ROW_BLOCK_MAX];             // 1 / D
 } row_block;
 
 static inline double row_cdot(const row* r, const solver_body* bodies)

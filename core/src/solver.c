@@ -219,18 +219,15 @@ static void solve_block(sn_world* world, const row_block* blk, bool tgs, bool pu
 	solver_body* sb = world->solver_bodies;
 	row* rows = world->rows + blk->first;
 	int n = blk->n;
-	double rhs[ROW_BLOCK_MAX];
+	double rhs[ROW_BLOCK_MAX], x[ROW_BLOCK_MAX];
 	for (int i = 0; i < n; ++i)
 	{
-		rhs[i] = row_cdot(rows + i, sb) - rows[i].target_speed;
+		rhs[i] = -(row_cdot(rows + i, sb) - rows[i].target_speed);
 	}
+	ldlt_solve(blk->l, blk->d_inv, n, rhs, x);
 	for (int i = 0; i < n; ++i)
 	{
-		double delta = 0.0;
-		for (int j = 0; j < n; ++j)
-		{
-			delta -= blk->inv_k[i * n + j] * rhs[j];
-		}
+		double delta = x[i];
 		row* r = rows + i;
 		r->impulse += delta;
 		r->total += delta;
@@ -244,15 +241,12 @@ static void solve_block(sn_world* world, const row_block* blk, bool tgs, bool pu
 	{
 		const row* r = rows + i;
 		double c = tgs ? row_c_now(r, sb) : r->c0;
-		rhs[i] = row_cdot_push(r, sb) + r->coef.bias_rate * c;
+		rhs[i] = -(row_cdot_push(r, sb) + r->coef.bias_rate * c);
 	}
+	ldlt_solve(blk->l, blk->d_inv, n, rhs, x);
 	for (int i = 0; i < n; ++i)
 	{
-		double delta = 0.0;
-		for (int j = 0; j < n; ++j)
-		{
-			delta -= blk->inv_k[i * n + j] * rhs[j];
-		}
+		double delta = x[i];
 		row* r = rows + i;
 		r->push += delta;
 		row_apply_push(r, sb, delta);
