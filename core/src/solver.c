@@ -219,7 +219,8 @@ static void solve_block(sn_world* world, const row_block* blk, bool tgs, bool pu
 	solver_body* sb = world->solver_bodies;
 	row* rows = world->rows + blk->first;
 	int n = blk->n;
-	double rhs[ROW_BLOCK_MAX], x[ROW_BLOCK_MAX];
+	// Zeroed: GCC -O3 cannot see that n >= 2 and warns that ldlt_solve may read an unset rhs.
+	double rhs[ROW_BLOCK_MAX] = { 0.0 }, x[ROW_BLOCK_MAX];
 	for (int i = 0; i < n; ++i)
 	{
 		rhs[i] = -(row_cdot(rows + i, sb) - rows[i].target_speed);
