@@ -162,8 +162,8 @@ static run_result run_everything(sn_solver solver, int steps)
 
 static const int golden_steps = 1500;
 // sn_world_state_hash after golden_steps steps of build_everything, per solver.
-static const uint64_t golden_pgs = 0xf1ed0edddb4c5693ull;
-static const uint64_t golden_tgs = 0xb417827ef0334affull;
+static const uint64_t golden_pgs = 0x0282b67dcf37e9a4ull;
+static const uint64_t golden_tgs = 0x6d11fda647480725ull;
 
 static void check_solver(sn_solver solver, uint64_t golden)
 {
