@@ -99,6 +99,7 @@ static sn_error build(sn_world* w)
 int32_t demo_world_create(server* srv)
 {
 	sn_world_def def = sn_default_world_def();
+	def.id_tag = ++srv->next_id_tag;
 	sn_world* world = NULL;
 	sn_error err = sn_world_create(&def, &world);
 	if (err == SN_ERR_OK)

@@ -208,6 +208,7 @@ int32_t handle_create_world(command_ctx* ctx)
 	{
 		return SN_ERR_INVALID_ARGUMENT;
 	}
+	def.id_tag = ++ctx->srv->next_id_tag;
 	sn_error err = sn_world_def_check(&def, ctx->detail, sizeof(ctx->detail));
 	if (err != SN_ERR_OK)
 	{

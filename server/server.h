@@ -42,6 +42,7 @@ typedef struct server
 	int tcp_port;         // bound ports (0 if that listener is off)
 	int ws_port;
 	uint64_t start_ns;
+	uint32_t next_id_tag;  // each new world's sn_world_def.id_tag, so ids of one world fail in another
 	bool shutting_down;
 	uint64_t shutdown_ns;
 	bool stopped;         // everything closed; the loop may end

@@ -232,6 +232,20 @@ static void test_unknown_and_stale_ids(void** state)
 	m.command.create_joint.base.body_b = body; // stale
 	m.command.create_joint.which_type = sinew_v1_CreateJoint_fixed_tag;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ID, NULL);
+	// An id of another world's body is not an id of this one.
+	uint64_t elsewhere = test_create_world(c, "elsewhere");
+	uint64_t foreign = test_create_body(c, elsewhere, 0, 0, 0);
+	m = (sinew_v1_ClientMessage)sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_destroy_body_tag;
+	m.command.destroy_body.world_id = world;
+	m.command.destroy_body.body_id = foreign;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ID, NULL);
+	m.command.destroy_body.world_id = elsewhere;
+	test_expect(c, &m, 0, NULL);
+	m = (sinew_v1_ClientMessage)sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_destroy_world_tag;
+	m.command.destroy_world.world_id = elsewhere;
+	test_expect(c, &m, 0, NULL);
 	// Ids that never existed (including garbage bit patterns).
 	m = command(sinew_v1_ClientMessage_apply_forces_tag);
 	m.command.apply_forces.world_id = world;
