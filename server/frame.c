@@ -4,6 +4,8 @@
 #include "convert.h"
 #include "wire.h"
 
+#include "sinew/articulation.h"
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -7,6 +7,8 @@
 #include "errors.h"
 #include "server.h"
 
+#include "sinew/articulation.h"
+
 #include <stdlib.h>
 #include <string.h>
 

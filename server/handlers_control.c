@@ -6,6 +6,8 @@
 #include "lockstep.h"
 #include "server.h"
 
+#include "sinew/articulation.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -16,6 +16,8 @@
 #include "server.h"
 #include "stream.h"
 
+#include "sinew/articulation.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
