@@ -154,6 +154,14 @@ static int receive(ws_conn* c, const void* in, size_t len)
 		session_close(s, SV_ERR_BAD_MESSAGE, "text WebSocket messages are not part of the protocol; send binary");
 		return 0;
 	}
+	if (c->in_ready)
+	{
+		// lws holds further input while rx flow control is off; if it ever delivered more, the waiting
+		// message would be overwritten: refuse loudly rather than lose a command.
+		log_error("websocket input while a message waits", "session=%llu", (unsigned long long)s->id);
+		session_close(s, SV_ERR_INTERNAL, "input arrived while the previous message waited");
+		return 0;
+	}
 	if (lws_is_first_fragment(c->wsi))
 	{
 		c->in_size = 0;

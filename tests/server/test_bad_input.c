@@ -406,20 +406,27 @@ static void test_limits(void** state)
 	m = command(sinew_v1_ClientMessage_create_body_tag);
 	m.command.create_body.world_id = worlds[0];
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_LIMIT_REACHED, NULL);
-	// More requests in flight than the limit: the server stops reading and answers them all in turn.
-	for (int i = 0; i < 100; ++i)
-	{
-		m = command(sinew_v1_ClientMessage_ping_tag);
-		m.request_id = 1000 + (uint64_t)i;
-		assert_int_equal(snc_send(c, &m), 0);
-	}
-	for (int i = 0; i < 100; ++i)
-	{
-		test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
-		assert_int_equal(reply.msg.message.reply.request_id, 1000 + (uint64_t)i);
-		snc_message_free(&reply);
-	}
 	snc_close(c);
+	// More requests in flight than the limit, on both transports: the server stops reading and answers
+	// them all, in order.
+	for (int t = 0; t < 2; ++t)
+	{
+		c = test_connect(&server, t == 0 ? SNC_TCP : SNC_WS, "pipeline", sinew_v1_Role_ROLE_CONTROLLER);
+		for (int i = 0; i < 300; ++i)
+		{
+			m = command(sinew_v1_ClientMessage_ping_tag);
+			m.request_id = 1000 + (uint64_t)i;
+			assert_int_equal(snc_send(c, &m), 0);
+		}
+		for (int i = 0; i < 300; ++i)
+		{
+			test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+			assert_int_equal(reply.msg.message.reply.request_id, 1000 + (uint64_t)i);
+			assert_int_equal(snc_reply_code(&reply), 0);
+			snc_message_free(&reply);
+		}
+		snc_close(c);
+	}
 	assert_still_serving();
 }
 
