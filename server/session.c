@@ -88,6 +88,14 @@ bool session_pop(session* s, outbox_item* item)
 	{
 		s->srv->metrics.frames_sent += 1;
 	}
+	if (item->msg != NULL)
+	{
+		// Handed to the transport but not yet written: still undelivered for the reply timeout.
+		if (s->unwritten_count++ == 0)
+		{
+			s->unwritten_since_ns = item->msg->queued_ns;
+		}
+	}
 	s->srv->metrics.bytes_out += item->head_size + item->body_size;
 	return true;
 }
@@ -95,6 +103,10 @@ bool session_pop(session* s, outbox_item* item)
 void session_written(session* s, outbox_item* item, bool delivered)
 {
 	(void)delivered;
+	if (item->msg != NULL && s->unwritten_count > 0 && --s->unwritten_count == 0)
+	{
+		s->unwritten_since_ns = 0;
+	}
 	outbox_item_release(item);
 	// Replies leaving the outbox may release backpressure.
 	if (s->state != SESSION_CLOSING && session_accepting(s))
@@ -246,6 +258,16 @@ void session_detach(session* s)
 	free(s);
 }
 
+uint64_t session_undelivered_age_ns(const session* s, uint64_t now_ns)
+{
+	uint64_t age = outbox_oldest_age_ns(&s->out, now_ns);
+	if (s->unwritten_count > 0 && now_ns > s->unwritten_since_ns && now_ns - s->unwritten_since_ns > age)
+	{
+		age = now_ns - s->unwritten_since_ns;
+	}
+	return age;
+}
+
 void session_housekeeping(session* s, uint64_t now_ns)
 {
 	const server_limits* l = &s->srv->config.limits;
@@ -257,7 +279,7 @@ void session_housekeeping(session* s, uint64_t now_ns)
 				 (long long)l->handshake_timeout_ms);
 		session_close(s, SV_ERR_TIMEOUT, reason);
 	}
-	else if (s->state == SESSION_READY && outbox_oldest_age_ns(&s->out, now_ns) > (uint64_t)l->reply_timeout_ms * ms)
+	else if (s->state == SESSION_READY && session_undelivered_age_ns(s, now_ns) > (uint64_t)l->reply_timeout_ms * ms)
 	{
 		char reason[160];
 		snprintf(reason, sizeof(reason), "replies undelivered for more than reply_timeout_ms (%lld ms)",

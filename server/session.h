@@ -50,6 +50,8 @@ typedef struct session
 	char close_reason[256];
 	outbox out;
 	int in_flight;           // requests received, not yet answered
+	int unwritten_count;     // replies and events handed to the transport, not yet written
+	uint64_t unwritten_since_ns; // when the oldest of those was queued
 	int worlds_owned;
 	int subscription_count;
 	uint64_t requests;
@@ -82,6 +84,8 @@ void session_close(session* s, int32_t code, const char* reason);
 // The transport closed: leave worlds, end subscriptions, free.
 void session_detach(session* s);
 
+// How long the oldest reply or event not yet written has waited (in the outbox or in the transport), ns.
+uint64_t session_undelivered_age_ns(const session* s, uint64_t now_ns);
 // Housekeeping (every 100 ms): handshake timeout, undelivered replies, closing sessions that do not flush.
 void session_housekeeping(session* s, uint64_t now_ns);
 

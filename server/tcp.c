@@ -262,6 +262,11 @@ static void conn_kick(void* p)
 	}
 	c->write_req.data = c;
 	c->writing = true;
+	// Taking messages out of the outbox may have released backpressure.
+	if (!c->processing && !c->reading && c->session->state != SESSION_CLOSING && session_accepting(c->session))
+	{
+		conn_resume(c);
+	}
 	if (uv_write(&c->write_req, (uv_stream_t*)&c->handle, c->bufs, (unsigned)nbufs, on_write) != 0)
 	{
 		for (int i = 0; i < c->item_count; ++i)

@@ -4,6 +4,8 @@
 // fast clients on the same world lose nothing.
 #include "harness.h"
 
+#include "wire.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
@@ -43,6 +45,11 @@ static void test_http_endpoints(void** state)
 	assert_true(test_metric(&server, "sinew_connections", "transport=\"ws\"") >= 1.0);
 	assert_false(isnan(test_metric(&server, "sinew_steps_total", NULL)));
 	assert_false(isnan(test_metric(&server, "sinew_frames_dropped_total", NULL)));
+	// Commands are counted by command and code.
+	sinew_v1_ClientMessage ping = sinew_v1_ClientMessage_init_zero;
+	ping.which_command = sinew_v1_ClientMessage_ping_tag;
+	test_expect(c, &ping, 0, NULL);
+	assert_true(test_metric(&server, "sinew_commands_total", "command=\"ping\",code=\"OK\"") >= 1.0);
 	snc_close(c);
 
 	// The dashboard directory, when there is one, is served at /.
@@ -234,12 +241,86 @@ static void test_slow_websocket_reader(void** state)
 	snc_close(owner);
 }
 
+// A client that sends requests but never reads the replies: the server stops reading from it once
+// max_outbox_bytes of replies wait, and closes it after reply_timeout_ms; the others are unaffected.
+static void test_client_that_never_reads_replies_is_closed(void** state)
+{
+	(void)state;
+	test_server strict;
+	static const char* const args[] = { "--max-outbox-bytes", "65536", "--reply-timeout-ms", "300", NULL };
+	test_server_start(&strict, args);
+	snc_client* owner = test_connect(&strict, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t world = test_create_world(owner, "big");
+	for (int i = 0; i < 300; ++i)
+	{
+		test_create_body(owner, world, i, 0, 0);
+	}
+	snc_options o = snc_default_options();
+	o.port = strict.tcp_port;
+	o.receive_buffer_bytes = 4096;
+	snc_client* deaf = NULL;
+	assert_int_equal(snc_connect(&o, &deaf), 0);
+	assert_int_equal(snc_handshake(deaf, "deaf", NULL, sinew_v1_Role_ROLE_OBSERVER, NULL), 0);
+	// Each reply carries 300 bodies (about 20 kB); send until the server stops reading (the socket
+	// buffers fill) or 2000 requests are out.
+	int sent = 0;
+	for (; sent < 2000; ++sent)
+	{
+		sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+		m.which_command = sinew_v1_ClientMessage_get_state_tag;
+		m.command.get_state.world_id = world;
+		m.command.get_state.include = sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_VELOCITIES;
+		uint8_t* bytes = NULL;
+		size_t size = 0;
+		m.request_id = (uint64_t)sent + 1;
+		assert_true(wire_encode_alloc(sinew_v1_ClientMessage_fields, &m, WIRE_VARINT_MAX, &bytes, &size));
+		uint8_t prefix[WIRE_VARINT_MAX];
+		size_t n = wire_varint_put(prefix, size);
+		memcpy(bytes + WIRE_VARINT_MAX - n, prefix, n);
+		// Non-blocking: stop when the server no longer takes our bytes.
+		ssize_t w = send(snc_fd(deaf), bytes + WIRE_VARINT_MAX - n, n + size, MSG_DONTWAIT | MSG_NOSIGNAL);
+		free(bytes);
+		if (w < (ssize_t)(n + size))
+		{
+			break;
+		}
+	}
+	// It reads nothing for two seconds: its replies wait past reply_timeout_ms, so the server closes it.
+	// Reading afterwards drains what the kernel holds and then reaches the end of the stream.
+	test_sleep_ms(2000);
+	char buffer[65536];
+	uint64_t deadline = snc_now_ns() + 20000000000ull;
+	bool closed = false;
+	while (!closed && snc_now_ns() < deadline)
+	{
+		ssize_t r = recv(snc_fd(deaf), buffer, sizeof(buffer), MSG_DONTWAIT);
+		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
+		{
+			closed = true;
+		}
+		else if (r < 0)
+		{
+			test_sleep_ms(10);
+		}
+	}
+	assert_true(closed);
+	assert_true(test_metric(&strict, "sinew_sessions_closed_with_error_total", NULL) >= 1.0);
+	// The other client was served all along.
+	sinew_v1_ClientMessage ping = sinew_v1_ClientMessage_init_zero;
+	ping.which_command = sinew_v1_ClientMessage_ping_tag;
+	test_expect(owner, &ping, 0, NULL);
+	snc_close(deaf);
+	snc_close(owner);
+	assert_int_equal(test_server_stop(&strict), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_http_endpoints),
 		cmocka_unit_test(test_websocket_needs_the_subprotocol),
 		cmocka_unit_test(test_slow_websocket_reader),
+		cmocka_unit_test(test_client_that_never_reads_replies_is_closed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
