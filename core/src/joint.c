@@ -71,7 +71,7 @@ sn_error joint_check_soft(sn_world* world, const char* what, sn_soft soft)
 		case SN_ERR_NOT_FINITE:
 			return world_fail(world, err, "%s: softness values must be finite", what);
 		case SN_ERR_NEGATIVE_VALUE:
-			return world_fail(world, err, "%s: stiffness, damping, frequency and damping ratio must be >= 0", what);
+			return world_fail(world, err, "%s: stiffness, damping, frequency, damping ratio, compliance and damping time must be >= 0", what);
 		default:
 			return world_fail(world, SN_ERR_INVALID_ARGUMENT, "%s: unknown softness kind %d", what, (int)soft.kind);
 	}

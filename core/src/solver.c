@@ -33,6 +33,7 @@
 #include "mathx.h"
 #include "row.h"
 #include "world.h"
+#include "xpbd.h"
 
 #include <math.h>
 #include <string.h>
@@ -47,7 +48,31 @@ enum solve_mode
 
 bool solver_supported(sn_solver solver)
 {
-	return solver == SN_SOLVER_PGS || solver == SN_SOLVER_TGS;
+	return solver == SN_SOLVER_PGS || solver == SN_SOLVER_TGS || solver == SN_SOLVER_XPBD;
+}
+
+sn_error solver_prepare(sn_world* world)
+{
+	switch (world->def.solver)
+	{
+		case SN_SOLVER_XPBD:
+			return xpbd_reserve(world);
+		default:
+			return SN_ERR_OK;
+	}
+}
+
+void solver_release(sn_world* world)
+{
+	xpbd_release(world);
+}
+
+// Articulations in XPBD and DIRECT worlds: they keep their own TGS path (issue 3 provides it). This is
+// the one call site; it does nothing until articulations exist.
+static void articulations_own_tgs(sn_world* world, double h)
+{
+	(void)world;
+	(void)h;
 }
 
 void solver_begin_step(sn_world* world)
@@ -413,6 +438,10 @@ void solver_substep(sn_world* world, double h)
 			break;
 		case SN_SOLVER_TGS:
 			tgs_substep(world, h);
+			break;
+		case SN_SOLVER_XPBD:
+			xpbd_substep(world, h);
+			articulations_own_tgs(world, h);
 			break;
 		default:
 			break;

@@ -6,6 +6,7 @@
 #include "body.h"
 #include "joint.h"
 #include "row.h"
+#include "xpbd.h"
 
 #include "sinew/world.h"
 
@@ -48,6 +49,9 @@ struct sn_world
 	row_block* blocks;
 	int block_capacity;
 	int block_count;
+
+	// Scratch of the XPBD solver (xpbd.c).
+	xpbd_state xpbd;
 
 	sn_joint_break_event* break_events;
 	int break_capacity;

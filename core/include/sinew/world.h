@@ -57,6 +57,10 @@ sn_error sn_world_set_substeps(sn_world* world, int substeps);
 int sn_world_get_substeps(const sn_world* world);
 sn_error sn_world_set_erp(sn_world* world, double erp);
 double sn_world_get_erp(const sn_world* world);
+// DIRECT's implicit factors alpha (velocity) and beta (position), each in [0.5, 1] (see sn_world_def).
+sn_error sn_world_set_implicit_factors(sn_world* world, double alpha, double beta);
+double sn_world_get_implicit_alpha(const sn_world* world);
+double sn_world_get_implicit_beta(const sn_world* world);
 // The whole def as currently set (allocator included).
 sn_world_def sn_world_get_def(const sn_world* world);
 

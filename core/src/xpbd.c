@@ -1,0 +1,426 @@
+// The XPBD world solver (seed 003, "XPBD Algorithm for Rigid Bodies" with substeps and a velocity pass).
+//
+// One world substep h runs n = position_iterations XPBD substeps of hx = h / n. Each:
+//   1. integrate every body: v += hx (g + F/m), omega by the implicit gyroscopic step (body.c) with the
+//      applied torque, body damping v /= 1 + hx rate; remember the pose; x += hx v, q = exp(hx omega) q;
+//   2. one position pass: every joint, in creation order, applies its blocks (xpbd_blocks.c), each a
+//      position correction lambda = C / (w1 + w2 + alpha/hx^2) evaluated at the current poses;
+//   3. derive the velocities: v = (x - x_prev)/hx, omega = log(q q_prev*)/hx (the exact inverse of the
+//      exponential map of step 1, where the seed's 2 vec(dq)/hx is its small-angle form);
+//   4. the velocity pass (skipped when velocity_iterations is 0): soft blocks damp their relative
+//      velocity with their damping b as implicit dashpots; six-axis motors drive their axis speed.
+//      Restitution does not apply: the core has no contacts, and limits are inelastic as in PGS/TGS.
+// Seed 003 makes the case for substeps over iterations ("much faster convergence, like a global
+// solver"), so n is the number of substeps, each with a single pass, and the world's substeps multiply
+// it. Joint impulses (lambda / hx per position correction, lambda per velocity correction) accumulate
+// into the joint's force and torque, which the world divides by the step: the same N and N*m on body B
+// (torque about B's anchor) as PGS/TGS report, so breakable joints work unchanged.
+//
+// The joint types from the seed's blocks (a1, b1: frame A's x and y axes; a2, b2: frame B's; p1, p2:
+// the anchors; b2u = unswing(b2), see xpbd_blocks.c; "lock", "limit", "spring" the def's softness):
+//   fixed        Attach(p1, p2, 0, lock); AlignAxes(a1, a2, lock); LimitAngle(a1, b1, b2u, 0, 0, lock)
+//   hinge        drives; LimitAngle(a1, b1, b2u, lower, upper, limit); Attach(0, lock); AlignAxes(lock)
+//   prismatic    drives; the axial part of RestrictToAxis(a1, lower, upper, limit);
+//                RestrictToAxis(a1, p1, p2, -inf, inf, lock); AlignAxes(lock); LimitAngle(0, 0, lock)
+//   cylindrical  the prismatic joint's linear drives and limit and the hinge's angular ones;
+//                RestrictToAxis(lock); AlignAxes(lock)
+//   spherical    LimitAngle(a1, b1, b2u, twist lower, upper); swing cone LimitAngle(n = a1 x a2 / |..|,
+//                a1, a2, 0, half-angle) when circular; Attach(0, lock)
+//   distance     Attach(p1, p2, length, lock) as a rod; with a spring, Attach(length, spring) and, while
+//                the length is outside [min, max], Attach(min or max, limit)
+//   drives       servo (rigid spring): LimitAngle(target, target, alpha = 0) (the seed's "Servo"), or its
+//                linear twin; soft spring: the same with the spring's compliance and damping; velocity
+//                motor: LimitAngle(phi_start + hx speed) (the seed's "Velocity Motor" with phi_motor
+//                restarted from the substep's starting angle phi_start, so a motor that cannot keep up
+//                does not wind up an ever larger lag); force caps bound lambda by max_force hx^2.
+// Features without a seed block take the generic per-row correction of xpbd_blocks.c on the rows PGS
+// and TGS use: the elliptic swing cone (y_angle != z_angle) and the whole six-axis joint.
+//
+// Def fields and world settings in XPBD:
+//   lock_soft, limit soft, spring soft: compliance alpha = c = 1/k in the position pass, damping b in the
+//     velocity pass (soft.h maps every form); a static load deflects a soft block by F c.
+//   erp: unused (positions are projected directly). velocity_iterations: 0 skips the velocity pass,
+//     any positive value runs it once per XPBD substep (a second pass would compound the dashpots).
+//   Motors: the hinge, prismatic and cylindrical motors are position targets (above); six-axis motors act
+//     in the velocity pass, so they need velocity_iterations > 0.
+//   Break force and torque: as in PGS/TGS, from the reported force and torque.
+#include "xpbd.h"
+
+#include "body.h"
+#include "joint.h"
+#include "mathx.h"
+#include "world.h"
+#include "xpbd_blocks.h"
+
+#include <math.h>
+#include <string.h>
+
+sn_error xpbd_reserve(sn_world* world)
+{
+	xpbd_state* x = &world->xpbd;
+	void* p = x->prev;
+	bool ok = memory_reserve(&world->memory, &p, &x->prev_capacity, world->body_high + 1, sizeof(xpbd_pose));
+	x->prev = p;
+	p = x->start;
+	ok = ok && memory_reserve(&world->memory, &p, &x->start_capacity, 2 * world->joint_high + 2, sizeof(double));
+	x->start = p;
+	return ok ? SN_ERR_OK : SN_ERR_NO_MEMORY;
+}
+
+void xpbd_release(sn_world* world)
+{
+	xpbd_state* x = &world->xpbd;
+	memory_free(&world->memory, x->prev, (size_t)x->prev_capacity * sizeof(xpbd_pose));
+	memory_free(&world->memory, x->start, (size_t)x->start_capacity * sizeof(double));
+	memset(x, 0, sizeof(*x));
+}
+
+static bool joint_active(const joint* j)
+{
+	return j->live && j->enabled && !j->broken;
+}
+
+static void make_side(sn_world* world, int32_t index, xpbd_side* s)
+{
+	if (index < 0)
+	{
+		s->b = NULL;
+		s->s = world->solver_bodies;
+		s->com = sn_v3(0, 0, 0);
+		s->im = 0.0;
+		s->ii = sn_mat33_zero();
+		return;
+	}
+	body* b = world->bodies + index;
+	const solver_body_info* info = world->solver_infos + b->solver_index;
+	s->b = b;
+	s->s = world->solver_bodies + b->solver_index;
+	s->com = b->com;
+	s->im = b->type == SN_BODY_DYNAMIC ? info->inv_mass : 0.0;
+	s->ii = b->type == SN_BODY_DYNAMIC ? info->inv_inertia : sn_mat33_zero();
+}
+
+static void make_ctx(sn_world* world, joint* j, double hx, xpbd_pass pass, xpbd_ctx* c)
+{
+	make_side(world, j->body_a, &c->a);
+	make_side(world, j->body_b, &c->b);
+	c->h = hx;
+	c->pass = pass;
+	c->j = j;
+}
+
+static double force_cap(double max_force, double hx)
+{
+	return isinf(max_force) ? INFINITY : max_force * hx * hx;
+}
+
+static bool has_angular_motor(const joint* j)
+{
+	return (j->type == SN_JOINT_HINGE || j->type == SN_JOINT_CYLINDRICAL) && j->axes[SN_AXIS_RX].motor.enabled;
+}
+
+static bool has_linear_motor(const joint* j)
+{
+	return (j->type == SN_JOINT_PRISMATIC || j->type == SN_JOINT_CYLINDRICAL) && j->axes[SN_AXIS_X].motor.enabled;
+}
+
+static double twist_now(const xpbd_frames* f)
+{
+	sn_vec3 b2u = xpbd_unswing(f->a1, f->a2, f->b2);
+	return atan2(sn_dot(sn_cross(f->b1, b2u), f->a1), sn_dot(f->b1, b2u));
+}
+
+// Motor coordinates at the start of the XPBD substep, before the bodies move.
+static void record_motor_starts(sn_world* world, double hx)
+{
+	double* start = world->xpbd.start;
+	for (int i = 0; i < world->joint_high; ++i)
+	{
+		joint* j = world->joints + i;
+		if (!joint_active(j) || !(has_angular_motor(j) || has_linear_motor(j)))
+		{
+			continue;
+		}
+		xpbd_ctx c;
+		xpbd_frames f;
+		make_ctx(world, j, hx, XPBD_POSITION, &c);
+		xpbd_frames_now(&c, &f);
+		start[2 * i] = sn_dot(f.a1, sn_sub(f.pb, f.pa));
+		start[2 * i + 1] = twist_now(&f);
+	}
+}
+
+static void integrate(sn_world* world, double hx)
+{
+	xpbd_pose* prev = world->xpbd.prev;
+	for (int i = 1; i < world->solver_count; ++i)
+	{
+		solver_body_info* info = world->solver_infos + i;
+		body* b = world->bodies + info->body;
+		solver_body* s = world->solver_bodies + i;
+		prev[i].x = b->com;
+		prev[i].q = b->q;
+		if (b->type == SN_BODY_DYNAMIC)
+		{
+			body_integrate_velocity(b, world->def.gravity, hx, &s->v, &s->w);
+		}
+		b->com = sn_mul_add(b->com, hx, s->v);
+		b->q = quat_integrate(b->q, s->w, hx);
+		if (b->type == SN_BODY_DYNAMIC)
+		{
+			info->inv_inertia = body_inv_inertia_world(b);
+		}
+	}
+}
+
+static void derive_velocities(sn_world* world, double hx)
+{
+	const xpbd_pose* prev = world->xpbd.prev;
+	double inv = 1.0 / hx;
+	for (int i = 1; i < world->solver_count; ++i)
+	{
+		const body* b = world->bodies + world->solver_infos[i].body;
+		if (b->type != SN_BODY_DYNAMIC)
+		{
+			continue;
+		}
+		solver_body* s = world->solver_bodies + i;
+		s->v = sn_scale(inv, sn_sub(b->com, prev[i].x));
+		s->w = sn_scale(inv, quat_log(sn_quat_mul(b->q, sn_quat_conj(prev[i].q))));
+	}
+}
+
+static void store_velocities(sn_world* world)
+{
+	for (int i = 1; i < world->solver_count; ++i)
+	{
+		body* b = world->bodies + world->solver_infos[i].body;
+		if (b->type == SN_BODY_DYNAMIC)
+		{
+			b->v = world->solver_bodies[i].v;
+			b->w = world->solver_bodies[i].w;
+		}
+	}
+}
+
+// ---- joint types from the blocks ---------------------------------------------------------------------
+
+static void angular_drives(xpbd_ctx* c, const sn_joint_axis* ax, double start)
+{
+	xpbd_frames f;
+	if (ax->spring.enabled)
+	{
+		xpbd_frames_now(c, &f);
+		double target = ax->spring.target;
+		xpbd_limit_angle(c, f.a1, f.b1, xpbd_unswing(f.a1, f.a2, f.b2), target, target, &ax->spring.soft,
+						 force_cap(ax->spring.max_force, c->h));
+	}
+	if (ax->motor.enabled)
+	{
+		xpbd_frames_now(c, &f);
+		double target = wrap_angle(start + c->h * ax->motor.speed);
+		xpbd_limit_angle(c, f.a1, f.b1, xpbd_unswing(f.a1, f.a2, f.b2), target, target, NULL,
+						 force_cap(ax->motor.max_force, c->h));
+	}
+}
+
+static void angular_limit(xpbd_ctx* c, const sn_joint_axis* ax)
+{
+	if (ax->mode != SN_AXIS_LIMITED)
+	{
+		return;
+	}
+	xpbd_frames f;
+	xpbd_frames_now(c, &f);
+	xpbd_limit_angle(c, f.a1, f.b1, xpbd_unswing(f.a1, f.a2, f.b2), ax->lower, ax->upper, &ax->limit_soft, INFINITY);
+}
+
+static void linear_drives(xpbd_ctx* c, const sn_joint_axis* ax, double start)
+{
+	xpbd_frames f;
+	if (ax->spring.enabled)
+	{
+		xpbd_frames_now(c, &f);
+		double target = ax->spring.target;
+		xpbd_limit_along_axis(c, f.a1, f.pa, f.pb, target, target, &ax->spring.soft,
+							  force_cap(ax->spring.max_force, c->h));
+	}
+	if (ax->motor.enabled)
+	{
+		xpbd_frames_now(c, &f);
+		double target = start + c->h * ax->motor.speed;
+		xpbd_limit_along_axis(c, f.a1, f.pa, f.pb, target, target, NULL, force_cap(ax->motor.max_force, c->h));
+	}
+}
+
+static void linear_limit(xpbd_ctx* c, const sn_joint_axis* ax)
+{
+	if (ax->mode != SN_AXIS_LIMITED)
+	{
+		return;
+	}
+	xpbd_frames f;
+	xpbd_frames_now(c, &f);
+	xpbd_limit_along_axis(c, f.a1, f.pa, f.pb, ax->lower, ax->upper, &ax->limit_soft, INFINITY);
+}
+
+static void attach_anchors(xpbd_ctx* c)
+{
+	xpbd_frames f;
+	xpbd_frames_now(c, &f);
+	xpbd_attach(c, f.pa, f.pb, 0.0, f.a1, &c->j->lock_soft);
+}
+
+static void align(xpbd_ctx* c)
+{
+	xpbd_frames f;
+	xpbd_frames_now(c, &f);
+	xpbd_align_axes(c, f.a1, f.a2, &c->j->lock_soft);
+}
+
+static void lock_twist(xpbd_ctx* c)
+{
+	xpbd_frames f;
+	xpbd_frames_now(c, &f);
+	xpbd_limit_angle(c, f.a1, f.b1, xpbd_unswing(f.a1, f.a2, f.b2), 0.0, 0.0, &c->j->lock_soft, INFINITY);
+}
+
+static void restrict_to_line(xpbd_ctx* c)
+{
+	xpbd_frames f;
+	xpbd_frames_now(c, &f);
+	xpbd_restrict_to_axis(c, f.a1, f.pa, f.pb, -INFINITY, INFINITY, &c->j->lock_soft);
+}
+
+static void swing_cone(xpbd_ctx* c, const sn_world* world)
+{
+	const sn_cone_limit* cone = &c->j->cone;
+	if (!cone->enabled)
+	{
+		return;
+	}
+	if (cone->y_angle != cone->z_angle)
+	{
+		xpbd_solve_rows(c, world, SLOT_CONE, SLOT_CONE); // elliptic: no seed block
+		return;
+	}
+	xpbd_frames f;
+	xpbd_frames_now(c, &f);
+	sn_vec3 u = sn_cross(f.a1, f.a2);
+	double s = sn_length(u);
+	if (s > 1e-12)
+	{
+		xpbd_limit_angle(c, sn_scale(1.0 / s, u), f.a1, f.a2, 0.0, cone->y_angle, &cone->soft, INFINITY);
+	}
+}
+
+static void distance_blocks(xpbd_ctx* c)
+{
+	const joint* j = c->j;
+	xpbd_frames f;
+	xpbd_frames_now(c, &f);
+	if (!j->spring_enabled)
+	{
+		xpbd_attach(c, f.pa, f.pb, j->length, f.a1, &j->lock_soft);
+		return;
+	}
+	xpbd_attach(c, f.pa, f.pb, j->length, f.a1, &j->spring);
+	const sn_joint_axis* ax = j->axes + SN_AXIS_X;
+	if (ax->mode != SN_AXIS_LIMITED)
+	{
+		return;
+	}
+	xpbd_frames_now(c, &f);
+	double len = sn_length(sn_sub(f.pb, f.pa));
+	if (len < ax->lower)
+	{
+		xpbd_attach(c, f.pa, f.pb, ax->lower, f.a1, &ax->limit_soft);
+	}
+	else if (len > ax->upper)
+	{
+		xpbd_attach(c, f.pa, f.pb, ax->upper, f.a1, &ax->limit_soft);
+	}
+}
+
+static void solve_joint(xpbd_ctx* c, const sn_world* world, const double* start)
+{
+	const joint* j = c->j;
+	const sn_joint_axis* x = j->axes + SN_AXIS_X;
+	const sn_joint_axis* rx = j->axes + SN_AXIS_RX;
+	switch (j->type)
+	{
+		case SN_JOINT_FIXED:
+			attach_anchors(c);
+			align(c);
+			lock_twist(c);
+			break;
+		case SN_JOINT_HINGE:
+			angular_drives(c, rx, start[1]);
+			angular_limit(c, rx);
+			attach_anchors(c);
+			align(c);
+			break;
+		case SN_JOINT_PRISMATIC:
+			linear_drives(c, x, start[0]);
+			linear_limit(c, x);
+			restrict_to_line(c);
+			align(c);
+			lock_twist(c);
+			break;
+		case SN_JOINT_CYLINDRICAL:
+			linear_drives(c, x, start[0]);
+			angular_drives(c, rx, start[1]);
+			linear_limit(c, x);
+			angular_limit(c, rx);
+			restrict_to_line(c);
+			align(c);
+			break;
+		case SN_JOINT_SPHERICAL:
+			angular_limit(c, rx);
+			swing_cone(c, world);
+			attach_anchors(c);
+			break;
+		case SN_JOINT_DISTANCE:
+			distance_blocks(c);
+			break;
+		case SN_JOINT_SIX_AXIS:
+			xpbd_solve_rows(c, world, 0, JOINT_SLOTS - 1);
+			break;
+		case SN_JOINT_TYPE_COUNT:
+			break;
+	}
+}
+
+static void joint_pass(sn_world* world, double hx, xpbd_pass pass)
+{
+	for (int i = 0; i < world->joint_high; ++i)
+	{
+		joint* j = world->joints + i;
+		if (!joint_active(j))
+		{
+			continue;
+		}
+		xpbd_ctx c;
+		make_ctx(world, j, hx, pass, &c);
+		solve_joint(&c, world, world->xpbd.start + 2 * i);
+	}
+}
+
+void xpbd_substep(sn_world* world, double h)
+{
+	int n = world->def.position_iterations;
+	double hx = h / n;
+	body_prepare_solver_slots(world);
+	for (int it = 0; it < n; ++it)
+	{
+		record_motor_starts(world, hx);
+		integrate(world, hx);
+		joint_pass(world, hx, XPBD_POSITION);
+		derive_velocities(world, hx);
+		if (world->def.velocity_iterations > 0)
+		{
+			joint_pass(world, hx, XPBD_VELOCITY);
+		}
+	}
+	store_velocities(world);
+}

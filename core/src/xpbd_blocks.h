@@ -1,0 +1,91 @@
+// XPBD building blocks (seed 003): position and velocity corrections between the two bodies of a joint,
+// and the blocks Attach, RestrictToAxis, AlignAxes and LimitAngle the joint types are made of. The
+// derivation and the sign conventions are at the top of xpbd_blocks.c.
+#ifndef SINEW_XPBD_BLOCKS_H
+#define SINEW_XPBD_BLOCKS_H
+
+#include "body.h"
+#include "joint.h"
+#include "row.h"
+
+// The position pass projects positions; the velocity pass damps soft blocks (seed 003 "Velocity Level").
+typedef enum xpbd_pass
+{
+	XPBD_POSITION = 0,
+	XPBD_VELOCITY = 1,
+} xpbd_pass;
+
+typedef struct xpbd_side
+{
+	body* b;        // the body, or NULL for the world
+	solver_body* s; // its velocities (m/s of the centre of mass, rad/s), world frame
+	sn_vec3 com;    // centre of mass, world, m (the anchor for the world side)
+	double im;      // inverse mass, 1/kg; 0 unless the body is dynamic
+	sn_mat33 ii;    // inverse inertia in the world frame; zero unless the body is dynamic
+} xpbd_side;
+
+typedef struct xpbd_ctx
+{
+	xpbd_side a, b;
+	double h;        // XPBD substep, s
+	xpbd_pass pass;
+	joint* j;        // receives the impulses: force on B (N*s) and torque on B about its anchor (N*m*s)
+} xpbd_ctx;
+
+// The joint's frames at the current poses.
+typedef struct xpbd_frames
+{
+	sn_vec3 pa, pb; // anchors, world, m
+	sn_vec3 a1, b1; // frame A's x (joint axis) and y axes, world
+	sn_vec3 a2, b2; // frame B's x and y axes, world
+} xpbd_frames;
+
+void xpbd_frames_now(xpbd_ctx* c, xpbd_frames* f);
+
+// Frame B's y axis taken back through the swing (the shortest rotation from a2 to a1): the angle from
+// b1 to it about a1 is the joint's twist coordinate theta of joint.h exactly.
+sn_vec3 xpbd_unswing(sn_vec3 a1, sn_vec3 a2, sn_vec3 b2);
+
+// Position corrections. dp: the displacement of point p2 (on B) relative to p1 (on A) that the
+// correction makes; dphi: the rotation of B relative to A, rad. `soft` NULL or rigid means alpha = 0.
+// The multiplier is capped at lambda_max (N*s^2; INFINITY for none).
+void xpbd_apply_linear_correction(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, sn_vec3 dp, const sn_soft* soft,
+								  double lambda_max);
+void xpbd_apply_angular_correction(xpbd_ctx* c, sn_vec3 dphi, const sn_soft* soft, double lambda_max);
+
+// Velocity corrections: change the velocity of p2 relative to p1 by dv (m/s), or B's angular velocity
+// relative to A by dw (rad/s); fully for compliance 0, as an implicit dashpot for compliance 1/(h b).
+double xpbd_apply_linear_velocity_correction(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, sn_vec3 dv, double compliance);
+double xpbd_apply_angular_velocity_correction(xpbd_ctx* c, sn_vec3 dw, double compliance);
+
+// Damping of the relative velocity of p2 against p1 along unit n, and of the relative angular velocity
+// about unit n, with the damping of `soft` (nothing if it has none).
+void xpbd_damp_linear(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, sn_vec3 n, const sn_soft* soft);
+void xpbd_damp_angular(xpbd_ctx* c, sn_vec3 n, const sn_soft* soft);
+
+// The building blocks. Each acts in the context's pass: in the position pass it projects (with the
+// compliance of `soft`), in the velocity pass it damps (with the damping of `soft`) while it is active.
+// Attach: |p2 - p1| = rest (rest 0: the points coincide). `fallback` is the direction used when
+// rest > 0 and the points coincide.
+void xpbd_attach(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, double rest, sn_vec3 fallback, const sn_soft* soft);
+// RestrictToAxis: p2 - p1 stays on the line through p1 along unit a, with a . (p2 - p1) in [pmin, pmax]
+// (infinite bounds for a pure line constraint).
+void xpbd_restrict_to_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, double pmin, double pmax,
+						   const sn_soft* soft);
+// The axial part of RestrictToAxis alone: a . (p2 - p1) in [pmin, pmax]; pmin == pmax drives it to that
+// value with the force capped by lambda_max.
+void xpbd_limit_along_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, double pmin, double pmax,
+						   const sn_soft* soft, double lambda_max);
+// AlignAxes: unit a2 (on B) turns onto unit a1 (on A).
+void xpbd_align_axes(xpbd_ctx* c, sn_vec3 a1, sn_vec3 a2, const sn_soft* soft);
+// LimitAngle: the angle from a1 to a2 about unit n stays in [lo, hi] (rad); lo == hi drives it there
+// (servo, motor) with the torque capped by lambda_max.
+void xpbd_limit_angle(xpbd_ctx* c, sn_vec3 n, sn_vec3 a1, sn_vec3 a2, double lo, double hi, const sn_soft* soft,
+					  double lambda_max);
+
+// The generic fallback for features without a seed block: rows built by the joint's own row code
+// (joint.h) at the current pose, each corrected by lambda <- -(C + alpha~ lambda) / (K + alpha~), with
+// K = J M^-1 J^T of the row. Rows whose slot is outside [slot_lo, slot_hi] are skipped.
+void xpbd_solve_rows(xpbd_ctx* c, const sn_world* world, int slot_lo, int slot_hi);
+
+#endif
