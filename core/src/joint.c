@@ -654,6 +654,12 @@ sn_error sn_joint_set_lock_soft(sn_world* world, sn_joint_id id, sn_soft soft)
 	return err;
 }
 
+sn_soft sn_joint_get_lock_soft(const sn_world* world, sn_joint_id id)
+{
+	JOINT_GET_OR_(world, id, sn_soft_rigid());
+	return j->lock_soft;
+}
+
 // The axis record a run-time control call may change, or NULL (with the error recorded).
 static sn_joint_axis* movable_axis(sn_world* world, joint* j, sn_axis axis, const char* what)
 {

@@ -29,6 +29,7 @@
 #include "solver.h"
 
 #include "body.h"
+#include "direct.h"
 #include "joint.h"
 #include "mathx.h"
 #include "row.h"
@@ -48,7 +49,7 @@ enum solve_mode
 
 bool solver_supported(sn_solver solver)
 {
-	return solver == SN_SOLVER_PGS || solver == SN_SOLVER_TGS || solver == SN_SOLVER_XPBD;
+	return (int)solver >= 0 && solver < SN_SOLVER_COUNT;
 }
 
 sn_error solver_prepare(sn_world* world)
@@ -57,6 +58,8 @@ sn_error solver_prepare(sn_world* world)
 	{
 		case SN_SOLVER_XPBD:
 			return xpbd_reserve(world);
+		case SN_SOLVER_DIRECT:
+			return direct_prepare(world);
 		default:
 			return SN_ERR_OK;
 	}
@@ -65,6 +68,7 @@ sn_error solver_prepare(sn_world* world)
 void solver_release(sn_world* world)
 {
 	xpbd_release(world);
+	direct_release(world);
 }
 
 // Articulations in XPBD and DIRECT worlds: they keep their own TGS path (issue 3 provides it). This is
@@ -441,6 +445,10 @@ void solver_substep(sn_world* world, double h)
 			break;
 		case SN_SOLVER_XPBD:
 			xpbd_substep(world, h);
+			articulations_own_tgs(world, h);
+			break;
+		case SN_SOLVER_DIRECT:
+			direct_substep(world, h);
 			articulations_own_tgs(world, h);
 			break;
 		default:

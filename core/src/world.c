@@ -295,6 +295,20 @@ sn_error sn_world_clear_divergence(sn_world* world)
 	return SN_ERR_OK;
 }
 
+sn_solver_stats sn_world_get_solver_stats(const sn_world* world)
+{
+	sn_solver_stats st;
+	memset(&st, 0, sizeof(st));
+	st.rows = world->row_count;
+	const direct_state* d = &world->direct;
+	st.direct_rounds = d->last_iterations;
+	st.direct_dependent_rows = d->last_dependent;
+	st.direct_graph_edges = d->analysed && d->node_count > 0 ? d->adj_ptr[d->node_count] / 2 : 0;
+	st.direct_factor_blocks = d->analysed ? d->ldl.nnz : 0;
+	st.direct_unsettled_steps = d->unconverged;
+	return st;
+}
+
 const sn_joint_break_event* sn_world_get_break_events(const sn_world* world, int* count)
 {
 	if (count != NULL)

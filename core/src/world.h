@@ -3,6 +3,7 @@
 #define SINEW_WORLD_INTERNAL_H
 
 #include "alloc.h"
+#include "direct.h"
 #include "body.h"
 #include "joint.h"
 #include "row.h"
@@ -50,8 +51,9 @@ struct sn_world
 	int block_capacity;
 	int block_count;
 
-	// Scratch of the XPBD solver (xpbd.c).
+	// Scratch of the XPBD solver (xpbd.c) and the DIRECT solver's factorisation (direct.c).
 	xpbd_state xpbd;
+	direct_state direct;
 
 	sn_joint_break_event* break_events;
 	int break_capacity;

@@ -411,6 +411,7 @@ void xpbd_substep(sn_world* world, double h)
 	int n = world->def.position_iterations;
 	double hx = h / n;
 	body_prepare_solver_slots(world);
+	world->row_count = 0; // XPBD builds rows only for the generic fallback, on its own stack
 	for (int it = 0; it < n; ++it)
 	{
 		record_motor_starts(world, hx);

@@ -55,6 +55,8 @@ bool sn_joint_is_enabled(const sn_world* world, sn_joint_id id);
 bool sn_joint_is_broken(const sn_world* world, sn_joint_id id);
 sn_error sn_joint_set_break_thresholds(sn_world* world, sn_joint_id id, double break_force, double break_torque);
 sn_error sn_joint_set_lock_soft(sn_world* world, sn_joint_id id, sn_soft soft);
+// Softness of the locked axes (rigid for an invalid id).
+sn_soft sn_joint_get_lock_soft(const sn_world* world, sn_joint_id id);
 
 // Force (N) on body B and torque (N*m) on body B about its anchor, world frame, in the last step.
 // Either pointer may be NULL.

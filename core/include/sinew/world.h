@@ -10,6 +10,18 @@
 //        integrate velocities over rho, warm-start, one sweep with the position error recomputed from the
 //        accumulated displacement, advance positions by rho; then velocity_iterations sweeps without
 //        position bias (implicit springs frozen, seed 002).
+//   XPBD: position_iterations XPBD substeps of hx = h/n (seed 003), each: integrate bodies; one pass of
+//        position corrections over every joint, lambda = C / (w1 + w2 + alpha/hx^2) with alpha the row's
+//        compliance (rigid rows alpha = 0); derive velocities from the positions; then, unless
+//        velocity_iterations is 0, one velocity pass (soft rows' damping, six-axis motors). erp unused.
+//   DIRECT: rows built at the start pose; the compliant system of seed 004,
+//        (J M^-1 J^T + D) P = t - J v_free with D and t from each row's compliance and the implicit
+//        factors implicit_alpha and implicit_beta, solved exactly by a sparse LDL^T over the joint graph
+//        (analysed again only when the joint graph changes), bounds by an active set; positions advance by
+//        h (v + beta dv). Hard rows solve J v = -erp C / h. Iteration counts unused.
+// Every solver reports joint forces in the same units (sn_joint_get_reaction), and every softness means
+// the same physics in each (types.h, sn_soft). Where a joint def field means something particular in
+// XPBD or DIRECT, joint.h says so.
 // External forces and torques (sn_body_apply_*) act during the next step and are then cleared.
 #ifndef SINEW_WORLD_H
 #define SINEW_WORLD_H
@@ -73,6 +85,18 @@ uint64_t sn_world_get_step_count(const sn_world* world);
 bool sn_world_is_diverged(const sn_world* world);
 // Clear the diverged flag; fails with SN_ERR_NOT_FINITE if any body state is still not finite.
 sn_error sn_world_clear_divergence(sn_world* world);
+
+// What the solver did in the last step, for tests and benchmarks.
+typedef struct sn_solver_stats
+{
+	int rows;                   // constraint rows built in the last (sub)step (PGS, TGS, DIRECT)
+	int direct_rounds;          // DIRECT: active-set rounds (factorisations) in the last (sub)step
+	int direct_dependent_rows;  // DIRECT: rows found to repeat others in the last factorisation
+	int direct_graph_edges;     // DIRECT: pairs of joints sharing a dynamic body
+	int direct_factor_blocks;   // DIRECT: off-diagonal blocks of the factor (edges plus fill-in)
+	uint64_t direct_unsettled_steps; // DIRECT: steps whose active set did not settle (bounds still held)
+} sn_solver_stats;
+sn_solver_stats sn_world_get_solver_stats(const sn_world* world);
 
 // Joints that broke in the last step. The pointer is valid until the next step or destroy call.
 const sn_joint_break_event* sn_world_get_break_events(const sn_world* world, int* count);
