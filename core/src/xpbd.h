@@ -6,6 +6,7 @@
 #include "sinew/types.h"
 
 typedef struct sn_world sn_world;
+typedef struct xpbd_lambda xpbd_lambda;
 
 typedef struct xpbd_pose
 {
@@ -20,6 +21,8 @@ typedef struct xpbd_state
 	int prev_capacity;
 	double* start;       // per joint: linear (m) and angular (rad) motor coordinate at the substep start
 	int start_capacity;
+	xpbd_lambda* lambda; // per joint: the multipliers of its blocks in the current substep
+	int lambda_capacity;
 } xpbd_state;
 
 // Grow the scratch to the world's size (before a step; nothing changes on failure).

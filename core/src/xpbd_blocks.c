@@ -61,9 +61,9 @@
 // Generic rows. A feature without a seed block (the elliptic swing cone, the six-axis joint's per-axis
 // locks, limits, springs and motors) uses the rows joint.h builds for PGS/TGS, at the current pose: each
 // row with error C (kept current through the displacement its joint's earlier rows made), gradient J
-// and K = J M^-1 J^T takes lambda = -(C + alpha~ lambda) / (K + alpha~) with lambda starting at zero; a
-// unilateral row acts only while C < 0; the rigid lock rows of a joint, solved as a block in PGS, take
-// the block step lambda = -K^-1 C. Motor rows, which have no position error, act in the velocity pass:
+// and K = J M^-1 J^T takes dlambda = -(C + alpha~ lambda) / (K + alpha~) with lambda the multiplier
+// accumulated in this substep, kept within the row's bounds (a limit's lambda >= 0, so it may let go
+// again); the rigid lock rows of a joint, solved as a block in PGS, take the block step -K^-1 C. Motor rows, which have no position error, act in the velocity pass:
 // lambda = -(Cdot - speed) / K within their force bound.
 #include "xpbd_blocks.h"
 
@@ -189,50 +189,49 @@ static void plane_basis(sn_vec3 a, sn_vec3* u, sn_vec3* v)
 
 static const sn_vec3 world_axes[3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
 
-// Solve (E^T K E + alpha~ I) lambda = E^T target for the dims (1..3) directions e, and return the
-// multiplier vector P = sum lambda_k e_k, capped at |P| <= lambda_max. k holds E^T K E on entry.
+// One XPBD step on a block with directions e (1..3, orthonormal), wanted displacement `target` and the
+// multiplier accumulated in this substep `acc` (a vector, N*s^2): with k = E^T K E on entry, solves
+//   (E^T K E + alpha~ I) dl = E^T target - alpha~ E^T acc
+// (XPBD's dlambda = (-C - alpha~ lambda) / (w + alpha~) per direction), adds it to acc with |acc| capped
+// at lambda_max, and returns the applied change in *out.
 static bool subspace_solve(double* k, int dims, const sn_vec3* e, sn_vec3 target, double at, double lambda_max,
-						   sn_vec3* out)
+						   sn_vec3* acc, sn_vec3* out)
 {
 	double inv[9], rhs[3];
 	for (int i = 0; i < dims; ++i)
 	{
 		k[i * dims + i] += at;
-		rhs[i] = sn_dot(e[i], target);
+		rhs[i] = sn_dot(e[i], target) - at * sn_dot(e[i], *acc);
 	}
 	if (!spd_inverse(k, dims, inv))
 	{
 		return false;
 	}
-	sn_vec3 p = sn_v3(0, 0, 0);
+	sn_vec3 next = *acc;
 	for (int i = 0; i < dims; ++i)
 	{
-		double lambda = 0.0;
+		double dl = 0.0;
 		for (int j = 0; j < dims; ++j)
 		{
-			lambda += inv[i * dims + j] * rhs[j];
+			dl += inv[i * dims + j] * rhs[j];
 		}
-		p = sn_mul_add(p, lambda, e[i]);
+		next = sn_mul_add(next, dl, e[i]);
 	}
-	double len = sn_length(p);
+	double len = sn_length(next);
 	if (len > lambda_max)
 	{
-		p = sn_scale(lambda_max / len, p);
+		next = sn_scale(lambda_max / len, next);
 	}
-	*out = p;
+	*out = sn_sub(next, *acc);
+	*acc = next;
 	return true;
 }
 
 // The linear correction dp of p2 relative to p1 within span(e): the seed's ApplyLinearCorrection for
 // one direction, all of a block's directions at once otherwise (see the header).
 static void linear_correction_in(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, const sn_vec3* e, int dims, sn_vec3 dp,
-								 const sn_soft* soft, double lambda_max)
+								 const sn_soft* soft, double lambda_max, sn_vec3* acc)
 {
-	double len = sn_length(dp);
-	if (!(len > 0.0))
-	{
-		return;
-	}
 	sn_vec3 ra = sn_sub(p1, side_com(&c->a)), rb = sn_sub(p2, side_com(&c->b));
 	sn_vec3 ta[3], tb[3], ia[3], ib[3];
 	for (int i = 0; i < dims; ++i)
@@ -252,12 +251,13 @@ static void linear_correction_in(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, const sn_v
 		}
 	}
 	// The compliance of a frequency-tuned softness follows the effective mass along dp itself.
-	sn_vec3 n = sn_scale(1.0 / len, dp);
+	double len = sn_length(dp);
+	sn_vec3 n = len > 0.0 ? sn_scale(1.0 / len, dp) : e[0];
 	sn_vec3 tn_a = sn_cross(ra, n), tn_b = sn_cross(rb, n);
 	double w = m + sn_dot(tn_a, sn_mat33_mul_v(c->a.ii, tn_a)) + sn_dot(tn_b, sn_mat33_mul_v(c->b.ii, tn_b));
 	double at = alpha_tilde(soft, w, c->h);
 	sn_vec3 p;
-	if (isinf(at) || !(w > 0.0) || !subspace_solve(k, dims, e, dp, at, lambda_max, &p))
+	if (isinf(at) || !(w > 0.0) || !subspace_solve(k, dims, e, dp, at, lambda_max, acc, &p))
 	{
 		return;
 	}
@@ -268,13 +268,8 @@ static void linear_correction_in(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, const sn_v
 
 // The rotation dphi of B relative to A within span(e) (ApplyAngularCorrection for one direction).
 static void angular_correction_in(xpbd_ctx* c, const sn_vec3* e, int dims, sn_vec3 dphi, const sn_soft* soft,
-								  double lambda_max)
+								  double lambda_max, sn_vec3* acc)
 {
-	double len = sn_length(dphi);
-	if (!(len > 0.0))
-	{
-		return;
-	}
 	sn_vec3 ke[3];
 	for (int i = 0; i < dims; ++i)
 	{
@@ -288,11 +283,12 @@ static void angular_correction_in(xpbd_ctx* c, const sn_vec3* e, int dims, sn_ve
 			k[i * dims + j] = sn_dot(e[i], ke[j]);
 		}
 	}
-	sn_vec3 n = sn_scale(1.0 / len, dphi);
+	double len = sn_length(dphi);
+	sn_vec3 n = len > 0.0 ? sn_scale(1.0 / len, dphi) : e[0];
 	double w = sn_dot(n, sn_add(sn_mat33_mul_v(c->a.ii, n), sn_mat33_mul_v(c->b.ii, n)));
 	double at = alpha_tilde(soft, w, c->h);
 	sn_vec3 p;
-	if (isinf(at) || !(w > 0.0) || !subspace_solve(k, dims, e, dphi, at, lambda_max, &p))
+	if (isinf(at) || !(w > 0.0) || !subspace_solve(k, dims, e, dphi, at, lambda_max, acc, &p))
 	{
 		return;
 	}
@@ -301,25 +297,16 @@ static void angular_correction_in(xpbd_ctx* c, const sn_vec3* e, int dims, sn_ve
 	c->j->torque = sn_mul_add(c->j->torque, 1.0 / c->h, p);
 }
 
-void xpbd_apply_linear_correction(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, sn_vec3 dp, const sn_soft* soft,
-								  double lambda_max)
+void xpbd_apply_linear_correction(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, sn_vec3 n, sn_vec3 dp, const sn_soft* soft,
+								  double lambda_max, sn_vec3* lambda)
 {
-	double len = sn_length(dp);
-	if (len > 0.0)
-	{
-		sn_vec3 n = sn_scale(1.0 / len, dp);
-		linear_correction_in(c, p1, p2, &n, 1, dp, soft, lambda_max);
-	}
+	linear_correction_in(c, p1, p2, &n, 1, dp, soft, lambda_max, lambda);
 }
 
-void xpbd_apply_angular_correction(xpbd_ctx* c, sn_vec3 dphi, const sn_soft* soft, double lambda_max)
+void xpbd_apply_angular_correction(xpbd_ctx* c, sn_vec3 n, sn_vec3 dphi, const sn_soft* soft, double lambda_max,
+								   sn_vec3* lambda)
 {
-	double len = sn_length(dphi);
-	if (len > 0.0)
-	{
-		sn_vec3 n = sn_scale(1.0 / len, dphi);
-		angular_correction_in(c, &n, 1, dphi, soft, lambda_max);
-	}
+	angular_correction_in(c, &n, 1, dphi, soft, lambda_max, lambda);
 }
 
 double xpbd_apply_linear_velocity_correction(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, sn_vec3 dv, double compliance)
@@ -437,7 +424,8 @@ static bool has_damping(const sn_soft* soft)
 
 // ---- blocks ------------------------------------------------------------------------------------------
 
-void xpbd_attach(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, double rest, sn_vec3 fallback, const sn_soft* soft)
+void xpbd_attach(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, double rest, sn_vec3 fallback, const sn_soft* soft,
+				 sn_vec3* lambda)
 {
 	sn_vec3 d = sn_sub(p2, p1);
 	double len = sn_length(d);
@@ -446,11 +434,11 @@ void xpbd_attach(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, double rest, sn_vec3 fallb
 	{
 		if (rest == 0.0)
 		{
-			linear_correction_in(c, p1, p2, world_axes, 3, sn_neg(d), soft, INFINITY);
+			linear_correction_in(c, p1, p2, world_axes, 3, sn_neg(d), soft, INFINITY, lambda);
 		}
 		else
 		{
-			xpbd_apply_linear_correction(c, p1, p2, sn_scale(-(len - rest), n), soft, INFINITY);
+			xpbd_apply_linear_correction(c, p1, p2, n, sn_scale(-(len - rest), n), soft, INFINITY, lambda);
 		}
 		return;
 	}
@@ -469,7 +457,7 @@ void xpbd_attach(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, double rest, sn_vec3 fallb
 }
 
 void xpbd_restrict_to_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, double pmin, double pmax,
-						   const sn_soft* soft)
+						   const sn_soft* soft, sn_vec3* lambda)
 {
 	sn_vec3 p = sn_sub(p2, p1);
 	double pa = sn_dot(a, p);
@@ -479,13 +467,13 @@ void xpbd_restrict_to_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, doubl
 		sn_vec3 corr = sn_sub(p, sn_scale(clamped, a));
 		if (clamped != pa)
 		{
-			linear_correction_in(c, p2, p2, world_axes, 3, sn_neg(corr), soft, INFINITY);
+			linear_correction_in(c, p2, p2, world_axes, 3, sn_neg(corr), soft, INFINITY, lambda);
 		}
 		else
 		{
 			sn_vec3 e[2];
 			plane_basis(a, e, e + 1);
-			linear_correction_in(c, p2, p2, e, 2, sn_neg(corr), soft, INFINITY);
+			linear_correction_in(c, p2, p2, e, 2, sn_neg(corr), soft, INFINITY, lambda);
 		}
 		return;
 	}
@@ -502,7 +490,7 @@ void xpbd_restrict_to_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, doubl
 }
 
 void xpbd_limit_along_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, double pmin, double pmax,
-						   const sn_soft* soft, double lambda_max)
+						   const sn_soft* soft, double lambda_max, sn_vec3* lambda)
 {
 	double x = sn_dot(a, sn_sub(p2, p1));
 	double target = x < pmin ? pmin : (x > pmax ? pmax : x);
@@ -512,11 +500,7 @@ void xpbd_limit_along_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, doubl
 	}
 	if (c->pass == XPBD_POSITION)
 	{
-		double e = target - x;
-		if (e != 0.0)
-		{
-			xpbd_apply_linear_correction(c, p2, p2, sn_scale(e, a), soft, lambda_max);
-		}
+		xpbd_apply_linear_correction(c, p2, p2, a, sn_scale(target - x, a), soft, lambda_max, lambda);
 		return;
 	}
 	if (has_damping(soft))
@@ -525,19 +509,16 @@ void xpbd_limit_along_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, doubl
 	}
 }
 
-void xpbd_align_axes(xpbd_ctx* c, sn_vec3 a1, sn_vec3 a2, const sn_soft* soft)
+void xpbd_align_axes(xpbd_ctx* c, sn_vec3 a1, sn_vec3 a2, const sn_soft* soft, sn_vec3* lambda)
 {
 	if (c->pass == XPBD_POSITION)
 	{
 		sn_vec3 u = sn_cross(a2, a1);
 		double s = sn_length(u);
-		if (s > 0.0)
-		{
-			double angle = atan2(s, sn_dot(a1, a2));
-			sn_vec3 e[2];
-			plane_basis(a1, e, e + 1);
-			angular_correction_in(c, e, 2, sn_scale(angle / s, u), soft, INFINITY);
-		}
+		double angle = atan2(s, sn_dot(a1, a2));
+		sn_vec3 e[2];
+		plane_basis(a1, e, e + 1);
+		angular_correction_in(c, e, 2, s > 0.0 ? sn_scale(angle / s, u) : sn_v3(0, 0, 0), soft, INFINITY, lambda);
 		return;
 	}
 	if (!has_damping(soft))
@@ -554,7 +535,7 @@ void xpbd_align_axes(xpbd_ctx* c, sn_vec3 a1, sn_vec3 a2, const sn_soft* soft)
 }
 
 void xpbd_limit_angle(xpbd_ctx* c, sn_vec3 n, sn_vec3 a1, sn_vec3 a2, double lo, double hi, const sn_soft* soft,
-					  double lambda_max)
+					  double lambda_max, sn_vec3* lambda)
 {
 	double phi = atan2(sn_dot(sn_cross(a1, a2), n), sn_dot(a1, a2));
 	double target = phi < lo ? lo : (phi > hi ? hi : phi);
@@ -564,11 +545,7 @@ void xpbd_limit_angle(xpbd_ctx* c, sn_vec3 n, sn_vec3 a1, sn_vec3 a2, double lo,
 	}
 	if (c->pass == XPBD_POSITION)
 	{
-		double e = wrap_angle(target - phi);
-		if (e != 0.0)
-		{
-			xpbd_apply_angular_correction(c, sn_scale(e, n), soft, lambda_max);
-		}
+		xpbd_apply_angular_correction(c, n, sn_scale(wrap_angle(target - phi), n), soft, lambda_max, lambda);
 		return;
 	}
 	if (has_damping(soft))
@@ -636,8 +613,9 @@ static void solve_row_position(xpbd_ctx* c, const row* r, row_drift* d)
 	{
 		return; // motors act in the velocity pass
 	}
+	double* acc = c->lam->row + r->slot;
 	double err = row_error_now(r, d);
-	if ((r->flags & ROW_UNILATERAL) && err >= 0.0)
+	if ((r->flags & ROW_UNILATERAL) && err >= 0.0 && *acc == 0.0)
 	{
 		return;
 	}
@@ -651,9 +629,11 @@ static void solve_row_position(xpbd_ctx* c, const row* r, row_drift* d)
 			return;
 		}
 	}
-	double lambda = -err / (r->k + at);
-	double lo = r->lo * c->h, hi = r->hi * c->h; // impulse bounds F h become F h^2
-	lambda = lambda < lo ? lo : (lambda > hi ? hi : lambda);
+	double next = *acc - (err + at * *acc) / (r->k + at);
+	double lo = r->lo * c->h, hi = r->hi * c->h; // impulse bounds F h become F h^2; limits keep lambda >= 0
+	next = next < lo ? lo : (next > hi ? hi : next);
+	double lambda = next - *acc;
+	*acc = next;
 	row_move(c, r, d, lambda);
 }
 
