@@ -140,7 +140,10 @@ static bool list_grow(sparse_ldl* s, sn_memory* m, int* pool_used, int v, int ex
 	{
 		return false;
 	}
-	memmove(s->pool + *pool_used, s->pool + s->list_start[v], (size_t)s->list_len[v] * sizeof(int));
+	if (s->list_len[v] > 0)
+	{
+		memmove(s->pool + *pool_used, s->pool + s->list_start[v], (size_t)s->list_len[v] * sizeof(int));
+	}
 	s->list_start[v] = *pool_used;
 	s->list_cap[v] = cap;
 	*pool_used += cap;
@@ -180,7 +183,10 @@ bool sparse_ldl_analyse(sparse_ldl* s, sn_memory* m, int n, const int* adj_ptr, 
 		s->list_start[v] = pool_used;
 		s->list_len[v] = len;
 		s->list_cap[v] = 2 * len;
-		memcpy(s->pool + pool_used, adj + adj_ptr[v], (size_t)len * sizeof(int));
+		if (len > 0)
+		{
+			memcpy(s->pool + pool_used, adj + adj_ptr[v], (size_t)len * sizeof(int));
+		}
 		pool_used += 2 * len;
 		s->cap[v] = cap[v];
 		s->mark[v] = -1;
@@ -212,7 +218,10 @@ bool sparse_ldl_analyse(sparse_ldl* s, sn_memory* m, int n, const int* adj_ptr, 
 		{
 			return false;
 		}
-		memcpy(s->col_idx + s->nnz, s->pool + s->list_start[v], (size_t)degree * sizeof(int));
+		if (degree > 0)
+		{
+			memcpy(s->col_idx + s->nnz, s->pool + s->list_start[v], (size_t)degree * sizeof(int));
+		}
 		int first = s->nnz;
 		s->nnz += degree;
 		s->col_ptr[k + 1] = s->nnz;
@@ -316,7 +325,10 @@ int sparse_ldl_begin(sparse_ldl* s, const int* dims)
 			off += mk * s->dim[s->order[s->col_idx[e]]];
 		}
 	}
-	memset(s->val, 0, (size_t)off * sizeof(double));
+	if (off > 0)
+	{
+		memset(s->val, 0, (size_t)off * sizeof(double));
+	}
 	s->size = rows;
 	return rows;
 }
