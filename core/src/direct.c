@@ -860,10 +860,7 @@ static void report(sn_world* world, double h)
 		double p = d->impulse[i];
 		j->warm[r->slot] = p * inv_h;
 		j->force = sn_mul_add(j->force, p, r->lin);
-		if (sn_length_sq(r->lin) == 0.0)
-		{
-			j->torque = sn_mul_add(j->torque, p, r->ang_b);
-		}
+		j->torque = sn_mul_add(j->torque, p, r->anchor_torque);
 	}
 }
 

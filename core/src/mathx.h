@@ -26,9 +26,12 @@ sn_vec3 quat_log(sn_quat q);
 // Advance orientation q by angular velocity w (world frame) over h: exp(h w) q, normalised.
 sn_quat quat_integrate(sn_quat q, sn_vec3 w, double h);
 
-// Inverse of a symmetric positive definite n x n matrix (row-major, n <= 6) by Cholesky. Returns false
-// if a pivot is not positive (relative to the diagonal), leaving inv unspecified.
-bool spd_inverse(const double* a, int n, double* inv);
+// LDL^T factor of a symmetric positive definite n x n matrix (row-major, n <= 6): unit lower L
+// (row-major, n x n) and the reciprocals of D. Returns false if a pivot is not positive relative to the
+// largest diagonal entry (dependent rows).
+bool ldlt_factor(const double* a, int n, double* l, double* d_inv);
+// Solve L D L^T x = b with a factor from ldlt_factor.
+void ldlt_solve(const double* l, const double* d_inv, int n, const double* b, double* x);
 
 // Wrap an angle into (-pi, pi].
 double wrap_angle(double a);

@@ -197,25 +197,21 @@ static const sn_vec3 world_axes[3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
 static bool subspace_solve(double* k, int dims, const sn_vec3* e, sn_vec3 target, double at, double lambda_max,
 						   sn_vec3* acc, sn_vec3* out)
 {
-	double inv[9], rhs[3];
+	double l[9], d_inv[3], rhs[3] = { 0.0, 0.0, 0.0 }, dl[3];
 	for (int i = 0; i < dims; ++i)
 	{
 		k[i * dims + i] += at;
 		rhs[i] = sn_dot(e[i], target) - at * sn_dot(e[i], *acc);
 	}
-	if (!spd_inverse(k, dims, inv))
+	if (!ldlt_factor(k, dims, l, d_inv))
 	{
 		return false;
 	}
+	ldlt_solve(l, d_inv, dims, rhs, dl);
 	sn_vec3 next = *acc;
 	for (int i = 0; i < dims; ++i)
 	{
-		double dl = 0.0;
-		for (int j = 0; j < dims; ++j)
-		{
-			dl += inv[i * dims + j] * rhs[j];
-		}
-		next = sn_mul_add(next, dl, e[i]);
+		next = sn_mul_add(next, dl[i], e[i]);
 	}
 	double len = sn_length(next);
 	if (len > lambda_max)
@@ -559,10 +555,7 @@ void xpbd_limit_angle(xpbd_ctx* c, sn_vec3 n, sn_vec3 a1, sn_vec3 a2, double lo,
 static void account(joint* j, const row* r, double impulse)
 {
 	j->force = sn_mul_add(j->force, impulse, r->lin);
-	if (sn_length_sq(r->lin) == 0.0)
-	{
-		j->torque = sn_mul_add(j->torque, impulse, r->ang_b);
-	}
+	j->torque = sn_mul_add(j->torque, impulse, r->anchor_torque);
 }
 
 // Displacement of the joint's two bodies since its rows were built.
@@ -591,19 +584,15 @@ static void row_move(xpbd_ctx* c, const row* r, row_drift* d, double lambda)
 
 static void solve_block_position(xpbd_ctx* c, const row* rows, const row_block* blk, row_drift* d)
 {
-	double err[ROW_BLOCK_MAX];
+	double rhs[ROW_BLOCK_MAX] = { 0.0 }, lambda[ROW_BLOCK_MAX];
 	for (int i = 0; i < blk->n; ++i)
 	{
-		err[i] = row_error_now(rows + i, d);
+		rhs[i] = -row_error_now(rows + i, d);
 	}
+	ldlt_solve(blk->l, blk->d_inv, blk->n, rhs, lambda);
 	for (int i = 0; i < blk->n; ++i)
 	{
-		double lambda = 0.0;
-		for (int k = 0; k < blk->n; ++k)
-		{
-			lambda -= blk->inv_k[i * blk->n + k] * err[k];
-		}
-		row_move(c, rows + i, d, lambda);
+		row_move(c, rows + i, d, lambda[i]);
 	}
 }
 

@@ -83,7 +83,9 @@ uint64_t sn_world_get_step_count(const sn_world* world);
 // True once a step produced a non-finite or runaway state (see divergence_speed). Stays true until the
 // state is replaced (sn_world_clear_divergence after fixing bodies, or restoring a snapshot).
 bool sn_world_is_diverged(const sn_world* world);
-// Clear the diverged flag; fails with SN_ERR_NOT_FINITE if any body state is still not finite.
+// Clear the diverged flag once the state is fixed; fails (keeping the flag) with SN_ERR_NOT_FINITE if
+// any body state is still not finite, or SN_ERR_DIVERGED if a body still moves faster than
+// divergence_speed (which the next step would flag again).
 sn_error sn_world_clear_divergence(sn_world* world);
 
 // What the solver did in the last step, for tests and benchmarks.
@@ -118,7 +120,7 @@ uint64_t sn_world_state_hash(const sn_world* world);
 // original, and every id of the original stays valid in it. Bytes from outside are validated like defs:
 // a malformed, truncated or foreign snapshot gives SN_ERR_BAD_SNAPSHOT (or the field's own error) and
 // creates nothing. The allocator of the new world comes from `allocator` (NULL: malloc and free).
-#define SN_SNAPSHOT_VERSION 1
+#define SN_SNAPSHOT_VERSION 2 // 2: the world settings carry implicit_alpha and implicit_beta
 // Bytes sn_world_snapshot_write needs.
 size_t sn_world_snapshot_size(const sn_world* world);
 // Write the snapshot; *written (if not NULL) receives its size. SN_ERR_CAPACITY if it does not fit.
