@@ -97,6 +97,7 @@ void sparse_ldl_release(sparse_ldl* s, sn_memory* m)
 	memory_free(m, s->val, (size_t)s->val_capacity * sizeof(double));
 	memory_free(m, s->piv, (size_t)s->piv_capacity * sizeof(double));
 	memory_free(m, s->orig, (size_t)s->orig_capacity * sizeof(double));
+	memory_free(m, s->work, (size_t)s->work_capacity * sizeof(double));
 	memset(s, 0, sizeof(*s));
 }
 
@@ -274,16 +275,19 @@ bool sparse_ldl_analyse(sparse_ldl* s, sn_memory* m, int n, const int* adj_ptr, 
 		sort_ints(s->col_idx + s->col_ptr[k], s->col_ptr[k + 1] - s->col_ptr[k]);
 	}
 	// Storage for the largest system the caps allow.
-	long long values = 0, rows = 0;
+	long long values = 0, rows = 0, column_most = 0;
 	for (int k = 0; k < n; ++k)
 	{
 		int ck = cap[s->order[k]];
 		rows += ck;
 		values += (long long)ck * ck;
+		long long column = 0;
 		for (int e = s->col_ptr[k]; e < s->col_ptr[k + 1]; ++e)
 		{
-			values += (long long)ck * cap[s->order[s->col_idx[e]]];
+			column += (long long)ck * cap[s->order[s->col_idx[e]]];
 		}
+		values += column;
+		column_most = column > column_most ? column : column_most;
 	}
 	if (values > (1ll << 30) || rows > (1ll << 28))
 	{
@@ -293,6 +297,7 @@ bool sparse_ldl_analyse(sparse_ldl* s, sn_memory* m, int n, const int* adj_ptr, 
 	ok = ok && reserve_double(m, &s->piv, &s->piv_capacity, (int)rows + 1);
 	ok = ok && reserve_double(m, &s->orig, &s->orig_capacity, (int)rows + 1);
 	ok = ok && reserve_int(m, &s->blk_off, &s->blk_capacity, s->nnz + 1);
+	ok = ok && reserve_double(m, &s->work, &s->work_capacity, (int)column_most + 1);
 	if (!ok)
 	{
 		return false;
@@ -457,19 +462,20 @@ static void factor_off_diagonal(double* b, int mi, int mk, const double* lkk, co
 	}
 }
 
-// target (mi x mj) -= L_ik d L_jk^T; lower triangle only when `diagonal`.
-static void schur_update(double* target, const double* lik, const double* ljk, const double* d, int mi, int mj,
-						 int mk, bool diagonal)
+// target (mi x mj) -= L_ik W_jk^T with W_jk = L_jk d (precomputed); lower triangle only when `diagonal`.
+static void schur_update(double* target, const double* lik, const double* wjk, int mi, int mj, int mk, bool diagonal)
 {
 	for (int r = 0; r < mi; ++r)
 	{
 		int cend = diagonal ? r + 1 : mj;
+		const double* lr = lik + r * mk;
 		for (int c = 0; c < cend; ++c)
 		{
+			const double* wc = wjk + c * mk;
 			double v = 0.0;
 			for (int t = 0; t < mk; ++t)
 			{
-				v += lik[r * mk + t] * d[t] * ljk[c * mk + t];
+				v += lr[t] * wc[t];
 			}
 			target[r * mj + c] -= v;
 		}
@@ -503,10 +509,21 @@ int sparse_ldl_factor(sparse_ldl* s, double drop_tol, const double* floor_tol)
 		double floor = floor_tol != NULL ? floor_tol[node] : 0.0;
 		dropped += factor_diagonal(lkk, mk, d, s->orig + s->row_off[node], drop_tol, floor, &s->floored);
 		int e0 = s->col_ptr[k], e1 = s->col_ptr[k + 1];
+		// L_ik, and W_ik = L_ik d (a copy in the work area, at the same offsets as the blocks of column k).
+		int w0 = e0 < e1 ? s->blk_off[e0] : 0;
 		for (int e = e0; e < e1; ++e)
 		{
 			int mi = s->dim[s->order[s->col_idx[e]]];
-			factor_off_diagonal(s->val + s->blk_off[e], mi, mk, lkk, d);
+			double* lik = s->val + s->blk_off[e];
+			factor_off_diagonal(lik, mi, mk, lkk, d);
+			double* wik = s->work + (s->blk_off[e] - w0);
+			for (int r = 0; r < mi; ++r)
+			{
+				for (int t = 0; t < mk; ++t)
+				{
+					wik[r * mk + t] = lik[r * mk + t] * d[t];
+				}
+			}
 		}
 		for (int ej = e0; ej < e1; ++ej)
 		{
@@ -517,7 +534,8 @@ int sparse_ldl_factor(sparse_ldl* s, double drop_tol, const double* floor_tol)
 				continue;
 			}
 			const double* ljk = s->val + s->blk_off[ej];
-			schur_update(s->val + s->diag_off[pj], ljk, ljk, d, mj, mj, mk, true);
+			const double* wjk = s->work + (s->blk_off[ej] - w0);
+			schur_update(s->val + s->diag_off[pj], ljk, wjk, mj, mj, mk, true);
 			if (ej + 1 == e1)
 			{
 				continue;
@@ -530,7 +548,7 @@ int sparse_ldl_factor(sparse_ldl* s, double drop_tol, const double* floor_tol)
 			{
 				int pi = s->col_idx[ei];
 				int mi = s->dim[s->order[pi]];
-				schur_update(s->val + s->where[pi], s->val + s->blk_off[ei], ljk, d, mi, mj, mk, false);
+				schur_update(s->val + s->where[pi], s->val + s->blk_off[ei], wjk, mi, mj, mk, false);
 			}
 		}
 	}

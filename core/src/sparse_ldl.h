@@ -34,9 +34,10 @@ typedef struct sparse_ldl
 	double* piv;       // [size] by system row: the pivots d (0 for dependent rows)
 	double* orig;      // [size] the diagonal before factorisation (reference for dropping)
 	int* where;        // [n] scatter map
+	double* work;      // one column's blocks scaled by its pivots (L_ik d)
 	// Capacities and the analysis scratch (kept to avoid allocating again).
 	int* node_block;   // the per-node arrays above and below, in one allocation
-	int n_capacity, nnz_capacity, blk_capacity, val_capacity, piv_capacity, orig_capacity;
+	int n_capacity, nnz_capacity, blk_capacity, val_capacity, piv_capacity, orig_capacity, work_capacity;
 	int* list_start;   // [n] elimination graph: a node's live neighbours in pool
 	int* list_len;
 	int* list_cap;
