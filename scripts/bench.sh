@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks: install, build the release flavour, run every benchmark. Each prints a table for people
-# and BENCH key=value lines for scripts (grep '^BENCH').
+# and BENCH key=value lines for scripts (grep '^BENCH'). bench_chain runs the hanging chains (N = 10, 50,
+# 200) and a 20 x 20 sheet of hinge loops in PGS, TGS, XPBD and DIRECT (about a minute on one core);
+# arguments pass through (see README.md).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/install-deps.sh"

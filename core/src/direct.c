@@ -33,15 +33,23 @@
 // starts clamped; a limit with a gap starts inactive), so a settled scene takes one factorisation.
 // After 50 rounds the impulses are projected onto their bounds and the step goes on (counted in the
 // solver stats): the bounds hold in every case, and equality rows are exact whenever the set settles.
-// Bounded rows carry a compliance of 1e-6 of their own inverse effective mass: a motor and a limit on
-// the same axis are the same row twice, and exactly dependent rows would make the factorisation drop
-// one of them (below) with nothing to tell the active set which should give way; with it they
-// oppose each other until one reaches its bound. It moves a free bounded row's velocity by 1e-6 of the
-// velocity change its own impulse makes; unbounded rows (the locks) stay exact.
+//
+// Dependent rows. A motor and a limit on the same axis are the same row twice. Within a joint the free
+// rows are factorised locks first, then limits, then drives, and the factorisation gives a row that
+// repeats earlier ones a zero pivot and no impulse (sparse_ldl.c): a limit holds and a motor pushing
+// into it gives way, and the sum of their impulses, which is all the bodies feel and what the joint
+// reports, is the same. Loops of joints repeat constraints too (a planar loop of parallel hinges):
+// rows repeated exactly drop the same way. Once such a loop has drifted a little its repeated rows are
+// only nearly dependent, and rigid forces along them grow like 1 / drift^2 (an over-constrained
+// structure is statically indeterminate). On joints that close a loop (the edges of the body graph that
+// are not bridges, found when the graph is analysed) a pivot below 1e-4 of its row's diagonal is raised
+// to that floor: the row takes a compliance of at most 1e-4 of its own inverse effective mass. Without
+// the floor a 20 x 20 sheet of hinge loops diverged within 3 s; with it it runs. Joints on no loop
+// (chains, trees) are solved exactly: a chain's smallest pivot is 0.2 of its diagonal, one with 1:1000
+// mass ratios 2.6e-4.
 //
 // Equality rows come out exact to round-off: J v_{n+1} + D P = t holds to ~1e-15 relative for every free
-// row, where PGS and TGS approach it by iterations. A dependent row (a loop of parallel hinges repeats
-// constraints) gets no impulse; the rows it repeats carry its load.
+// row of a tree, where PGS and TGS approach it by iterations.
 //
 // Joint forces are sum_r J_r^T P_r / dt (force on B; torque about B's anchor from the angular rows), as
 // in PGS/TGS; the last impulse per row is kept as the warm table, which starts the next active set.

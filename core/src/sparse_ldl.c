@@ -26,7 +26,9 @@
 // of its column in the Schur complement, so setting d_j = 0 and its column of L to zero and taking its
 // multiplier as 0 still solves the consistent system exactly; the rows kept carry the load. In floating
 // point such a pivot is round-off, ~1e-16 of the row's original diagonal; a pivot below drop_tol times
-// that diagonal is treated as zero. Compliant rows (D > 0) never drop.
+// that diagonal is treated as zero. Compliant rows (D > 0) never drop. A caller may also give each node
+// a floor: a pivot above the drop tolerance but below floor times its diagonal (a row nearly dependent)
+// is raised to the floor, which bounds what such a row can amplify (direct.c uses it on loops).
 //
 // Solve: L y = b (block forward), z = d^+ y, L^T x = z (block backward).
 #include "sparse_ldl.h"

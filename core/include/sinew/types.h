@@ -16,8 +16,8 @@ typedef enum sn_solver
 {
 	SN_SOLVER_PGS = 0, // projected Gauss-Seidel sequential impulses, Baumgarte bias (erp)
 	SN_SOLVER_TGS = 1, // temporal Gauss-Seidel: each position iteration advances positions by h / n
-	SN_SOLVER_XPBD = 2, // extended position-based dynamics with substeps (seed 003)
-	SN_SOLVER_DIRECT = 3, // exact sparse solve of the compliant system each step (seed 004)
+	SN_SOLVER_XPBD = 2, // extended position-based dynamics with substeps (seed 003): position corrections
+	SN_SOLVER_DIRECT = 3, // the compliant system of seed 004 solved exactly each step (sparse LDL^T)
 	SN_SOLVER_COUNT
 } sn_solver;
 
@@ -33,12 +33,13 @@ typedef struct sn_world_def
 	// Default SN_SOLVER_TGS.
 	sn_solver solver;
 	// PGS: Gauss-Seidel sweeps with position bias. TGS: sub-advances of h / n, one sweep each (seed 002,
-	// eq. 40). XPBD: XPBD substeps of h / n, each with one position pass over every joint (seed 003's
-	// substepping). DIRECT: unused (the solve is exact). Default 8. Range [1, 1000].
+	// eq. 40). XPBD: XPBD substeps of h / n (seed 003's substepping), each with a forward and a backward
+	// sweep of position corrections over every joint. DIRECT: unused (the solve is exact). Default 8.
+	// Range [1, 1000].
 	int position_iterations;
 	// Sweeps after positions are advanced, without position bias. PGS continues implicit springs; TGS
-	// freezes them (seed 002). XPBD: velocity passes per XPBD substep (damping of soft rows, six-axis
-	// motors); 0 skips the pass. DIRECT: unused. Default 1. Range [0, 1000].
+	// freezes them (seed 002). XPBD: 0 skips the velocity pass (damping of soft rows, six-axis motors),
+	// any other value runs it once per XPBD substep. DIRECT: unused. Default 1. Range [0, 1000].
 	int velocity_iterations;
 	// The step is divided into this many equal sub-steps, each a complete solve. Default 1 ([1, 1000]).
 	int substeps;
@@ -193,7 +194,7 @@ typedef struct sn_limit
 } sn_limit;
 
 // A velocity motor: drives the axis speed to `speed` (m/s or rad/s) with at most `max_force`
-// (N or N*m, >= 0, may be INFINITY).
+// (N or N*m, >= 0, may be INFINITY). In XPBD a position target advanced by speed each substep (joint.h).
 typedef struct sn_motor
 {
 	bool enabled;
