@@ -197,110 +197,105 @@ static bool mark_loops(sn_world* world)
 	int n = d->node_count;
 	int vertices = world->body_high + 1;
 	int ground = world->body_high;
-	size_t vsize = (size_t)(vertices + 1) * sizeof(int);
-	int* vptr = memory_alloc(m, vsize);
-	int* disc = memory_alloc(m, vsize);
-	int* low = memory_alloc(m, vsize);
-	int* iter = memory_alloc(m, vsize);
-	int* parent = memory_alloc(m, vsize);
-	int* stack = memory_alloc(m, vsize);
-	int* edges = memory_alloc(m, (size_t)(2 * n + 1) * sizeof(int));
-	bool ok = vptr && disc && low && iter && parent && stack && edges;
-	if (ok)
+	// Scratch kept in the state (grown only with the world): six arrays by vertex and the incidence.
+	int stride = vertices + 1;
+	if (!grow(m, &d->loop_scratch, &d->loop_scratch_capacity, 6 * stride + 2 * n + 1, sizeof(int)))
 	{
-		// Incidence of vertices and joints (CSR).
-		for (int e = 0; e < 2 * n; ++e)
+		return false;
+	}
+	memset(d->loop_scratch, 0, (size_t)(6 * stride + 2 * n + 1) * sizeof(int));
+	int* vptr = d->loop_scratch;
+	int* disc = vptr + stride;
+	int* low = disc + stride;
+	int* iter = low + stride;
+	int* parent = iter + stride;
+	int* stack = parent + stride;
+	int* edges = stack + stride;
+	// Incidence of vertices and joints (CSR).
+	for (int e = 0; e < 2 * n; ++e)
+	{
+		int v = d->node_body[e] >= 0 ? d->node_body[e] : ground;
+		vptr[v + 1] += 1;
+	}
+	for (int v = 0; v < vertices; ++v)
+	{
+		vptr[v + 1] += vptr[v];
+		iter[v] = vptr[v];
+		disc[v] = -1;
+	}
+	for (int e = 0; e < 2 * n; ++e)
+	{
+		int v = d->node_body[e] >= 0 ? d->node_body[e] : ground;
+		edges[iter[v]++] = e / 2;
+	}
+	for (int node = 0; node < n; ++node)
+	{
+		d->floor[node] = 0.0;
+	}
+	int time = 0;
+	for (int root = 0; root < vertices; ++root)
+	{
+		if (disc[root] >= 0)
 		{
-			int v = d->node_body[e] >= 0 ? d->node_body[e] : ground;
-			vptr[v + 1] += 1;
+			continue;
 		}
-		for (int v = 0; v < vertices; ++v)
+		int top = 0;
+		stack[top++] = root;
+		disc[root] = low[root] = time++;
+		parent[root] = -1;
+		iter[root] = vptr[root];
+		while (top > 0)
 		{
-			vptr[v + 1] += vptr[v];
-			iter[v] = vptr[v];
-			disc[v] = -1;
-		}
-		for (int e = 0; e < 2 * n; ++e)
-		{
-			int v = d->node_body[e] >= 0 ? d->node_body[e] : ground;
-			edges[iter[v]++] = e / 2;
-		}
-		for (int node = 0; node < n; ++node)
-		{
-			d->floor[node] = 0.0;
-		}
-		int time = 0;
-		for (int root = 0; root < vertices; ++root)
-		{
-			if (disc[root] >= 0)
+			int v = stack[top - 1];
+			if (iter[v] < vptr[v + 1])
 			{
-				continue;
-			}
-			int top = 0;
-			stack[top++] = root;
-			disc[root] = low[root] = time++;
-			parent[root] = -1;
-			iter[root] = vptr[root];
-			while (top > 0)
-			{
-				int v = stack[top - 1];
-				if (iter[v] < vptr[v + 1])
+				int e = edges[iter[v]++];
+				int a = d->node_body[2 * e] >= 0 ? d->node_body[2 * e] : ground;
+				int b = d->node_body[2 * e + 1] >= 0 ? d->node_body[2 * e + 1] : ground;
+				if (e == parent[v] || a == b)
 				{
-					int e = edges[iter[v]++];
-					int a = d->node_body[2 * e] >= 0 ? d->node_body[2 * e] : ground;
-					int b = d->node_body[2 * e + 1] >= 0 ? d->node_body[2 * e + 1] : ground;
-					if (e == parent[v] || a == b)
-					{
-						continue;
-					}
-					int w = a == v ? b : a;
-					if (disc[w] < 0)
-					{
-						disc[w] = low[w] = time++;
-						parent[w] = e;
-						iter[w] = vptr[w];
-						stack[top++] = w;
-					}
-					else if (disc[w] < low[v])
-					{
-						low[v] = disc[w];
-					}
 					continue;
 				}
-				top -= 1;
-				int e = parent[v];
-				if (e >= 0)
+				int w = a == v ? b : a;
+				if (disc[w] < 0)
 				{
-					int a = d->node_body[2 * e] >= 0 ? d->node_body[2 * e] : ground;
-					int u = a == v ? (d->node_body[2 * e + 1] >= 0 ? d->node_body[2 * e + 1] : ground) : a;
-					if (low[v] < low[u])
-					{
-						low[u] = low[v];
-					}
-					// Not a bridge: the joint lies on a loop.
-					d->floor[e] = low[v] <= disc[u] ? LOOP_PIVOT_FLOOR : 0.0;
+					disc[w] = low[w] = time++;
+					parent[w] = e;
+					iter[w] = vptr[w];
+					stack[top++] = w;
 				}
+				else if (disc[w] < low[v])
+				{
+					low[v] = disc[w];
+				}
+				continue;
 			}
-		}
-		// A back edge closes a loop too: every non-tree edge is on one.
-		for (int node = 0; node < n; ++node)
-		{
-			int a = d->node_body[2 * node] >= 0 ? d->node_body[2 * node] : ground;
-			int b = d->node_body[2 * node + 1] >= 0 ? d->node_body[2 * node + 1] : ground;
-			if (a != b && parent[a] != node && parent[b] != node)
+			top -= 1;
+			int e = parent[v];
+			if (e >= 0)
 			{
-				d->floor[node] = LOOP_PIVOT_FLOOR;
+				int a = d->node_body[2 * e] >= 0 ? d->node_body[2 * e] : ground;
+				int u = a == v ? (d->node_body[2 * e + 1] >= 0 ? d->node_body[2 * e + 1] : ground) : a;
+				if (low[v] < low[u])
+				{
+					low[u] = low[v];
+				}
+				// Not a bridge: the joint lies on a loop.
+				d->floor[e] = low[v] <= disc[u] ? LOOP_PIVOT_FLOOR : 0.0;
 			}
 		}
 	}
-	memory_free(m, vptr, vptr ? vsize : 0);
-	memory_free(m, disc, disc ? vsize : 0);
-	memory_free(m, low, low ? vsize : 0);
-	memory_free(m, iter, iter ? vsize : 0);
-	memory_free(m, parent, parent ? vsize : 0);
-	memory_free(m, stack, stack ? vsize : 0);
-	memory_free(m, edges, edges ? (size_t)(2 * n + 1) * sizeof(int) : 0);
-	return ok;
+	// A back edge closes a loop too: every non-tree edge is on one.
+	for (int node = 0; node < n; ++node)
+	{
+		int a = d->node_body[2 * node] >= 0 ? d->node_body[2 * node] : ground;
+		int b = d->node_body[2 * node + 1] >= 0 ? d->node_body[2 * node + 1] : ground;
+		if (a != b && parent[a] != node && parent[b] != node)
+		{
+			d->floor[node] = LOOP_PIVOT_FLOOR;
+		}
+	}
+	return true;
 }
 
 static sn_error analyse(sn_world* world)
@@ -429,6 +424,7 @@ void direct_release(sn_world* world)
 	memory_free(m, d->adj, (size_t)d->adj_capacity * sizeof(int));
 	memory_free(m, d->body_ptr, (size_t)d->body_ptr_capacity * sizeof(int));
 	memory_free(m, d->body_nodes, (size_t)d->body_nodes_capacity * sizeof(int));
+	memory_free(m, d->loop_scratch, (size_t)d->loop_scratch_capacity * sizeof(int));
 	memory_free(m, d->v0, (size_t)d->slot_capacity * sizeof(sn_vec3));
 	memory_free(m, d->w0, (size_t)d->slot_capacity * sizeof(sn_vec3));
 	memory_free(m, d->vf, (size_t)d->slot_capacity * sizeof(sn_vec3));

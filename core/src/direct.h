@@ -27,6 +27,8 @@ typedef struct direct_state
 	int* body_nodes;
 	int body_nodes_capacity;
 	int* mark;               // [node]
+	int* loop_scratch;       // finding the joints on loops (direct.c, mark_loops)
+	int loop_scratch_capacity;
 	// Per step.
 	int* node_row_first;     // [node] its first row in the world's rows
 	int* node_row_count;

@@ -459,6 +459,23 @@ sn_vec3 scene_hanging_reaction(sn_solver solver, sn_joint_type type, int steps)
 	return force;
 }
 
+void scene_cantilever_reaction(sn_solver solver, int steps, sn_vec3* force, sn_vec3* torque)
+{
+	sn_world* world = scene_world(solver, 0.001);
+	sn_body_id bar = add_body(world, sn_v3(0.5, 0, 0), 1.0, sn_inertia_box(1.0, sn_v3(0.5, 0.05, 0.05)));
+	sn_fixed_joint_def fd = sn_default_fixed_joint_def();
+	fd.base.body_b = bar;
+	fd.base.frame_b.p = sn_v3(-0.5, 0, 0);
+	sn_joint_id j;
+	assert_sn_ok(sn_create_fixed_joint(world, &fd, &j));
+	for (int i = 0; i < steps; ++i)
+	{
+		step_ok(world);
+	}
+	assert_sn_ok(sn_joint_get_reaction(world, j, force, torque));
+	sn_world_destroy(world);
+}
+
 int scene_break_step(sn_solver solver, double break_force, int steps)
 {
 	sn_world* world = scene_world(solver, 0.001);

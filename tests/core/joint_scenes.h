@@ -62,6 +62,10 @@ motor_run scene_hinge_motor(sn_solver solver, double speed, double max_torque, d
 // force on the body after `steps` steps (N).
 sn_vec3 scene_hanging_reaction(sn_solver solver, sn_joint_type type, int steps);
 
+// A 1 kg bar held horizontally by a fixed joint at the world, its centre 0.5 m along +x from the anchor:
+// the reported force (N) and torque about B's anchor (N*m) after `steps` steps.
+void scene_cantilever_reaction(sn_solver solver, int steps, sn_vec3* force, sn_vec3* torque);
+
 // A fixed joint holding 2 kg (19.62 N) with the given break force: the step at which it broke (0 based),
 // or -1 if it held for `steps` steps.
 int scene_break_step(sn_solver solver, double break_force, int steps);

@@ -236,6 +236,29 @@ static void test_motors(void** state)
 	assert_near(capped.speed, 2.5, 1e-9, "constant torque at the cap");
 	assert_below(capped.max_torque, 0.5 * (1.0 + 1e-12), "the cap holds");
 	assert_near(capped.max_torque, 0.5, 1e-9, "and is reached");
+
+	// A six-axis motor (generic rows) acts in the velocity pass: the wheel spins at its speed at the end
+	// of every substep once the motor has caught up (here within the first step).
+	sn_world* world = scene_world(SN_SOLVER_XPBD, 0.001);
+	assert_sn_ok(sn_world_set_gravity(world, sn_v3(0, 0, 0)));
+	sn_body_def bd = sn_default_body_def();
+	bd.inertia = sn_mat33_diag(0.1, 0.1, 0.1);
+	sn_body_id wheel;
+	assert_sn_ok(sn_create_body(world, &bd, &wheel));
+	sn_six_axis_joint_def sd = sn_default_six_axis_joint_def();
+	sd.base.body_b = wheel;
+	sd.axes[SN_AXIS_RX].mode = SN_AXIS_FREE;
+	sd.axes[SN_AXIS_RX].motor.enabled = true;
+	sd.axes[SN_AXIS_RX].motor.speed = 5.0;
+	sd.axes[SN_AXIS_RX].motor.max_force = 100.0;
+	sn_joint_id j;
+	assert_sn_ok(sn_create_six_axis_joint(world, &sd, &j));
+	for (int i = 0; i < 100; ++i)
+	{
+		assert_sn_ok(sn_world_step(world));
+	}
+	assert_near(sn_joint_get_coordinate_speed(world, j, SN_AXIS_RX), 5.0, 1e-9, "velocity-pass motor row, uncapped");
+	sn_world_destroy(world);
 }
 
 static void test_reactions_and_breaking(void** state)
@@ -249,6 +272,13 @@ static void test_reactions_and_breaking(void** state)
 		assert_near(f.z, 2.0 * g, 1e-6, "lambda / h^2 is the weight");
 		assert_near(f.x, 0.0, 1e-9, "no side force at rest");
 	}
+	// Torque about B's anchor, as PGS/TGS report it: the joint balances gravity's torque about the anchor,
+	// (0.5, 0, 0) x (0, 0, -9.81) = (0, 4.905, 0) N*m, with (0, -4.905, 0) on the bar.
+	sn_vec3 force, torque;
+	scene_cantilever_reaction(SN_SOLVER_XPBD, 200, &force, &torque);
+	assert_near(force.z, g, 1e-6 * g, "lambda / h^2 at rest: round-off of the substeps");
+	assert_near(torque.y, -0.5 * g, 1e-6 * g, "lambda / h^2 at rest: round-off of the substeps");
+	assert_near(torque.x, 0.0, 1e-9, "no torque about the bar's axis");
 	assert_int_equal(scene_break_step(SN_SOLVER_XPBD, 25.0, 500), -1);
 	assert_int_equal(scene_break_step(SN_SOLVER_XPBD, 18.0, 500), 0);
 }
