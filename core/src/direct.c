@@ -102,7 +102,11 @@ static bool grow_all(sn_memory* m, void** arrays[], const size_t* sizes, int cou
 	{
 		return true;
 	}
-	int cap = needed > 2 * *capacity ? needed : 2 * *capacity;
+	int cap = *capacity < 8 ? 8 : *capacity; // grown geometrically as memory_reserve does
+	while (cap < needed)
+	{
+		cap = cap > (1 << 29) ? needed : 2 * cap;
+	}
 	void* fresh[MAX_ARRAYS];
 	for (int i = 0; i < count; ++i)
 	{

@@ -47,6 +47,12 @@
 // Features without a seed block take the generic per-row correction of xpbd_blocks.c on the rows PGS
 // and TGS use: the elliptic swing cone (y_angle != z_angle) and the whole six-axis joint.
 //
+// Errors that exist when a substep starts (a joint created out of place, a violated limit at creation)
+// are projected in that substep like any other, and the derived velocity keeps the displacement: the
+// bodies snap together at error / hx, where PGS, TGS and DIRECT remove such errors at erp per step.
+// This is the seed's behaviour; a distance joint created 0.3 m short of its minimum length throws its
+// bodies at ~100 m/s. Create joints in place for XPBD.
+//
 // Def fields and world settings in XPBD:
 //   lock_soft, limit soft, spring soft: compliance alpha = c = 1/k in the position pass, damping b in the
 //     velocity pass (soft.h maps every form); a static load deflects a soft block by F c.

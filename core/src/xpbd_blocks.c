@@ -11,10 +11,18 @@
 //
 // Position corrections (ApplyLinearCorrection, ApplyAngularCorrection). The wanted displacement dp of
 // p2 relative to p1 (or rotation dphi of B relative to A) has length C and direction n. XPBD with
-// compliance alpha (seed 004's c = 1/k, soft.h) and alpha~ = alpha / h^2 solves, per substep with the
-// multiplier starting at zero,
-//   lambda = C / (w + alpha~)
-// which is the seed's lambda <- -C (w1 + w2 + alpha/dt^2)^-1 up to the sign convention. The force on B
+// compliance alpha (seed 004's c = 1/k, soft.h) and alpha~ = alpha / h^2 solves
+//   dlambda = (C - alpha~ lambda) / (w + alpha~)
+// with lambda the multiplier this block has accumulated in the substep (0 in its first correction, where
+// this is the seed's lambda <- -C (w1 + w2 + alpha/dt^2)^-1 up to the sign convention; xpbd.c sweeps
+// twice per substep, and the second correction must continue the first for a soft block to keep its
+// compliance). Blocks that constrain more than one direction (Attach with rest 0: three; RestrictToAxis
+// as a line: two; AlignAxes: two) are solved in all of them at once,
+//   (E^T K E + alpha~ I) dlambda = E^T dp - alpha~ E^T lambda,   K_ij = e_i^T (M^-1 seen at p1, p2) e_j,
+// with E the block's directions: the seed's single correction along n is exact only when K is
+// isotropic; for a small inertia on a long lever (a bob of 1 cm radius on a 1 m arm: eigenvalues 1/m and
+// 1/m + r^2/I, 25000 apart) it leaves an error across n as large as the one it removes, and the seed's
+// pendulum drifted by 1 cm and spun at 74 rad/s. The force on B
 // is lambda n / h^2 (N) and the torque lambda n / h^2 (N*m) (seed: "lambda n / dt^2 yields the
 // constraint force"); over the substep that is the impulse lambda n / h, which is what the joint
 // accumulates, so its reported force has the units and meaning of PGS/TGS. Rotations apply as

@@ -33,6 +33,8 @@
 //   twist       the swing-twist angle of the frames in every solver (XPBD measures it on frame B's y axis
 //       turned back through the swing; the seed's bisector projection is another angle at large swing).
 //   break_force, break_torque  from the reported force and torque in every solver.
+// XPBD projects an error present when a substep starts at once (the others at erp per step): a joint
+// created out of place snaps into place with the velocity of that correction. Create joints in place.
 // No joint def field is ignored by any solver. Of the world settings, XPBD ignores erp, DIRECT ignores
 // the iteration counts, and only DIRECT reads implicit_alpha and implicit_beta.
 #ifndef SINEW_JOINT_H
