@@ -17,8 +17,8 @@ typedef struct xpbd_pose
 // Scratch of the XPBD step, grown with the world.
 typedef struct xpbd_state
 {
-	xpbd_pose* prev;     // pose at the start of the XPBD substep, by solver body slot
-	int prev_capacity;
+	xpbd_pose* predicted; // pose after the substep's integration, before corrections, by solver body slot
+	int predicted_capacity;
 	double* start;       // per joint: linear (m) and angular (rad) motor coordinate at the substep start
 	int start_capacity;
 	xpbd_lambda* lambda; // per joint: the multipliers of its blocks in the current substep

@@ -87,6 +87,12 @@ enum
 	XPBD_MAX_ROWS = SN_AXIS_COUNT * SLOTS_PER_AXIS + 1
 };
 
+static void account(joint* j, const row* r, double impulse)
+{
+	j->force = sn_mul_add(j->force, impulse, r->lin);
+	j->torque = sn_mul_add(j->torque, impulse, r->anchor_torque);
+}
+
 static sn_vec3 side_com(const xpbd_side* s)
 {
 	return s->b != NULL ? s->b->com : s->com;
@@ -187,8 +193,7 @@ sn_vec3 xpbd_unswing(sn_vec3 a1, sn_vec3 a2, sn_vec3 b2)
 
 // ---- corrections -------------------------------------------------------------------------------------
 
-// Basis of the plane normal to unit a.
-static void plane_basis(sn_vec3 a, sn_vec3* u, sn_vec3* v)
+void xpbd_plane_basis(sn_vec3 a, sn_vec3* u, sn_vec3* v)
 {
 	sn_vec3 t = fabs(a.x) < 0.57735 ? sn_v3(1, 0, 0) : (fabs(a.y) < 0.57735 ? sn_v3(0, 1, 0) : sn_v3(0, 0, 1));
 	*u = sn_normalize(sn_cross(a, t));
@@ -426,6 +431,128 @@ static bool has_damping(const sn_soft* soft)
 	return soft != NULL && soft->kind != SN_SOFT_RIGID;
 }
 
+// ---- a joint's locks as one block ---------------------------------------------------------------------
+
+void xpbd_lock_block(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, const sn_vec3* el, const double* dl, int nl,
+					 const sn_vec3* ea, const double* da, int na, const sn_soft* soft, double* acc)
+{
+	enum
+	{
+		N = 6
+	};
+	int n = nl + na;
+	sn_vec3 ra = sn_sub(p1, side_com(&c->a)), rb = sn_sub(p2, side_com(&c->b));
+	sn_vec3 ta[N], tb[N]; // levers of the linear directions; the angular ones act directly
+	for (int i = 0; i < nl; ++i)
+	{
+		ta[i] = sn_cross(ra, el[i]);
+		tb[i] = sn_cross(rb, el[i]);
+	}
+	// Response of direction j per unit multiplier: rotations of A and B (A's sign folded in below).
+	sn_vec3 wa[N], wb[N];
+	for (int j = 0; j < n; ++j)
+	{
+		sn_vec3 ua = j < nl ? ta[j] : ea[j - nl];
+		sn_vec3 ub = j < nl ? tb[j] : ea[j - nl];
+		wa[j] = sn_mat33_mul_v(c->a.ii, ua);
+		wb[j] = sn_mat33_mul_v(c->b.ii, ub);
+	}
+	double m = c->a.im + c->b.im;
+	double k[N * N], rhs[N] = { 0.0 }, l[N * N], d_inv[N], dl_out[N];
+	for (int i = 0; i < n; ++i)
+	{
+		sn_vec3 ua = i < nl ? ta[i] : ea[i - nl];
+		sn_vec3 ub = i < nl ? tb[i] : ea[i - nl];
+		for (int j = 0; j < n; ++j)
+		{
+			double v = sn_dot(ua, wa[j]) + sn_dot(ub, wb[j]);
+			if (i < nl && j < nl)
+			{
+				v += m * sn_dot(el[i], el[j]);
+			}
+			k[i * n + j] = v;
+		}
+	}
+	for (int i = 0; i < n; ++i)
+	{
+		// Frequency-tuned softness: each direction's own effective mass, as each PGS row has.
+		double at = alpha_tilde(soft, k[i * n + i], c->h);
+		if (isinf(at))
+		{
+			return;
+		}
+		k[i * n + i] += at;
+		rhs[i] = (i < nl ? dl[i] : da[i - nl]) - at * acc[i];
+	}
+	if (n == 0 || !ldlt_factor(k, n, l, d_inv))
+	{
+		return;
+	}
+	ldlt_solve(l, d_inv, n, rhs, dl_out);
+	sn_vec3 p = sn_v3(0, 0, 0), q = sn_v3(0, 0, 0);
+	for (int i = 0; i < n; ++i)
+	{
+		acc[i] += dl_out[i];
+		if (i < nl)
+		{
+			p = sn_mul_add(p, dl_out[i], el[i]);
+		}
+		else
+		{
+			q = sn_mul_add(q, dl_out[i], ea[i - nl]);
+		}
+	}
+	sn_vec3 ra_p = sn_add(sn_cross(ra, p), q), rb_p = sn_add(sn_cross(rb, p), q);
+	move_side(&c->a, sn_scale(-c->a.im, p), sn_neg(sn_mat33_mul_v(c->a.ii, ra_p)));
+	move_side(&c->b, sn_scale(c->b.im, p), sn_mat33_mul_v(c->b.ii, rb_p));
+	c->j->force = sn_mul_add(c->j->force, 1.0 / c->h, p);
+	c->j->torque = sn_mul_add(c->j->torque, 1.0 / c->h, q);
+}
+
+// ---- corrections along a joint's free axis ------------------------------------------------------------
+
+// A correction e (m or rad) of a free coordinate of the joint along its projected row (joint.h,
+// builder_project_free_rows): the row's gradient with the joint's locks held, so B moves the way the
+// joint lets it (a hinged bob turns about the hinge, not about its own centre) and w is the inverse
+// effective mass of the axis with the locks holding. The multiplier mu moves the coordinate by w mu;
+// the row's impulse is sign mu. In the velocity pass: the damping of the coordinate's rate.
+static void axis_correction(xpbd_ctx* c, const xpbd_axis* along, double e, const sn_soft* soft, double lambda_max,
+							sn_vec3* acc)
+{
+	const row* r = along->r;
+	double w = r->k;
+	if (!(w > 0.0))
+	{
+		return;
+	}
+	if (c->pass == XPBD_VELOCITY)
+	{
+		double dc = damping_compliance(soft, w, c->h);
+		if (!has_damping(soft) || isinf(dc))
+		{
+			return;
+		}
+		double rate = along->sign * row_cdot(r, c->bodies);
+		double p = along->sign * (-rate / (w + dc));
+		row_apply(r, c->bodies, p);
+		account(c->j, r, p);
+		return;
+	}
+	double at = alpha_tilde(soft, w, c->h);
+	if (isinf(at))
+	{
+		return;
+	}
+	double mu = acc->x;
+	double next = mu + (e - at * mu) / (w + at);
+	next = next > lambda_max ? lambda_max : (next < -lambda_max ? -lambda_max : next);
+	acc->x = next;
+	double p = along->sign * (next - mu);
+	move_side(&c->a, sn_scale(-r->ma * p, r->lin), sn_scale(p, r->ia));
+	move_side(&c->b, sn_scale(r->mb * p, r->lin), sn_scale(p, r->ib));
+	account(c->j, r, p / c->h);
+}
+
 // ---- blocks ------------------------------------------------------------------------------------------
 
 void xpbd_attach(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, double rest, sn_vec3 fallback, const sn_soft* soft,
@@ -476,7 +603,7 @@ void xpbd_restrict_to_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, doubl
 		else
 		{
 			sn_vec3 e[2];
-			plane_basis(a, e, e + 1);
+			xpbd_plane_basis(a, e, e + 1);
 			linear_correction_in(c, p2, p2, e, 2, sn_neg(corr), soft, INFINITY, lambda);
 		}
 		return;
@@ -494,7 +621,7 @@ void xpbd_restrict_to_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, doubl
 }
 
 void xpbd_limit_along_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, double pmin, double pmax,
-						   const sn_soft* soft, double lambda_max, sn_vec3* lambda)
+						   const sn_soft* soft, double lambda_max, const xpbd_axis* along, sn_vec3* lambda)
 {
 	double x = sn_dot(a, sn_sub(p2, p1));
 	double target = x < pmin ? pmin : (x > pmax ? pmax : x);
@@ -502,12 +629,15 @@ void xpbd_limit_along_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, doubl
 	{
 		return; // inside the limits
 	}
-	if (c->pass == XPBD_POSITION)
+	if (along != NULL && along->r != NULL)
+	{
+		axis_correction(c, along, target - x, soft, lambda_max, lambda);
+	}
+	else if (c->pass == XPBD_POSITION)
 	{
 		xpbd_apply_linear_correction(c, p2, p2, a, sn_scale(target - x, a), soft, lambda_max, lambda);
-		return;
 	}
-	if (has_damping(soft))
+	else if (has_damping(soft))
 	{
 		xpbd_damp_linear(c, p2, p2, a, soft);
 	}
@@ -521,7 +651,7 @@ void xpbd_align_axes(xpbd_ctx* c, sn_vec3 a1, sn_vec3 a2, const sn_soft* soft, s
 		double s = sn_length(u);
 		double angle = atan2(s, sn_dot(a1, a2));
 		sn_vec3 e[2];
-		plane_basis(a1, e, e + 1);
+		xpbd_plane_basis(a1, e, e + 1);
 		angular_correction_in(c, e, 2, s > 0.0 ? sn_scale(angle / s, u) : sn_v3(0, 0, 0), soft, INFINITY, lambda);
 		return;
 	}
@@ -539,7 +669,7 @@ void xpbd_align_axes(xpbd_ctx* c, sn_vec3 a1, sn_vec3 a2, const sn_soft* soft, s
 }
 
 void xpbd_limit_angle(xpbd_ctx* c, sn_vec3 n, sn_vec3 a1, sn_vec3 a2, double lo, double hi, const sn_soft* soft,
-					  double lambda_max, sn_vec3* lambda)
+					  double lambda_max, const xpbd_axis* along, sn_vec3* lambda)
 {
 	double phi = atan2(sn_dot(sn_cross(a1, a2), n), sn_dot(a1, a2));
 	double target = phi < lo ? lo : (phi > hi ? hi : phi);
@@ -547,24 +677,21 @@ void xpbd_limit_angle(xpbd_ctx* c, sn_vec3 n, sn_vec3 a1, sn_vec3 a2, double lo,
 	{
 		return; // inside the limits
 	}
-	if (c->pass == XPBD_POSITION)
+	if (along != NULL && along->r != NULL)
+	{
+		axis_correction(c, along, wrap_angle(target - phi), soft, lambda_max, lambda);
+	}
+	else if (c->pass == XPBD_POSITION)
 	{
 		xpbd_apply_angular_correction(c, n, sn_scale(wrap_angle(target - phi), n), soft, lambda_max, lambda);
-		return;
 	}
-	if (has_damping(soft))
+	else if (has_damping(soft))
 	{
 		xpbd_damp_angular(c, n, soft);
 	}
 }
 
 // ---- generic rows ------------------------------------------------------------------------------------
-
-static void account(joint* j, const row* r, double impulse)
-{
-	j->force = sn_mul_add(j->force, impulse, r->lin);
-	j->torque = sn_mul_add(j->torque, impulse, r->anchor_torque);
-}
 
 // Displacement of the joint's two bodies since its rows were built.
 typedef struct row_drift
@@ -666,11 +793,9 @@ static void solve_row_velocity(xpbd_ctx* c, const sn_world* world, const row* r)
 	account(c->j, r, lambda);
 }
 
-void xpbd_solve_rows(xpbd_ctx* c, const sn_world* world, int slot_lo, int slot_hi)
+int xpbd_build_rows(xpbd_ctx* c, const sn_world* world, row* rows, row_block* blocks)
 {
 	static const double no_warm[JOINT_SLOTS] = { 0.0 };
-	row rows[XPBD_MAX_ROWS];
-	row_block blocks[2];
 	joint_frame f;
 	joint_frame_compute(world, c->j, &f);
 	row_builder b;
@@ -689,7 +814,18 @@ void xpbd_solve_rows(xpbd_ctx* c, const sn_world* world, int slot_lo, int slot_h
 	b.block_count = 0;
 	b.warm = no_warm;
 	joint_build_rows(world, c->j, &f, &b);
+	return b.count;
+}
 
+void xpbd_solve_rows(xpbd_ctx* c, const sn_world* world, int slot_lo, int slot_hi)
+{
+	row rows[XPBD_MAX_ROWS];
+	row_block blocks[2];
+	int count = xpbd_build_rows(c, world, rows, blocks);
+	struct
+	{
+		int count;
+	} b = { count };
 	row_drift drift;
 	memset(&drift, 0, sizeof(drift));
 	for (int i = 0; i < b.count; ++i)

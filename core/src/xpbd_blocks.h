@@ -50,8 +50,18 @@ typedef struct xpbd_lambda
 	double row[JOINT_SLOTS]; // the generic rows, by warm-start slot
 } xpbd_lambda;
 
+// A joint's free axis as its projected row (joint.h, builder_project_free_rows): the direction the
+// coordinate moves with the locks held. sign is +1 when the row's error grows with the coordinate (a
+// drive's or lower limit's row), -1 when it shrinks (an upper limit, the swing cone).
+typedef struct xpbd_axis
+{
+	const row* r; // NULL: none (the block uses its own geometric direction)
+	double sign;
+} xpbd_axis;
+
 typedef struct xpbd_ctx
 {
+	solver_body* bodies; // the world's solver bodies (for rows)
 	xpbd_side a, b;
 	double h;         // XPBD substep, s
 	xpbd_pass pass;
@@ -68,6 +78,9 @@ typedef struct xpbd_frames
 } xpbd_frames;
 
 void xpbd_frames_now(xpbd_ctx* c, xpbd_frames* f);
+
+// Two unit vectors completing unit a to a right-handed orthonormal basis.
+void xpbd_plane_basis(sn_vec3 a, sn_vec3* u, sn_vec3* v);
 
 // Frame B's y axis taken back through the swing (the shortest rotation from a2 to a1): the angle from
 // b1 to it about a1 is the joint's twist coordinate theta of joint.h exactly.
@@ -106,17 +119,29 @@ void xpbd_restrict_to_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, doubl
 // The axial part of RestrictToAxis alone: a . (p2 - p1) in [pmin, pmax]; pmin == pmax drives it to that
 // value with the force capped by lambda_max.
 void xpbd_limit_along_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, double pmin, double pmax,
-						   const sn_soft* soft, double lambda_max, sn_vec3* lambda);
+						   const sn_soft* soft, double lambda_max, const xpbd_axis* along, sn_vec3* lambda);
 // AlignAxes: unit a2 (on B) turns onto unit a1 (on A).
 void xpbd_align_axes(xpbd_ctx* c, sn_vec3 a1, sn_vec3 a2, const sn_soft* soft, sn_vec3* lambda);
 // LimitAngle: the angle from a1 to a2 about unit n stays in [lo, hi] (rad); lo == hi drives it there
-// (servo, motor) with the torque capped by lambda_max.
+// (servo, motor) with the torque capped by lambda_max. The two limits move B along `along` when given
+// (the joint's free axis with its locks held, see xpbd_axis), else by the seed's rotation about n.
 void xpbd_limit_angle(xpbd_ctx* c, sn_vec3 n, sn_vec3 a1, sn_vec3 a2, double lo, double hi, const sn_soft* soft,
-					  double lambda_max, sn_vec3* lambda);
+					  double lambda_max, const xpbd_axis* along, sn_vec3* lambda);
+
+// A joint's locks solved as one block: nl linear directions el (world) at p1 on A and p2 on B with
+// wanted displacements dl (m), and na angular directions ea with wanted rotations da (rad), the errors
+// of the seed's blocks (Attach or RestrictToAxis, AlignAxes, LimitAngle(0, 0)). acc: the nl + na
+// multipliers accumulated in this substep. nl + na <= 6.
+void xpbd_lock_block(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, const sn_vec3* el, const double* dl, int nl,
+					 const sn_vec3* ea, const double* da, int na, const sn_soft* soft, double* acc);
 
 // The generic fallback for features without a seed block: rows built by the joint's own row code
 // (joint.h) at the current pose, each corrected by lambda <- -(C + alpha~ lambda) / (K + alpha~), with
 // K = J M^-1 J^T of the row. Rows whose slot is outside [slot_lo, slot_hi] are skipped.
 void xpbd_solve_rows(xpbd_ctx* c, const sn_world* world, int slot_lo, int slot_hi);
+
+// The rows of the joint at the current pose (joint.h), free rows projected against its locks, into
+// rows (room for JOINT_SLOTS + 1) and blocks (room for 2). Returns the number of rows.
+int xpbd_build_rows(xpbd_ctx* c, const sn_world* world, row* rows, row_block* blocks);
 
 #endif
