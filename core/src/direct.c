@@ -481,6 +481,27 @@ static double coupling_at(const row* r, const row* s, int slot)
 	return v;
 }
 
+// A joint's rows as joint.h builds them, but without projecting the free rows out of the lock block
+// (builder_project_free_rows): that serves Gauss-Seidel, while the exact solve couples the rows itself,
+// and a projected row would aim its target at J v + sum alpha_j J_j v instead of J v.
+static void build_joint_rows(const joint* j, const joint_frame* f, row_builder* b)
+{
+	switch (j->type)
+	{
+		case SN_JOINT_SPHERICAL:
+			spherical_joint_build_rows(j, f, b);
+			break;
+		case SN_JOINT_DISTANCE:
+			distance_joint_build_rows(j, f, b);
+			break;
+		case SN_JOINT_TYPE_COUNT:
+			break;
+		default:
+			axes_joint_build_rows(j, f, b);
+			break;
+	}
+}
+
 static void build_rows(sn_world* world, double h)
 {
 	direct_state* d = &world->direct;
@@ -506,7 +527,7 @@ static void build_rows(sn_world* world, double h)
 		b.inv_ib = world->solver_infos[b.sb].inv_inertia;
 		b.warm = j->warm;
 		d->node_row_first[node] = b.count;
-		joint_build_rows(world, j, &f, &b);
+		build_joint_rows(j, &f, &b);
 		d->node_row_count[node] = b.count - d->node_row_first[node];
 	}
 	world->row_count = b.count;

@@ -165,7 +165,7 @@ static const int golden_steps = 1500;
 static const uint64_t golden_pgs = 0x0282b67dcf37e9a4ull;
 static const uint64_t golden_tgs = 0x6d11fda647480725ull;
 static const uint64_t golden_xpbd = 0xcf19e72a89e1672cull;
-static const uint64_t golden_direct = 0x831a91e414471fc0ull;
+static const uint64_t golden_direct = 0x45ddad03490c10fcull;
 
 static void check_solver(sn_solver solver, uint64_t golden)
 {
