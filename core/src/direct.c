@@ -51,8 +51,8 @@
 // Equality rows come out exact to round-off: J v_{n+1} + D P = t holds to ~1e-15 relative for every free
 // row of a tree, where PGS and TGS approach it by iterations.
 //
-// Joint forces are sum_r J_r^T P_r / dt (force on B; torque about B's anchor from the angular rows), as
-// in PGS/TGS; the last impulse per row is kept as the warm table, which starts the next active set.
+// Joint forces are sum_r P_r (lin_r, anchor_torque_r) / dt (force on B, torque on B about its anchor),
+// as in PGS/TGS; the last impulse per row is kept as the warm table, which starts the next active set.
 // Def fields in DIRECT: every softness as above; erp as above; position_iterations and
 // velocity_iterations are unused (the solve is exact); substeps divide the step as for every solver.
 #include "direct.h"
