@@ -1,0 +1,1541 @@
+// Articulations: defaults, validation, the store inside sn_world, creation and destruction, the state
+// getters and setters, drives and limits, and the per-step bookkeeping (efforts, forces out, hash).
+//
+// Topology: link i > 0 names a parent with a smaller index, so walking parents from any link strictly
+// decreases the index and ends at link 0. A cycle is therefore impossible by construction; the only
+// topology errors are a base with a parent, and a parent index that is negative or not smaller than
+// the link's own.
+//
+// Memory: one block per articulation holds the model, the state and the per-solve scratch, all in link
+// (or dof) order; a second block holds the rows, sized by the dofs that carry rows and grown only by
+// creation, setters and mimic joints (never by a step).
+#include "artic.h"
+
+#include "mathx.h"
+#include "world.h"
+
+#include <math.h>
+#include <stdalign.h>
+#include <stdio.h>
+#include <string.h>
+
+// ---- defaults -----------------------------------------------------------------------------------------
+
+sn_articulation_def sn_default_articulation_def(void)
+{
+	sn_articulation_def def;
+	memset(&def, 0, sizeof(def));
+	def.fixed_base = true;
+	def.base_pose = sn_transform_identity();
+	def.gravity_scale = 1.0;
+	return def;
+}
+
+sn_drive sn_default_drive(void)
+{
+	sn_drive d;
+	memset(&d, 0, sizeof(d));
+	d.enabled = false;
+	d.type = SN_DRIVE_FORCE;
+	d.max_force = INFINITY;
+	return d;
+}
+
+sn_link_def sn_default_link_def(void)
+{
+	sn_link_def def;
+	memset(&def, 0, sizeof(def));
+	def.parent = -1;
+	def.joint_type = SN_LINK_JOINT_REVOLUTE;
+	def.parent_frame = sn_transform_identity();
+	def.child_frame = sn_transform_identity();
+	def.mass = 1.0;
+	def.inertia = sn_mat33_diag(0.004, 0.004, 0.004);
+	for (int d = 0; d < SN_LINK_MAX_DOFS; ++d)
+	{
+		def.limit[d].enabled = false;
+		def.limit[d].soft = sn_soft_rigid();
+		def.drive[d] = sn_default_drive();
+	}
+	def.max_joint_velocity = INFINITY;
+	return def;
+}
+
+// ---- the store ----------------------------------------------------------------------------------------
+
+artic* artic_get(const sn_world* world, sn_articulation_id id)
+{
+	if (world == NULL || world->artics == NULL)
+	{
+		return NULL;
+	}
+	const artic_store* s = world->artics;
+	if (id.index1 <= 0 || id.index1 > s->high)
+	{
+		return NULL;
+	}
+	artic* a = s->items + (id.index1 - 1);
+	return (a->live && a->generation == id.generation) ? a : NULL;
+}
+
+static sn_articulation_id id_of(const sn_world* world, int index)
+{
+	sn_articulation_id id = { index + 1, world->artics->items[index].generation };
+	return id;
+}
+
+static void free_rows(sn_world* world, artic_rows* rows)
+{
+	memory_free(&world->memory, rows->block, rows->block_size);
+	memset(rows, 0, sizeof(*rows));
+}
+
+static void free_artic(sn_world* world, artic* a)
+{
+	free_rows(world, &a->rows);
+	memory_free(&world->memory, a->block, a->block_size);
+	a->block = NULL;
+	a->block_size = 0;
+}
+
+void artic_store_destroy(sn_world* world)
+{
+	artic_store* s = world->artics;
+	if (s == NULL)
+	{
+		return;
+	}
+	for (int i = 0; i < s->high; ++i)
+	{
+		if (s->items[i].live)
+		{
+			free_artic(world, s->items + i);
+		}
+	}
+	memory_free(&world->memory, s->items, (size_t)s->capacity * sizeof(artic));
+	memory_free(&world->memory, s->mimics, (size_t)s->mimic_capacity * sizeof(artic_mimic));
+	memory_free(&world->memory, s, sizeof(artic_store));
+	world->artics = NULL;
+}
+
+static artic_store* ensure_store(sn_world* world)
+{
+	if (world->artics == NULL)
+	{
+		artic_store* s = memory_alloc(&world->memory, sizeof(artic_store));
+		if (s == NULL)
+		{
+			return NULL;
+		}
+		s->free = -1;
+		s->mimic_free = -1;
+		world->artics = s;
+	}
+	return world->artics;
+}
+
+// ---- memory layout ------------------------------------------------------------------------------------
+
+// Carve arrays out of one block: a first pass with base NULL measures, a second hands out pointers.
+typedef struct carver
+{
+	unsigned char* base;
+	size_t offset;
+} carver;
+
+static void* carve(carver* c, size_t count, size_t size)
+{
+	size_t align = alignof(max_align_t);
+	c->offset = (c->offset + align - 1) / align * align;
+	void* p = c->base != NULL ? c->base + c->offset : NULL;
+	c->offset += count * size;
+	return p;
+}
+
+static void layout_artic(artic* a, carver* c)
+{
+	size_t n = (size_t)a->link_count, d = (size_t)a->dof_count;
+	a->links = carve(c, n, sizeof(artic_link));
+	a->dof_link = carve(c, d, sizeof(int32_t));
+	a->limits = carve(c, d, sizeof(sn_limit));
+	a->drives = carve(c, d, sizeof(sn_drive));
+	a->q = carve(c, d, sizeof(double));
+	a->qd = carve(c, d, sizeof(double));
+	a->sph = carve(c, n, sizeof(sn_quat));
+	a->warm = carve(c, d * ARTIC_WARM_SLOTS, sizeof(double));
+	a->joint_force = carve(c, d, sizeof(double));
+	a->link_force = carve(c, n, sizeof(sv6));
+	a->effort = carve(c, d, sizeof(double));
+	a->incoming = carve(c, n, sizeof(sv6));
+	a->kin = carve(c, n, sizeof(artic_kin));
+	a->work = carve(c, n, sizeof(artic_work));
+	a->dw = carve(c, d, sizeof(artic_dof_work));
+	a->dof_slot = carve(c, d, sizeof(int32_t));
+	a->needed = carve(c, n, sizeof(uint8_t));
+	a->qd_start = carve(c, d, sizeof(double));
+	a->qd_free = carve(c, d, sizeof(double));
+}
+
+static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int wj_capacity)
+{
+	r->act_dof = carve(c, (size_t)k, sizeof(int32_t));
+	r->w = carve(c, (size_t)k * (size_t)k, sizeof(double));
+	r->v = carve(c, (size_t)k, sizeof(double));
+	r->x0 = carve(c, (size_t)k, sizeof(double));
+	r->dx = carve(c, (size_t)k, sizeof(double));
+	r->p = carve(c, (size_t)k, sizeof(double));
+	r->y = carve(c, (size_t)k, sizeof(double));
+	r->wj = carve(c, (size_t)k * (size_t)wj_capacity, sizeof(double));
+	r->rows = carve(c, (size_t)row_capacity, sizeof(artic_row));
+	r->block_rows = carve(c, (size_t)k, sizeof(int32_t));
+	r->block_l = carve(c, (size_t)k * (size_t)k, sizeof(double));
+	r->block_x = carve(c, (size_t)k, sizeof(double));
+}
+
+// Dofs that carry rows and the rows they need, for the articulation's model plus an optional mimic
+// joint about to be created.
+static void row_demand(const sn_world* world, const artic* a, int self, const sn_mimic_def* extra, int* k_out,
+					   int* rows_out, int* mimics_out)
+{
+	int k = 0, rows = 0, mimics = 0;
+	const artic_store* s = world->artics;
+	for (int d = 0; d < a->dof_count; ++d)
+	{
+		const artic_link* l = a->links + a->dof_link[d];
+		bool active = false;
+		if (a->limits[d].enabled)
+		{
+			rows += 2;
+			active = true;
+		}
+		if (a->drives[d].enabled)
+		{
+			rows += 1;
+			active = true;
+		}
+		if (l->joint_friction > 0.0)
+		{
+			rows += 1;
+			active = true;
+		}
+		if (!active)
+		{
+			for (int m = 0; s != NULL && self >= 0 && m < s->mimic_high && !active; ++m)
+			{
+				const artic_mimic* mm = s->mimics + m;
+				if (!mm->live || mm->artic != self)
+				{
+					continue;
+				}
+				for (int i = 0; i < mm->def.dof_count; ++i)
+				{
+					active = active || mm->def.dofs[i] == d;
+				}
+			}
+			if (extra != NULL)
+			{
+				for (int i = 0; i < extra->dof_count; ++i)
+				{
+					active = active || extra->dofs[i] == d;
+				}
+			}
+		}
+		k += active ? 1 : 0;
+	}
+	mimics = a->mimic_count + (extra != NULL ? 1 : 0);
+	*k_out = k;
+	*rows_out = rows + mimics;
+	*mimics_out = mimics;
+}
+
+enum
+{
+	MAX_ROW_DOFS = SN_ARTICULATION_MAX_ROW_DOFS
+};
+
+// self: the articulation's slot (-1 while it is being created).
+static sn_error reserve_rows_for(sn_world* world, artic* a, int self, const sn_mimic_def* extra)
+{
+	int k, rows, mimics;
+	row_demand(world, a, self, extra, &k, &rows, &mimics);
+	if (k > MAX_ROW_DOFS)
+	{
+		return world_fail(world, SN_ERR_CAPACITY,
+						  "articulation: %d dofs would carry limits, drives, friction or mimic rows; at most %d may",
+						  k, MAX_ROW_DOFS);
+	}
+	artic_rows* r = &a->rows;
+	if (k <= r->k_capacity && rows <= r->row_capacity && mimics <= r->wj_capacity)
+	{
+		return SN_ERR_OK;
+	}
+	// Grow with headroom so that enabling rows one dof at a time does not reallocate each time.
+	int kc = k > r->k_capacity ? (k + 3 > a->dof_count ? a->dof_count : k + 3) : r->k_capacity;
+	kc = kc < k ? k : kc;
+	int rc = rows > r->row_capacity ? rows + 8 : r->row_capacity;
+	int mc = mimics > r->wj_capacity ? mimics + 2 : r->wj_capacity;
+	artic_rows grown;
+	memset(&grown, 0, sizeof(grown));
+	carver c = { NULL, 0 };
+	layout_rows(&grown, &c, kc, rc, mc);
+	size_t size = c.offset;
+	void* block = memory_alloc(&world->memory, size);
+	if (block == NULL)
+	{
+		return world_fail(world, SN_ERR_NO_MEMORY, "articulation: out of memory for %d row dofs", k);
+	}
+	c.base = block;
+	c.offset = 0;
+	layout_rows(&grown, &c, kc, rc, mc);
+	grown.block = block;
+	grown.block_size = size;
+	grown.k_capacity = kc;
+	grown.row_capacity = rc;
+	grown.wj_capacity = mc;
+	free_rows(world, r);
+	*r = grown;
+	return SN_ERR_OK;
+}
+
+sn_error artic_reserve_rows(sn_world* world, artic* a, const sn_mimic_def* extra)
+{
+	return reserve_rows_for(world, a, world->artics != NULL ? (int)(a - world->artics->items) : -1, extra);
+}
+
+// ---- validation ---------------------------------------------------------------------------------------
+
+static int type_dofs(sn_link_joint_type type)
+{
+	switch (type)
+	{
+		case SN_LINK_JOINT_REVOLUTE:
+		case SN_LINK_JOINT_PRISMATIC:
+			return 1;
+		case SN_LINK_JOINT_SPHERICAL:
+			return 3;
+		default:
+			return 0;
+	}
+}
+
+static bool valid_joint_type(sn_link_joint_type type)
+{
+	return type == SN_LINK_JOINT_FIXED || type == SN_LINK_JOINT_REVOLUTE || type == SN_LINK_JOINT_PRISMATIC ||
+		   type == SN_LINK_JOINT_SPHERICAL;
+}
+
+static sn_error check_transform(sn_world* world, const char* what, int link, sn_transform t)
+{
+	if (!sn_vec3_is_finite(t.p) || !sn_quat_is_finite(t.q))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "link %d: %s must be finite", link, what);
+	}
+	if (sn_quat_length(t.q) < 1e-9)
+	{
+		return world_fail(world, SN_ERR_ZERO_AXIS, "link %d: %s rotation quaternion has zero length", link, what);
+	}
+	return SN_ERR_OK;
+}
+
+static sn_error check_nonnegative(sn_world* world, const char* what, int link, double value)
+{
+	if (!isfinite(value))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "link %d: %s must be finite", link, what);
+	}
+	if (value < 0.0)
+	{
+		return world_fail(world, SN_ERR_NEGATIVE_VALUE, "link %d: %s must be >= 0, got %g", link, what, value);
+	}
+	return SN_ERR_OK;
+}
+
+static sn_error check_limit(sn_world* world, const char* where, sn_limit limit)
+{
+	if (!limit.enabled)
+	{
+		return SN_ERR_OK;
+	}
+	if (!isfinite(limit.lower) || !isfinite(limit.upper))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "%s: limits must be finite", where);
+	}
+	if (limit.lower > limit.upper)
+	{
+		return world_fail(world, SN_ERR_LIMITS_ORDER, "%s: lower limit %g is above upper limit %g", where, limit.lower,
+						  limit.upper);
+	}
+	sn_error err = soft_check(limit.soft);
+	if (err == SN_ERR_NOT_FINITE)
+	{
+		return world_fail(world, err, "%s: limit softness must be finite", where);
+	}
+	if (err == SN_ERR_NEGATIVE_VALUE)
+	{
+		return world_fail(world, err, "%s: limit softness values must be >= 0", where);
+	}
+	if (err != SN_ERR_OK)
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "%s: unknown softness kind %d", where, (int)limit.soft.kind);
+	}
+	return SN_ERR_OK;
+}
+
+static sn_error check_drive(sn_world* world, const char* where, const sn_drive* drive)
+{
+	if (drive->type != SN_DRIVE_FORCE && drive->type != SN_DRIVE_ACCELERATION)
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "%s: unknown drive type %d", where, (int)drive->type);
+	}
+	if (!isfinite(drive->stiffness) || !isfinite(drive->damping) || !isfinite(drive->target_position) ||
+		!isfinite(drive->target_velocity) || isnan(drive->max_force))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE,
+						  "%s: drive stiffness, damping and targets must be finite, max_force not NaN", where);
+	}
+	if (drive->stiffness < 0.0 || drive->damping < 0.0 || drive->max_force < 0.0)
+	{
+		return world_fail(world, SN_ERR_NEGATIVE_VALUE,
+						  "%s: drive stiffness %g, damping %g and max_force %g must be >= 0", where, drive->stiffness,
+						  drive->damping, drive->max_force);
+	}
+	return SN_ERR_OK;
+}
+
+static sn_error check_link(sn_world* world, const sn_link_def* l, int i)
+{
+	if (i == 0 && l->parent != -1)
+	{
+		return world_fail(world, SN_ERR_TOPOLOGY, "link 0 is the base: its parent must be -1, got %d", l->parent);
+	}
+	if (i > 0 && (l->parent < 0 || l->parent >= i))
+	{
+		return world_fail(world, SN_ERR_TOPOLOGY,
+						  "link %d: parent %d must be an earlier link (0..%d); only link 0 is the base", i, l->parent,
+						  i - 1);
+	}
+	if (!isfinite(l->mass) || !mat33_is_finite(l->inertia) || !sn_vec3_is_finite(l->center_of_mass))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "link %d: mass, inertia and centre of mass must be finite", i);
+	}
+	if (!(l->mass > 0.0))
+	{
+		return world_fail(world, SN_ERR_NON_POSITIVE_MASS, "link %d: mass must be > 0 kg, got %g", i, l->mass);
+	}
+	if (!mat33_is_spd(l->inertia))
+	{
+		return world_fail(world, SN_ERR_INERTIA_NOT_PD,
+						  "link %d: inertia must be symmetric positive definite (diagonal %g %g %g kg*m^2)", i,
+						  l->inertia.cx.x, l->inertia.cy.y, l->inertia.cz.z);
+	}
+	if (i == 0)
+	{
+		return SN_ERR_OK;
+	}
+	if (!valid_joint_type(l->joint_type))
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "link %d: unknown joint type %d", i, (int)l->joint_type);
+	}
+	sn_error err = check_transform(world, "parent_frame", i, l->parent_frame);
+	if (err == SN_ERR_OK)
+	{
+		err = check_transform(world, "child_frame", i, l->child_frame);
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = check_nonnegative(world, "joint_damping", i, l->joint_damping);
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = check_nonnegative(world, "joint_friction", i, l->joint_friction);
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = check_nonnegative(world, "armature", i, l->armature);
+	}
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	if (isnan(l->max_joint_velocity) || !(l->max_joint_velocity > 0.0))
+	{
+		return world_fail(world, isnan(l->max_joint_velocity) ? SN_ERR_NOT_FINITE : SN_ERR_INVALID_ARGUMENT,
+						  "link %d: max_joint_velocity must be > 0 (INFINITY allowed), got %g", i,
+						  l->max_joint_velocity);
+	}
+	char where[64];
+	for (int d = 0; d < type_dofs(l->joint_type); ++d)
+	{
+		snprintf(where, sizeof(where), "link %d dof %d", i, d);
+		err = check_limit(world, where, l->limit[d]);
+		if (err == SN_ERR_OK)
+		{
+			err = check_drive(world, where, l->drive + d);
+		}
+		if (err != SN_ERR_OK)
+		{
+			return err;
+		}
+		if (!isfinite(l->initial_position[d]) || !isfinite(l->initial_velocity[d]))
+		{
+			return world_fail(world, SN_ERR_NOT_FINITE, "%s: initial position and velocity must be finite", where);
+		}
+	}
+	return SN_ERR_OK;
+}
+
+static sn_error check_articulation_def(sn_world* world, const sn_articulation_def* def)
+{
+	if (!sn_vec3_is_finite(def->base_pose.p) || !sn_quat_is_finite(def->base_pose.q))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "articulation: base_pose must be finite");
+	}
+	if (sn_quat_length(def->base_pose.q) < 1e-9)
+	{
+		return world_fail(world, SN_ERR_ZERO_AXIS, "articulation: base_pose rotation quaternion has zero length");
+	}
+	if (!sn_vec3_is_finite(def->base_linear_velocity) || !sn_vec3_is_finite(def->base_angular_velocity) ||
+		!isfinite(def->gravity_scale))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "articulation: base velocity and gravity_scale must be finite");
+	}
+	return SN_ERR_OK;
+}
+
+// ---- creation -----------------------------------------------------------------------------------------
+
+static void init_link(artic_link* out, const sn_link_def* l, int dof)
+{
+	memset(out, 0, sizeof(*out));
+	out->parent = l->parent;
+	out->dof = dof;
+	out->type = (uint8_t)l->joint_type;
+	out->dof_count = (uint8_t)type_dofs(l->joint_type);
+	out->mass = l->mass;
+	out->inertia = sym33_from_mat(l->inertia);
+	out->com = l->center_of_mass;
+	out->parent_frame = l->parent_frame;
+	out->child_frame = l->child_frame;
+	out->parent_frame.q = sn_quat_normalize(l->parent_frame.q);
+	out->child_frame.q = sn_quat_normalize(l->child_frame.q);
+	out->joint_damping = l->joint_damping;
+	out->joint_friction = l->joint_friction;
+	out->armature = l->armature;
+	out->max_joint_velocity = l->max_joint_velocity;
+	out->user_data = l->user_data;
+	// Rotation of the link relative to its parent: Rpf Rx(q) Rcf^T with
+	// Rx(q) = P0 + cos(q) P1 + sin(q) P2 (P0 = e_x e_x^T, P1 = 1 - P0, P2 e_y = e_z, P2 e_z = -e_y).
+	sn_mat33 pf = sn_mat33_from_quat(out->parent_frame.q);
+	sn_mat33 cft = sn_mat33_transpose(sn_mat33_from_quat(out->child_frame.q));
+	sn_mat33 p0 = sn_mat33_diag(1, 0, 0), p1 = sn_mat33_diag(0, 1, 1);
+	sn_mat33 p2 = { { 0, 0, 0 }, { 0, 0, 1 }, { 0, -1, 0 } };
+	out->pf_rot = pf;
+	out->cf_rot_t = cft;
+	if (l->joint_type == SN_LINK_JOINT_REVOLUTE)
+	{
+		out->k0 = sn_mat33_mul(sn_mat33_mul(pf, p0), cft);
+		out->k1 = sn_mat33_mul(sn_mat33_mul(pf, p1), cft);
+		out->k2 = sn_mat33_mul(sn_mat33_mul(pf, p2), cft);
+	}
+	else
+	{
+		out->k0 = sn_mat33_mul(pf, cft);
+	}
+}
+
+sn_error sn_create_articulation(sn_world* world, const sn_articulation_def* def, const sn_link_def* links,
+								int link_count, sn_articulation_id* out_id)
+{
+	if (world == NULL)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	if (def == NULL || links == NULL || out_id == NULL)
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "create articulation: def, links and out_id must not be NULL");
+	}
+	if (link_count < 1)
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "create articulation: link_count must be >= 1, got %d",
+						  link_count);
+	}
+	if (link_count > SN_ARTICULATION_MAX_LINKS)
+	{
+		return world_fail(world, SN_ERR_CAPACITY, "create articulation: at most %d links, got %d",
+						  SN_ARTICULATION_MAX_LINKS, link_count);
+	}
+	sn_error err = check_articulation_def(world, def);
+	int dofs = 0;
+	for (int i = 0; i < link_count && err == SN_ERR_OK; ++i)
+	{
+		err = check_link(world, links + i, i);
+		dofs += i > 0 ? type_dofs(links[i].joint_type) : 0;
+	}
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	artic_store* s = ensure_store(world);
+	if (s == NULL)
+	{
+		return world_fail(world, SN_ERR_NO_MEMORY, "create articulation: out of memory");
+	}
+	if (s->free < 0 && s->high >= s->capacity)
+	{
+		void* p = s->items;
+		if (!memory_reserve(&world->memory, &p, &s->capacity, s->high + 1, sizeof(artic)))
+		{
+			return world_fail(world, SN_ERR_NO_MEMORY, "create articulation: out of memory");
+		}
+		s->items = p;
+	}
+
+	// Build the record aside; it enters the pool only when everything succeeded.
+	artic a;
+	memset(&a, 0, sizeof(a));
+	a.link_count = link_count;
+	a.dof_count = dofs;
+	carver c = { NULL, 0 };
+	layout_artic(&a, &c);
+	a.block_size = c.offset;
+	a.block = memory_alloc(&world->memory, a.block_size);
+	if (a.block == NULL)
+	{
+		return world_fail(world, SN_ERR_NO_MEMORY, "create articulation: out of memory for %d links", link_count);
+	}
+	c.base = a.block;
+	c.offset = 0;
+	layout_artic(&a, &c);
+
+	a.fixed_base = def->fixed_base;
+	a.gravity_scale = def->gravity_scale;
+	a.user_data = def->user_data;
+	a.base_pose.p = def->base_pose.p;
+	a.base_pose.q = sn_quat_normalize(def->base_pose.q);
+	a.base_v = def->fixed_base ? sn_v3(0, 0, 0) : def->base_linear_velocity;
+	a.base_w = def->fixed_base ? sn_v3(0, 0, 0) : def->base_angular_velocity;
+	int dof = 0;
+	for (int i = 0; i < link_count; ++i)
+	{
+		const sn_link_def* l = links + i;
+		init_link(a.links + i, l, dof);
+		if (i == 0)
+		{
+			a.links[0].type = SN_LINK_JOINT_FIXED;
+			a.links[0].dof_count = 0;
+			a.links[0].parent = -1;
+		}
+		a.sph[i] = sn_quat_identity();
+		int nd = a.links[i].dof_count;
+		if (a.links[i].type == SN_LINK_JOINT_SPHERICAL)
+		{
+			a.sph[i] = quat_exp(sn_v3(l->initial_position[0], l->initial_position[1], l->initial_position[2]));
+		}
+		for (int k = 0; k < nd; ++k)
+		{
+			a.dof_link[dof + k] = i;
+			a.limits[dof + k] = l->limit[k];
+			a.drives[dof + k] = l->drive[k];
+			a.q[dof + k] = l->initial_position[k];
+			a.qd[dof + k] = l->initial_velocity[k];
+			a.dof_slot[dof + k] = -1;
+		}
+		dof += nd;
+	}
+	artic_sync_spherical(&a);
+	artic_update_kinematics(&a);
+
+	err = reserve_rows_for(world, &a, -1, NULL);
+	if (err != SN_ERR_OK)
+	{
+		free_artic(world, &a);
+		return err;
+	}
+	int32_t index = s->free;
+	if (index >= 0)
+	{
+		s->free = s->items[index].next_free;
+	}
+	else
+	{
+		index = s->high++;
+		s->items[index].generation = 1;
+	}
+	a.generation = s->items[index].generation;
+	a.next_free = -1;
+	a.live = true;
+	s->items[index] = a;
+	s->count += 1;
+	*out_id = id_of(world, index);
+	return SN_ERR_OK;
+}
+
+sn_error sn_destroy_articulation(sn_world* world, sn_articulation_id id)
+{
+	artic* a = artic_get(world, id);
+	if (a == NULL)
+	{
+		return world != NULL ? world_fail(world, SN_ERR_INVALID_ID, "destroy articulation: invalid id")
+							 : SN_ERR_INVALID_ARGUMENT;
+	}
+	artic_store* s = world->artics;
+	int index = (int)(a - s->items);
+	artic_mimic_destroy_all(world, index);
+	free_artic(world, a);
+	a->live = false;
+	a->generation += 1;
+	if (a->generation == 0)
+	{
+		a->generation = 1;
+	}
+	a->next_free = s->free;
+	s->free = index;
+	s->count -= 1;
+	return SN_ERR_OK;
+}
+
+bool sn_articulation_is_valid(const sn_world* world, sn_articulation_id id)
+{
+	return artic_get(world, id) != NULL;
+}
+
+int sn_world_get_articulations(const sn_world* world, sn_articulation_id* ids, int capacity)
+{
+	if (world == NULL || world->artics == NULL)
+	{
+		return 0;
+	}
+	int n = 0;
+	for (int i = 0; i < world->artics->high; ++i)
+	{
+		if (world->artics->items[i].live)
+		{
+			if (ids != NULL && n < capacity)
+			{
+				ids[n] = id_of(world, i);
+			}
+			n += 1;
+		}
+	}
+	return n;
+}
+
+int sn_world_get_articulation_count(const sn_world* world)
+{
+	return (world != NULL && world->artics != NULL) ? world->artics->count : 0;
+}
+
+// ---- structure getters --------------------------------------------------------------------------------
+
+int sn_articulation_get_link_count(const sn_world* world, sn_articulation_id id)
+{
+	const artic* a = artic_get(world, id);
+	return a != NULL ? a->link_count : 0;
+}
+
+int sn_articulation_get_dof_count(const sn_world* world, sn_articulation_id id)
+{
+	const artic* a = artic_get(world, id);
+	return a != NULL ? a->dof_count : 0;
+}
+
+static const artic_link* get_link(const sn_world* world, sn_articulation_id id, int link)
+{
+	const artic* a = artic_get(world, id);
+	if (a == NULL || link < 0 || link >= a->link_count)
+	{
+		return NULL;
+	}
+	return a->links + link;
+}
+
+int sn_articulation_get_link_dof_offset(const sn_world* world, sn_articulation_id id, int link)
+{
+	const artic_link* l = get_link(world, id, link);
+	return l != NULL ? l->dof : -1;
+}
+
+int sn_articulation_get_link_dof_count(const sn_world* world, sn_articulation_id id, int link)
+{
+	const artic_link* l = get_link(world, id, link);
+	return l != NULL ? l->dof_count : 0;
+}
+
+int sn_articulation_get_link_parent(const sn_world* world, sn_articulation_id id, int link)
+{
+	const artic_link* l = get_link(world, id, link);
+	return l != NULL ? l->parent : -1;
+}
+
+sn_link_joint_type sn_articulation_get_link_joint_type(const sn_world* world, sn_articulation_id id, int link)
+{
+	const artic_link* l = get_link(world, id, link);
+	return l != NULL ? (sn_link_joint_type)l->type : SN_LINK_JOINT_FIXED;
+}
+
+uint64_t sn_articulation_get_link_user_data(const sn_world* world, sn_articulation_id id, int link)
+{
+	const artic_link* l = get_link(world, id, link);
+	return l != NULL ? l->user_data : 0;
+}
+
+uint64_t sn_articulation_get_user_data(const sn_world* world, sn_articulation_id id)
+{
+	const artic* a = artic_get(world, id);
+	return a != NULL ? a->user_data : 0;
+}
+
+bool sn_articulation_is_fixed_base(const sn_world* world, sn_articulation_id id)
+{
+	const artic* a = artic_get(world, id);
+	return a != NULL && a->fixed_base;
+}
+
+sn_error sn_articulation_get_link_def(const sn_world* world, sn_articulation_id id, int link, sn_link_def* out)
+{
+	const artic* a = artic_get(world, id);
+	if (a == NULL)
+	{
+		return SN_ERR_INVALID_ID;
+	}
+	if (out == NULL || link < 0 || link >= a->link_count)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	const artic_link* l = a->links + link;
+	*out = sn_default_link_def();
+	out->parent = l->parent;
+	out->joint_type = (sn_link_joint_type)l->type;
+	out->parent_frame = l->parent_frame;
+	out->child_frame = l->child_frame;
+	out->mass = l->mass;
+	sn_mat33 inertia = { { l->inertia.xx, l->inertia.xy, l->inertia.xz },
+						 { l->inertia.xy, l->inertia.yy, l->inertia.yz },
+						 { l->inertia.xz, l->inertia.yz, l->inertia.zz } };
+	out->inertia = inertia;
+	out->center_of_mass = l->com;
+	out->joint_damping = l->joint_damping;
+	out->joint_friction = l->joint_friction;
+	out->armature = l->armature;
+	out->max_joint_velocity = l->max_joint_velocity;
+	out->user_data = l->user_data;
+	for (int k = 0; k < l->dof_count; ++k)
+	{
+		out->limit[k] = a->limits[l->dof + k];
+		out->drive[k] = a->drives[l->dof + k];
+		out->initial_position[k] = a->q[l->dof + k];
+		out->initial_velocity[k] = a->qd[l->dof + k];
+	}
+	return SN_ERR_OK;
+}
+
+sn_articulation_def sn_articulation_get_def(const sn_world* world, sn_articulation_id id)
+{
+	const artic* a = artic_get(world, id);
+	sn_articulation_def def = sn_default_articulation_def();
+	if (a != NULL)
+	{
+		def.fixed_base = a->fixed_base;
+		def.base_pose = a->base_pose;
+		def.base_linear_velocity = a->base_v;
+		def.base_angular_velocity = a->base_w;
+		def.gravity_scale = a->gravity_scale;
+		def.user_data = a->user_data;
+	}
+	return def;
+}
+
+// ---- joint state --------------------------------------------------------------------------------------
+
+static sn_error get_for_set(sn_world* world, sn_articulation_id id, const char* what, artic** out)
+{
+	if (world == NULL)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	*out = artic_get(world, id);
+	if (*out == NULL)
+	{
+		return world_fail(world, SN_ERR_INVALID_ID, "%s: invalid articulation id", what);
+	}
+	return SN_ERR_OK;
+}
+
+static sn_error check_dof(sn_world* world, const artic* a, const char* what, int dof)
+{
+	if (dof < 0 || dof >= a->dof_count)
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "%s: dof %d is out of range (0..%d)", what, dof,
+						  a->dof_count - 1);
+	}
+	return SN_ERR_OK;
+}
+
+static sn_error check_values(sn_world* world, const char* what, const double* values, int count)
+{
+	for (int i = 0; i < count; ++i)
+	{
+		if (!isfinite(values[i]))
+		{
+			return world_fail(world, SN_ERR_NOT_FINITE, "%s: value %d is not finite", what, i);
+		}
+	}
+	return SN_ERR_OK;
+}
+
+// After joint positions changed: the spherical quaternions from their rotation vectors, then poses.
+static void positions_changed(artic* a, int first_link, int last_link)
+{
+	for (int i = first_link; i <= last_link; ++i)
+	{
+		const artic_link* l = a->links + i;
+		if (l->type == SN_LINK_JOINT_SPHERICAL)
+		{
+			a->sph[i] = quat_exp(sn_v3(a->q[l->dof], a->q[l->dof + 1], a->q[l->dof + 2]));
+		}
+	}
+	artic_sync_spherical(a);
+	artic_update_kinematics(a);
+}
+
+sn_error sn_articulation_get_joint_positions(const sn_world* world, sn_articulation_id id, double* q, int count)
+{
+	const artic* a = artic_get(world, id);
+	if (a == NULL)
+	{
+		return SN_ERR_INVALID_ID;
+	}
+	if ((q == NULL && a->dof_count > 0) || count < a->dof_count)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	if (a->dof_count > 0)
+	{
+		memcpy(q, a->q, (size_t)a->dof_count * sizeof(double));
+	}
+	return SN_ERR_OK;
+}
+
+sn_error sn_articulation_get_joint_velocities(const sn_world* world, sn_articulation_id id, double* qd, int count)
+{
+	const artic* a = artic_get(world, id);
+	if (a == NULL)
+	{
+		return SN_ERR_INVALID_ID;
+	}
+	if ((qd == NULL && a->dof_count > 0) || count < a->dof_count)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	if (a->dof_count > 0)
+	{
+		memcpy(qd, a->qd, (size_t)a->dof_count * sizeof(double));
+	}
+	return SN_ERR_OK;
+}
+
+sn_error sn_articulation_set_joint_positions(sn_world* world, sn_articulation_id id, const double* q, int count)
+{
+	artic* a;
+	sn_error err = get_for_set(world, id, "set joint positions", &a);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	if (count != a->dof_count || (q == NULL && count > 0))
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "set joint positions: need %d values, got %d",
+						  a->dof_count, count);
+	}
+	err = check_values(world, "set joint positions", q, count);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	if (count > 0)
+	{
+		memcpy(a->q, q, (size_t)count * sizeof(double));
+	}
+	positions_changed(a, 0, a->link_count - 1);
+	return SN_ERR_OK;
+}
+
+sn_error sn_articulation_set_joint_velocities(sn_world* world, sn_articulation_id id, const double* qd, int count)
+{
+	artic* a;
+	sn_error err = get_for_set(world, id, "set joint velocities", &a);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	if (count != a->dof_count || (qd == NULL && count > 0))
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "set joint velocities: need %d values, got %d",
+						  a->dof_count, count);
+	}
+	err = check_values(world, "set joint velocities", qd, count);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	if (count > 0)
+	{
+		memcpy(a->qd, qd, (size_t)count * sizeof(double));
+	}
+	return SN_ERR_OK;
+}
+
+sn_error sn_articulation_set_joint_position(sn_world* world, sn_articulation_id id, int dof, double q)
+{
+	artic* a;
+	sn_error err = get_for_set(world, id, "set joint position", &a);
+	if (err == SN_ERR_OK)
+	{
+		err = check_dof(world, a, "set joint position", dof);
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = check_values(world, "set joint position", &q, 1);
+	}
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	a->q[dof] = q;
+	int link = a->dof_link[dof];
+	positions_changed(a, link, link);
+	return SN_ERR_OK;
+}
+
+sn_error sn_articulation_set_joint_velocity(sn_world* world, sn_articulation_id id, int dof, double qd)
+{
+	artic* a;
+	sn_error err = get_for_set(world, id, "set joint velocity", &a);
+	if (err == SN_ERR_OK)
+	{
+		err = check_dof(world, a, "set joint velocity", dof);
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = check_values(world, "set joint velocity", &qd, 1);
+	}
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	a->qd[dof] = qd;
+	return SN_ERR_OK;
+}
+
+double sn_articulation_get_joint_position(const sn_world* world, sn_articulation_id id, int dof)
+{
+	const artic* a = artic_get(world, id);
+	return (a != NULL && dof >= 0 && dof < a->dof_count) ? a->q[dof] : 0.0;
+}
+
+double sn_articulation_get_joint_velocity(const sn_world* world, sn_articulation_id id, int dof)
+{
+	const artic* a = artic_get(world, id);
+	return (a != NULL && dof >= 0 && dof < a->dof_count) ? a->qd[dof] : 0.0;
+}
+
+// ---- link kinematics ----------------------------------------------------------------------------------
+
+sn_transform sn_articulation_get_link_pose(const sn_world* world, sn_articulation_id id, int link)
+{
+	const artic* a = artic_get(world, id);
+	if (a == NULL || link < 0 || link >= a->link_count)
+	{
+		return sn_transform_identity();
+	}
+	if (link == 0)
+	{
+		return a->base_pose;
+	}
+	const artic_kin* k = a->kin + link;
+	sn_transform t = { k->pos, quat_from_mat33(k->rot) };
+	return t;
+}
+
+sn_error sn_articulation_get_link_velocity(const sn_world* world, sn_articulation_id id, int link,
+										   sn_vec3* linear_velocity, sn_vec3* angular_velocity)
+{
+	const artic* a = artic_get(world, id);
+	if (a == NULL)
+	{
+		return SN_ERR_INVALID_ID;
+	}
+	if (link < 0 || link >= a->link_count)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	sn_vec3 lin, ang;
+	artic_point_velocity(a, link, a->kin[link].pos, &lin, &ang);
+	if (linear_velocity != NULL)
+	{
+		*linear_velocity = lin;
+	}
+	if (angular_velocity != NULL)
+	{
+		*angular_velocity = ang;
+	}
+	return SN_ERR_OK;
+}
+
+double sn_articulation_get_kinetic_energy(const sn_world* world, sn_articulation_id id)
+{
+	const artic* a = artic_get(world, id);
+	if (a == NULL)
+	{
+		return 0.0;
+	}
+	double e = 0.0;
+	for (int i = a->fixed_base ? 1 : 0; i < a->link_count; ++i)
+	{
+		const artic_link* l = a->links + i;
+		const artic_kin* k = a->kin + i;
+		sn_vec3 com = sn_add(k->pos, sn_mat33_mul_v(k->rot, l->com));
+		sn_vec3 v, w;
+		artic_point_velocity(a, i, com, &v, &w);
+		sn_vec3 wb = sn_mat33_mul_tv(k->rot, w);
+		e += 0.5 * l->mass * sn_dot(v, v) + 0.5 * sn_dot(wb, sym33_mul(&l->inertia, wb));
+	}
+	return e;
+}
+
+sn_error sn_articulation_set_base_pose(sn_world* world, sn_articulation_id id, sn_transform pose)
+{
+	artic* a;
+	sn_error err = get_for_set(world, id, "set base pose", &a);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	if (!sn_vec3_is_finite(pose.p) || !sn_quat_is_finite(pose.q))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "set base pose: pose must be finite");
+	}
+	if (sn_quat_length(pose.q) < 1e-9)
+	{
+		return world_fail(world, SN_ERR_ZERO_AXIS, "set base pose: rotation quaternion has zero length");
+	}
+	a->base_pose.p = pose.p;
+	a->base_pose.q = sn_quat_normalize(pose.q);
+	artic_update_kinematics(a);
+	return SN_ERR_OK;
+}
+
+sn_error sn_articulation_set_base_velocity(sn_world* world, sn_articulation_id id, sn_vec3 linear_velocity,
+										   sn_vec3 angular_velocity)
+{
+	artic* a;
+	sn_error err = get_for_set(world, id, "set base velocity", &a);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	if (a->fixed_base)
+	{
+		return world_fail(world, SN_ERR_WRONG_TYPE, "set base velocity: the articulation has a fixed base");
+	}
+	if (!sn_vec3_is_finite(linear_velocity) || !sn_vec3_is_finite(angular_velocity))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "set base velocity: velocities must be finite");
+	}
+	a->base_v = linear_velocity;
+	a->base_w = angular_velocity;
+	return SN_ERR_OK;
+}
+
+// ---- applied forces -----------------------------------------------------------------------------------
+
+static sn_error check_link_index(sn_world* world, const artic* a, const char* what, int link)
+{
+	if (link < 0 || link >= a->link_count)
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "%s: link %d is out of range (0..%d)", what, link,
+						  a->link_count - 1);
+	}
+	return SN_ERR_OK;
+}
+
+sn_error sn_articulation_apply_link_force(sn_world* world, sn_articulation_id id, int link, sn_vec3 force,
+										  sn_vec3 world_point)
+{
+	artic* a;
+	sn_error err = get_for_set(world, id, "apply link force", &a);
+	if (err == SN_ERR_OK)
+	{
+		err = check_link_index(world, a, "apply link force", link);
+	}
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	if (!sn_vec3_is_finite(force) || !sn_vec3_is_finite(world_point))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "apply link force: force and point must be finite");
+	}
+	sv6* f = a->link_force + link;
+	f->v = sn_add(f->v, force);
+	f->w = sn_add(f->w, sn_cross(world_point, force));
+	return SN_ERR_OK;
+}
+
+sn_error sn_articulation_apply_link_torque(sn_world* world, sn_articulation_id id, int link, sn_vec3 torque)
+{
+	artic* a;
+	sn_error err = get_for_set(world, id, "apply link torque", &a);
+	if (err == SN_ERR_OK)
+	{
+		err = check_link_index(world, a, "apply link torque", link);
+	}
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	if (!sn_vec3_is_finite(torque))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "apply link torque: torque must be finite");
+	}
+	a->link_force[link].w = sn_add(a->link_force[link].w, torque);
+	return SN_ERR_OK;
+}
+
+sn_error sn_articulation_apply_joint_force(sn_world* world, sn_articulation_id id, int dof, double force)
+{
+	artic* a;
+	sn_error err = get_for_set(world, id, "apply joint force", &a);
+	if (err == SN_ERR_OK)
+	{
+		err = check_dof(world, a, "apply joint force", dof);
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = check_values(world, "apply joint force", &force, 1);
+	}
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	a->joint_force[dof] += force;
+	return SN_ERR_OK;
+}
+
+sn_error sn_articulation_get_link_incoming_force(const sn_world* world, sn_articulation_id id, int link,
+												 sn_vec3* force, sn_vec3* torque)
+{
+	const artic* a = artic_get(world, id);
+	if (a == NULL)
+	{
+		return SN_ERR_INVALID_ID;
+	}
+	if (link < 0 || link >= a->link_count)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	if (force != NULL)
+	{
+		*force = a->incoming[link].v;
+	}
+	if (torque != NULL)
+	{
+		*torque = a->incoming[link].w;
+	}
+	return SN_ERR_OK;
+}
+
+// ---- drives and limits --------------------------------------------------------------------------------
+
+sn_error sn_articulation_set_drive(sn_world* world, sn_articulation_id id, int dof, const sn_drive* drive)
+{
+	artic* a;
+	sn_error err = get_for_set(world, id, "set drive", &a);
+	if (err == SN_ERR_OK)
+	{
+		err = check_dof(world, a, "set drive", dof);
+	}
+	if (err == SN_ERR_OK && drive == NULL)
+	{
+		err = world_fail(world, SN_ERR_INVALID_ARGUMENT, "set drive: drive must not be NULL");
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = check_drive(world, "set drive", drive);
+	}
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	sn_drive old = a->drives[dof];
+	a->drives[dof] = *drive;
+	err = artic_reserve_rows(world, a, NULL);
+	if (err != SN_ERR_OK)
+	{
+		a->drives[dof] = old;
+	}
+	return err;
+}
+
+sn_drive sn_articulation_get_drive(const sn_world* world, sn_articulation_id id, int dof)
+{
+	const artic* a = artic_get(world, id);
+	return (a != NULL && dof >= 0 && dof < a->dof_count) ? a->drives[dof] : sn_default_drive();
+}
+
+sn_error sn_articulation_set_drive_target(sn_world* world, sn_articulation_id id, int dof, double position,
+										  double velocity)
+{
+	artic* a;
+	sn_error err = get_for_set(world, id, "set drive target", &a);
+	if (err == SN_ERR_OK)
+	{
+		err = check_dof(world, a, "set drive target", dof);
+	}
+	if (err == SN_ERR_OK && (!isfinite(position) || !isfinite(velocity)))
+	{
+		err = world_fail(world, SN_ERR_NOT_FINITE, "set drive target: targets must be finite");
+	}
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	a->drives[dof].target_position = position;
+	a->drives[dof].target_velocity = velocity;
+	return SN_ERR_OK;
+}
+
+sn_error sn_articulation_set_drive_targets(sn_world* world, sn_articulation_id id, const int* dofs,
+										   const double* positions, const double* velocities, int count)
+{
+	artic* a;
+	sn_error err = get_for_set(world, id, "set drive targets", &a);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	if (count < 0 || (count > 0 && (dofs == NULL || positions == NULL)))
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT,
+						  "set drive targets: count must be >= 0 and dofs and positions given");
+	}
+	for (int i = 0; i < count; ++i)
+	{
+		if (dofs[i] < 0 || dofs[i] >= a->dof_count)
+		{
+			return world_fail(world, SN_ERR_INVALID_ARGUMENT, "set drive targets: entry %d: dof %d is out of range", i,
+							  dofs[i]);
+		}
+		if (!isfinite(positions[i]) || (velocities != NULL && !isfinite(velocities[i])))
+		{
+			return world_fail(world, SN_ERR_NOT_FINITE, "set drive targets: entry %d is not finite", i);
+		}
+	}
+	for (int i = 0; i < count; ++i)
+	{
+		a->drives[dofs[i]].target_position = positions[i];
+		if (velocities != NULL)
+		{
+			a->drives[dofs[i]].target_velocity = velocities[i];
+		}
+	}
+	return SN_ERR_OK;
+}
+
+sn_error sn_articulation_get_drive_efforts(const sn_world* world, sn_articulation_id id, double* efforts, int count)
+{
+	const artic* a = artic_get(world, id);
+	if (a == NULL)
+	{
+		return SN_ERR_INVALID_ID;
+	}
+	if ((efforts == NULL && a->dof_count > 0) || count < a->dof_count)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	if (a->dof_count > 0)
+	{
+		memcpy(efforts, a->effort, (size_t)a->dof_count * sizeof(double));
+	}
+	return SN_ERR_OK;
+}
+
+sn_error sn_articulation_set_limit(sn_world* world, sn_articulation_id id, int dof, sn_limit limit)
+{
+	artic* a;
+	sn_error err = get_for_set(world, id, "set limit", &a);
+	if (err == SN_ERR_OK)
+	{
+		err = check_dof(world, a, "set limit", dof);
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = check_limit(world, "set limit", limit);
+	}
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	sn_limit old = a->limits[dof];
+	a->limits[dof] = limit;
+	err = artic_reserve_rows(world, a, NULL);
+	if (err != SN_ERR_OK)
+	{
+		a->limits[dof] = old;
+	}
+	return err;
+}
+
+sn_limit sn_articulation_get_limit(const sn_world* world, sn_articulation_id id, int dof)
+{
+	const artic* a = artic_get(world, id);
+	if (a != NULL && dof >= 0 && dof < a->dof_count)
+	{
+		return a->limits[dof];
+	}
+	sn_limit none = { false, 0.0, 0.0, sn_soft_rigid() };
+	return none;
+}
+
+// ---- the step's bookkeeping ---------------------------------------------------------------------------
+
+void artic_step_begin(sn_world* world)
+{
+	artic_store* s = world->artics;
+	if (s == NULL)
+	{
+		return;
+	}
+	for (int i = 0; i < s->high; ++i)
+	{
+		artic* a = s->items + i;
+		if (!a->live)
+		{
+			continue;
+		}
+		memset(a->effort, 0, (size_t)a->dof_count * sizeof(double));
+		memset(a->incoming, 0, (size_t)a->link_count * sizeof(sv6));
+	}
+	for (int m = 0; m < s->mimic_high; ++m)
+	{
+		s->mimics[m].step_impulse = 0.0;
+	}
+}
+
+void artic_step_end(sn_world* world, double dt)
+{
+	artic_store* s = world->artics;
+	if (s == NULL)
+	{
+		return;
+	}
+	double inv_dt = 1.0 / dt;
+	for (int i = 0; i < s->high; ++i)
+	{
+		artic* a = s->items + i;
+		if (!a->live)
+		{
+			continue;
+		}
+		for (int d = 0; d < a->dof_count; ++d)
+		{
+			a->effort[d] *= inv_dt;
+		}
+		for (int l = 0; l < a->link_count; ++l)
+		{
+			a->incoming[l] = sv6_scale(inv_dt, a->incoming[l]);
+		}
+		memset(a->joint_force, 0, (size_t)a->dof_count * sizeof(double));
+		memset(a->link_force, 0, (size_t)a->link_count * sizeof(sv6));
+	}
+	for (int m = 0; m < s->mimic_high; ++m)
+	{
+		artic_mimic* mm = s->mimics + m;
+		if (mm->live)
+		{
+			mm->force = mm->step_impulse * inv_dt;
+		}
+	}
+}
+
+bool artic_diverged(const sn_world* world, double speed_limit)
+{
+	const artic_store* s = world->artics;
+	if (s == NULL)
+	{
+		return false;
+	}
+	for (int i = 0; i < s->high; ++i)
+	{
+		const artic* a = s->items + i;
+		if (!a->live)
+		{
+			continue;
+		}
+		if (!sn_vec3_is_finite(a->base_pose.p) || !sn_quat_is_finite(a->base_pose.q) ||
+			!(sn_length(a->base_v) <= speed_limit) || !(sn_length(a->base_w) <= speed_limit))
+		{
+			return true;
+		}
+		for (int d = 0; d < a->dof_count; ++d)
+		{
+			if (!isfinite(a->q[d]) || !(fabs(a->qd[d]) <= speed_limit))
+			{
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static uint64_t hash_bytes(uint64_t h, const void* data, size_t size)
+{
+	const unsigned char* p = data;
+	for (size_t i = 0; i < size; ++i)
+	{
+		h ^= p[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static uint64_t hash_doubles(uint64_t h, const double* x, int count)
+{
+	return hash_bytes(h, x, (size_t)count * sizeof(double));
+}
+
+uint64_t artic_state_hash(const sn_world* world, uint64_t h)
+{
+	const artic_store* s = world->artics;
+	if (s == NULL)
+	{
+		return h;
+	}
+	for (int i = 0; i < s->high; ++i)
+	{
+		const artic* a = s->items + i;
+		if (!a->live)
+		{
+			continue;
+		}
+		h = hash_bytes(h, &a->base_pose, sizeof(a->base_pose));
+		h = hash_bytes(h, &a->base_v, sizeof(a->base_v));
+		h = hash_bytes(h, &a->base_w, sizeof(a->base_w));
+		h = hash_doubles(h, a->q, a->dof_count);
+		h = hash_doubles(h, a->qd, a->dof_count);
+		h = hash_bytes(h, a->sph, (size_t)a->link_count * sizeof(sn_quat));
+		h = hash_doubles(h, a->warm, a->dof_count * ARTIC_WARM_SLOTS);
+		h = hash_doubles(h, a->effort, a->dof_count);
+		h = hash_bytes(h, a->incoming, (size_t)a->link_count * sizeof(sv6));
+	}
+	for (int m = 0; m < s->mimic_high; ++m)
+	{
+		const artic_mimic* mm = s->mimics + m;
+		if (mm->live)
+		{
+			h = hash_doubles(h, &mm->warm, 1);
+			h = hash_doubles(h, &mm->force, 1);
+		}
+	}
+	return h;
+}
