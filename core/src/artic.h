@@ -21,6 +21,8 @@
 #include "soft.h"
 #include "spatial.h"
 
+#include <math.h>
+
 #include "sinew/articulation.h"
 
 typedef struct sn_world sn_world;
@@ -37,61 +39,67 @@ enum
 
 // ---- model ------------------------------------------------------------------------------------------
 
+// Hot model of a link, read by every solve. Geometry is kept relative to the child-side joint frame
+// (artic_kinematics.c): its world axes J_i and origin (the anchor) are all the kinematics tracks.
 typedef struct artic_link
 {
 	int32_t parent;       // -1 for the base
 	int32_t dof;          // first dof of the inbound joint
 	uint8_t type;         // sn_link_joint_type
 	uint8_t dof_count;    // 0, 1 or 3
+	bool k_identity;      // k is exactly the identity
+	bool diag_inertia;    // inertia_j is diagonal
 	double mass;          // kg
-	sym33 inertia;        // about the centre of mass, link axes, kg*m^2
-	sn_vec3 com;          // centre of mass, link frame, m
-	sn_transform parent_frame, child_frame; // joint frames (unit quaternions)
-	// Precomputed joint geometry: the link's rotation relative to its parent is
-	//   revolute    k0 + cos(q) k1 + sin(q) k2
-	//   others      k0 = Rpf Rcf^T (spherical: Rpf R(q) Rcf^T, built from pf_rot and cf_rot_t)
-	sn_mat33 k0, k1, k2;
-	sn_mat33 pf_rot;      // parent joint frame axes in parent link axes
-	sn_mat33 cf_rot_t;    // transpose of the child joint frame axes in child link axes
+	sym33 inertia_j;      // about the centre of mass, child joint frame axes, kg*m^2
+	sn_vec3 com_j;        // centre of mass minus anchor, child joint frame axes, m
+	sn_vec3 t;            // parent-side joint origin minus the parent's anchor, parent's joint axes, m
+	double armature;      // kg or kg*m^2
 	double joint_damping; // N*s/m or N*m*s/rad
 	double joint_friction;// N or N*m
-	double armature;      // kg or kg*m^2
 	double max_joint_velocity; // m/s or rad/s
-	uint64_t user_data;
 } artic_link;
+
+// Cold model of a link: what the def said, for getters and link poses.
+typedef struct artic_link_info
+{
+	sn_transform parent_frame, child_frame; // joint frames (unit quaternions)
+	sn_mat33 inertia;     // about the centre of mass, link axes
+	sn_vec3 com;          // link frame
+	sn_mat33 cf_rot_t;    // transpose of the child joint frame axes in link axes
+	uint64_t user_data;
+} artic_link_info;
 
 // ---- per-solve scratch --------------------------------------------------------------------------------
 
-// Link poses at the current joint positions (kept valid after every step and setter).
+// Kinematics at the current joint positions (kept valid after every step and setter).
 typedef struct artic_kin
 {
-	sn_mat33 rot;    // link axes in the world
-	sn_vec3 pos;     // link frame origin, world, m
-	sn_mat33 joint;  // parent-side joint frame axes, world (x is the joint axis)
-	sn_vec3 anchor;  // child-side joint frame origin, world, m
+	sn_mat33 joint;  // child-side joint frame axes, world (for the base: the base frame); x is the axis
+	sn_vec3 anchor;  // child-side joint frame origin, world, m (for the base: the base origin)
 } artic_kin;
 
 typedef struct artic_work
 {
 	sn_vec3 r;     // centre of mass relative to O, m
 	sym33 ic;      // world inertia about the centre of mass
+	sn_vec3 ra;    // anchor relative to O, m
 	sv6 v;         // spatial velocity at the start of the solve
-	sv6 a0;        // spatial acceleration with zero joint accelerations (gravity as a base acceleration)
-	sv6 p0;        // force the link needs for a0: I a0 + v x* I v - f_ext
-	ainertia ia;   // articulated inertia
-	sv6 pa;        // articulated bias force
-	sv6 da;        // acceleration (or velocity change) beyond a0
-	sv6 z[2];      // impulse passes: articulated impulses, two right-hand sides
-	double dinv[9];// inverse of the joint's D = S^T IA S + armature + h damping (dof_count^2 used)
+	sv6 p0;        // force the link needs with zero joint accelerations: I a0 + v x* I v - f_ext
+	sv6 a;         // pass 1: a0 (gravity as a base acceleration); pass 3 on: da, the acceleration beyond a0
+	union
+	{
+		ainertia ia; // articulated inertia (passes 1 and 2)
+		sv6 z[2];    // impulse passes: articulated impulses, then velocity changes
+	} m;
+	sv6 pa;        // articulated bias force (pass 2); the link's joint force (end of the solve)
 } artic_work;
 
 typedef struct artic_dof_work
 {
 	sv6 s;        // motion subspace column, world, about O
 	sv6 u6;       // U = IA S
-	double tau;   // generalised force of the free motion, N or N*m
-	double u;     // tau - S^T pA
-	double qdd;   // free joint acceleration
+	double dinv[3]; // this dof's row of D^-1 (one-dof joints: dinv[0] = 1 / D)
+	double u;     // tau - S^T pA (tau: the free motion's generalised force, N or N*m)
 	double y[2];  // impulse passes: joint impulses in, velocity changes out
 } artic_dof_work;
 
@@ -166,7 +174,9 @@ typedef struct artic
 	double gravity_scale;
 	uint64_t user_data;
 	int link_count, dof_count;
-	artic_link* links;    // [link_count]
+	artic_link* links;    // [link_count] hot
+	artic_link_info* info;// [link_count] cold
+	sn_mat33* k;          // [link_count] parent-side joint axes in the parent's child-side joint axes
 	int32_t* dof_link;    // [dof_count] link of each dof
 	sn_limit* limits;     // [dof_count]
 	sn_drive* drives;     // [dof_count]
@@ -181,12 +191,16 @@ typedef struct artic
 	double* warm;         // [dof_count * ARTIC_WARM_SLOTS] last step's row forces, N or N*m
 
 	// inputs for the next step
+	bool has_inputs;      // joint_force or link_force is not all zero
 	double* joint_force;  // [dof_count] N or N*m
 	sv6* link_force;      // [link_count] torque about the world origin and force, N*m and N
 
-	// outputs of the last step
-	double* effort;       // [dof_count] drive force, N or N*m
-	sv6* incoming;        // [link_count] (torque about the anchor, force), N*m and N, world
+	// outputs of the last step, as impulses over it (divided by step_dt when read)
+	double step_dt;       // s
+	bool first_substep;   // the next solve starts a step: outputs are overwritten, not accumulated
+	double* effort;       // [dof_count] drive impulse, N*s or N*m*s
+	sv6* incoming;        // [link_count] (torque about the anchor, force) times time, world
+	double max_speed;     // largest |qd| or base speed after the last solve (NaN if not finite)
 
 	// scratch
 	artic_kin* kin;       // [link_count] valid at the current state
@@ -194,7 +208,6 @@ typedef struct artic
 	artic_dof_work* dw;   // [dof_count]
 	int32_t* dof_slot;    // [dof_count] active slot or -1
 	uint8_t* needed;      // [link_count] link lies on a path from the root to an active dof
-	double* qd_start;     // [dof_count] joint velocities at the start of the solve
 	double* qd_free;      // [dof_count] after the free-motion kick
 	double base_inv[36];  // floating base: inverse of the base's articulated inertia (row-major)
 	sn_vec3 origin;       // O of the current solve
@@ -238,8 +251,10 @@ void artic_store_destroy(sn_world* world);
 // forces (dt, s) and clear the inputs.
 void artic_step_begin(sn_world* world);
 void artic_step_end(sn_world* world, double dt);
-// True if an articulation's state is not finite or faster than speed_limit.
+// True if an articulation's last solve left a speed above speed_limit or a state that is not finite.
 bool artic_diverged(const sn_world* world, double speed_limit);
+// True if every articulation's state is finite (a full check, for clearing the diverged flag).
+bool artic_state_finite(const sn_world* world);
 uint64_t artic_state_hash(const sn_world* world, uint64_t h);
 // Grow the articulation's row storage for its current model plus an optional mimic joint about to be
 // created (extra may be NULL). SN_ERR_NO_MEMORY or SN_ERR_CAPACITY leave it as it was.
@@ -247,8 +262,12 @@ sn_error artic_reserve_rows(sn_world* world, artic* a, const sn_mimic_def* extra
 
 // ---- artic_kinematics.c -------------------------------------------------------------------------------
 
-// Link poses (kin) from the base pose and joint positions.
+// All links' kinematics from the base pose and joint positions.
 void artic_update_kinematics(artic* a);
+// Parent-side joint frame axes of link i > 0, world.
+sn_mat33 artic_parent_joint_axes(const artic* a, int i);
+// World pose of a link's frame.
+sn_transform artic_link_pose(const artic* a, int link);
 // Rotation vector of each spherical joint into q (from sph).
 void artic_sync_spherical(artic* a);
 // Linear velocity of a world point on a link, and the link's angular velocity, from the current state.
@@ -262,7 +281,8 @@ void artic_forward(artic* a, sn_vec3 gravity, double h);
 // Velocity changes of every dof (and the floating base) for joint impulses: out = M^-1 in, for
 // rhs_count (1 or 2) right-hand sides given in dw[].y[]. The base's changes go to base_out.
 void artic_impulse_response(artic* a, int rhs_count, sv6* base_out);
-// End of a solve: velocities qd_free + M^-1 p, positions advanced by h qd_free + M^-1 y, forces out.
+// End of a solve: velocities qd_free + M^-1 p, positions advanced by h qd_free + M^-1 y (both from
+// dw[].y when have_rows), kinematics, incoming joint forces, max_speed.
 void artic_finish(artic* a, double h, bool have_rows);
 
 // ---- artic_response.c ---------------------------------------------------------------------------------
@@ -320,5 +340,38 @@ void artic_solve_end(sn_world* world);
 // A complete TGS solve of length h for every articulation of the world, with the world's iteration
 // counts. Worlds whose solver has no articulation path of its own (XPBD, DIRECT) call this.
 void artic_step_tgs(sn_world* world, double h);
+
+// Kinematics of link i > 0 from its parent's and its joint position (artic_kinematics.c derives it).
+static inline void artic_link_kinematics(artic* a, int i)
+{
+	const artic_link* l = a->links + i;
+	const artic_kin* p = a->kin + l->parent;
+	artic_kin* k = a->kin + i;
+	sn_mat33 g = l->k_identity ? p->joint : sn_mat33_mul(p->joint, a->k[i]);
+	sn_vec3 anchor = sn_add(p->anchor, sn_mat33_mul_v(p->joint, l->t));
+	switch (l->type)
+	{
+		case SN_LINK_JOINT_REVOLUTE:
+		{
+			double q = a->q[l->dof];
+			double c = cos(q), s = sin(q);
+			k->joint.cx = g.cx;
+			k->joint.cy = sn_add(sn_scale(c, g.cy), sn_scale(s, g.cz));
+			k->joint.cz = sn_sub(sn_scale(c, g.cz), sn_scale(s, g.cy));
+			break;
+		}
+		case SN_LINK_JOINT_PRISMATIC:
+			k->joint = g;
+			anchor = sn_mul_add(anchor, a->q[l->dof], g.cx);
+			break;
+		case SN_LINK_JOINT_SPHERICAL:
+			k->joint = sn_mat33_mul(g, sn_mat33_from_quat(a->sph[i]));
+			break;
+		default:
+			k->joint = g;
+			break;
+	}
+	k->anchor = anchor;
+}
 
 #endif

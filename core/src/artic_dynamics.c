@@ -15,7 +15,10 @@
 // acceleration of the base, so no link needs a gravity force). Then
 //   f_i = I_i da_i + p0_i + sum_c f_c,   p0_i = I_i a0_i + v_i x* I_i v_i - f_ext,i,   da_i = da_p + S_i qdd_i
 // which is a system without velocity terms, driven by the bias forces p0. All velocity-product terms
-// sit in p0 and are computed with rigid (10-number) inertias, never with articulated ones.
+// sit in p0 and are computed with rigid inertias, never with articulated ones. p0 is Newton-Euler at the
+// centre of mass c (r = c - O): with (w, v) = v_i and (alpha, a) = a0_i, the centre moves with
+// v_c = v + w x r and, for zero joint accelerations, accelerates with a_c = a + alpha x r + w x v_c, so
+//   p0 = (Ic alpha + w x Ic w + r x m a_c - n_ext, m a_c - f_ext).
 //
 // Articulated-body induction (inward pass). Suppose every child obeys f_c = IA_c da_c + pA_c (true for
 // leaves with IA = I, pA = p0). With da_c = da_i + S_c qdd_c and S_c^T f_c = tau_c:
@@ -51,33 +54,57 @@
 #include <math.h>
 #include <string.h>
 
+// Momentum-rate of a rigid body (mass m, centre r relative to O, world inertia ic) for the spatial
+// acceleration a: (Ic alpha + r x m a_c, m a_c) with a_c = a.v + alpha x r. I a in spatial.h's terms.
+static inline sv6 rigid_accel_force(double mass, sn_vec3 r, const sym33* ic, sv6 a)
+{
+	sn_vec3 f = sn_scale(mass, sn_add(a.v, sn_cross(a.w, r)));
+	return sv6_make(sn_add(sym33_mul(ic, a.w), sn_cross(r, f)), f);
+}
+
+// R D R^T for a diagonal D.
+static inline sym33 rotate_diagonal(sn_mat33 r, const sym33* d)
+{
+	sn_vec3 t0 = sn_scale(d->xx, r.cx), t1 = sn_scale(d->yy, r.cy), t2 = sn_scale(d->zz, r.cz);
+	sym33 o;
+	o.xx = t0.x * r.cx.x + t1.x * r.cy.x + t2.x * r.cz.x;
+	o.yy = t0.y * r.cx.y + t1.y * r.cy.y + t2.y * r.cz.y;
+	o.zz = t0.z * r.cx.z + t1.z * r.cy.z + t2.z * r.cz.z;
+	o.xy = t0.x * r.cx.y + t1.x * r.cy.y + t2.x * r.cz.y;
+	o.xz = t0.x * r.cx.z + t1.x * r.cy.z + t2.x * r.cz.z;
+	o.yz = t0.y * r.cx.z + t1.y * r.cy.z + t2.y * r.cz.z;
+	return o;
+}
+
 // Motion subspace columns of link i's joint at its start-of-solve pose, about O.
-static void joint_subspace(const artic* a, int i, sn_vec3 origin)
+static void joint_subspace(const artic* a, int i, sn_vec3 ra)
 {
 	const artic_link* l = a->links + i;
 	const artic_kin* k = a->kin + i;
 	artic_dof_work* dw = a->dw + l->dof;
-	sn_vec3 r = sn_sub(k->anchor, origin);
 	switch (l->type)
 	{
 		case SN_LINK_JOINT_REVOLUTE:
-			dw[0].s = sv6_make(k->joint.cx, sn_cross(r, k->joint.cx));
+			dw[0].s = sv6_make(k->joint.cx, sn_cross(ra, k->joint.cx));
 			break;
 		case SN_LINK_JOINT_PRISMATIC:
 			dw[0].s = sv6_make(sn_v3(0, 0, 0), k->joint.cx);
 			break;
 		case SN_LINK_JOINT_SPHERICAL:
-			dw[0].s = sv6_make(k->joint.cx, sn_cross(r, k->joint.cx));
-			dw[1].s = sv6_make(k->joint.cy, sn_cross(r, k->joint.cy));
-			dw[2].s = sv6_make(k->joint.cz, sn_cross(r, k->joint.cz));
+		{
+			sn_mat33 g = artic_parent_joint_axes(a, i);
+			dw[0].s = sv6_make(g.cx, sn_cross(ra, g.cx));
+			dw[1].s = sv6_make(g.cy, sn_cross(ra, g.cy));
+			dw[2].s = sv6_make(g.cz, sn_cross(ra, g.cz));
 			break;
+		}
 		default:
 			break;
 	}
 }
 
-// Three-dof joint: D = S^T U + diag(extra), its inverse into w->dinv (row-major 3x3).
-static void spherical_factor(artic_work* w, const artic_dof_work* dw, double extra)
+// Three-dof joint: D = S^T U + diag(extra), its inverse by rows into dw[].dinv.
+static void spherical_factor(artic_dof_work* dw, double extra)
 {
 	sn_mat33 d;
 	d.cx = sn_v3(sv6_dot(dw[0].s, dw[0].u6), sv6_dot(dw[1].s, dw[0].u6), sv6_dot(dw[2].s, dw[0].u6));
@@ -87,20 +114,26 @@ static void spherical_factor(artic_work* w, const artic_dof_work* dw, double ext
 	d.cy.y += extra;
 	d.cz.z += extra;
 	sn_mat33 inv = mat33_inverse(d);
-	double m[9] = { inv.cx.x, inv.cy.x, inv.cz.x, inv.cx.y, inv.cy.y, inv.cz.y, inv.cx.z, inv.cy.z, inv.cz.z };
-	memcpy(w->dinv, m, sizeof(m));
-}
-
-// x = Dinv t for a three-dof joint.
-static void dinv3_mul(const double* dinv, const double* t, double* x)
-{
-	for (int r = 0; r < 3; ++r)
+	const sn_vec3* col[3] = { &inv.cx, &inv.cy, &inv.cz };
+	for (int c = 0; c < 3; ++c)
 	{
-		x[r] = dinv[r * 3] * t[0] + dinv[r * 3 + 1] * t[1] + dinv[r * 3 + 2] * t[2];
+		// Row r of the inverse, column c: the inverse is symmetric, so row r = column r.
+		dw[c].dinv[0] = col[c]->x;
+		dw[c].dinv[1] = col[c]->y;
+		dw[c].dinv[2] = col[c]->z;
 	}
 }
 
-// IA_p += IA - U Dinv U^T for a three-dof joint, and the bias pA_p += pA + U Dinv u.
+// x = D^-1 t for a three-dof joint.
+static inline void dinv3_mul(const artic_dof_work* dw, const double* t, double* x)
+{
+	for (int r = 0; r < 3; ++r)
+	{
+		x[r] = dw[r].dinv[0] * t[0] + dw[r].dinv[1] * t[1] + dw[r].dinv[2] * t[2];
+	}
+}
+
+// IA_p += IA - U D^-1 U^T for a three-dof joint, and pA_p += pA + U D^-1 u.
 static void spherical_inward(artic_work* parent, const artic_work* w, const artic_dof_work* dw)
 {
 	// UD_j = sum_k U_k Dinv_kj; the symmetric update is sum_j UD_j U_j^T.
@@ -110,11 +143,11 @@ static void spherical_inward(artic_work* parent, const artic_work* w, const arti
 		ud[j] = sv6_zero();
 		for (int k = 0; k < 3; ++k)
 		{
-			ud[j] = sv6_mul_add(ud[j], w->dinv[k * 3 + j], dw[k].u6);
+			ud[j] = sv6_mul_add(ud[j], dw[k].dinv[j], dw[k].u6);
 		}
 	}
-	ainertia* dst = &parent->ia;
-	ainertia_add_to(dst, &w->ia);
+	ainertia* dst = &parent->m.ia;
+	ainertia_add_to(dst, &w->m.ia);
 	for (int j = 0; j < 3; ++j)
 	{
 		sn_vec3 xw = ud[j].w, xv = ud[j].v, yw = dw[j].u6.w, yv = dw[j].u6.v;
@@ -135,7 +168,7 @@ static void spherical_inward(artic_work* parent, const artic_work* w, const arti
 		dst->b.cz = sn_mul_add(dst->b.cz, -yv.z, xw);
 	}
 	double u[3] = { dw[0].u, dw[1].u, dw[2].u }, x[3];
-	dinv3_mul(w->dinv, u, x);
+	dinv3_mul(dw, u, x);
 	sv6 pa = w->pa;
 	for (int k = 0; k < 3; ++k)
 	{
@@ -144,47 +177,91 @@ static void spherical_inward(artic_work* parent, const artic_work* w, const arti
 	parent->pa = sv6_add(parent->pa, pa);
 }
 
+// IA_p += IA - (1/D) U U^T for a one-dof joint (kd = U / D).
+static inline void one_dof_inward(ainertia* restrict dst, const ainertia* restrict src, sv6 kd, sv6 u)
+{
+	dst->a.xx += src->a.xx - kd.w.x * u.w.x;
+	dst->a.yy += src->a.yy - kd.w.y * u.w.y;
+	dst->a.zz += src->a.zz - kd.w.z * u.w.z;
+	dst->a.xy += src->a.xy - kd.w.x * u.w.y;
+	dst->a.xz += src->a.xz - kd.w.x * u.w.z;
+	dst->a.yz += src->a.yz - kd.w.y * u.w.z;
+	dst->c.xx += src->c.xx - kd.v.x * u.v.x;
+	dst->c.yy += src->c.yy - kd.v.y * u.v.y;
+	dst->c.zz += src->c.zz - kd.v.z * u.v.z;
+	dst->c.xy += src->c.xy - kd.v.x * u.v.y;
+	dst->c.xz += src->c.xz - kd.v.x * u.v.z;
+	dst->c.yz += src->c.yz - kd.v.y * u.v.z;
+	// B -= kd_w u_v^T: column j gets kd_w * u_v[j].
+	dst->b.cx = sn_add(dst->b.cx, sn_mul_add(src->b.cx, -u.v.x, kd.w));
+	dst->b.cy = sn_add(dst->b.cy, sn_mul_add(src->b.cy, -u.v.y, kd.w));
+	dst->b.cz = sn_add(dst->b.cz, sn_mul_add(src->b.cz, -u.v.z, kd.w));
+}
+
 void artic_forward(artic* a, sn_vec3 gravity, double h)
 {
 	const int n = a->link_count;
 	const sn_vec3 origin = a->base_pose.p;
 	a->origin = origin;
 	const sv6 minus_g = sv6_make(sn_v3(0, 0, 0), sn_scale(-a->gravity_scale, gravity));
+	const bool inputs = a->has_inputs;
 
-	// Pass 1, outward: inertias about O, velocities, bias accelerations and forces.
+	// Pass 1a: geometry about O (centres, inertias, motion subspaces, rigid spatial inertias).
 	for (int i = 0; i < n; ++i)
 	{
 		const artic_link* l = a->links + i;
 		const artic_kin* k = a->kin + i;
 		artic_work* w = a->work + i;
-		w->r = sn_sub(sn_add(k->pos, sn_mat33_mul_v(k->rot, l->com)), origin);
-		w->ic = sym33_rotate(k->rot, &l->inertia);
+		w->ra = sn_sub(k->anchor, origin);
+		w->r = sn_add(w->ra, sn_mat33_mul_v(k->joint, l->com_j));
+		w->ic = l->diag_inertia ? rotate_diagonal(k->joint, &l->inertia_j) : sym33_rotate(k->joint, &l->inertia_j);
+		ainertia_from_rigid(&w->m.ia, l->mass, w->r, &w->ic);
+		if (i > 0)
+		{
+			joint_subspace(a, i, w->ra);
+		}
+	}
+	// Pass 1b, outward: velocities, bias accelerations and forces.
+	for (int i = 0; i < n; ++i)
+	{
+		const artic_link* l = a->links + i;
+		artic_work* w = a->work + i;
 		if (i == 0)
 		{
 			w->v = a->fixed_base ? sv6_zero() : sv6_make(a->base_w, a->base_v);
-			w->a0 = minus_g;
+			w->a = minus_g;
 		}
 		else
 		{
 			const artic_work* p = a->work + l->parent;
-			joint_subspace(a, i, origin);
 			artic_dof_work* dw = a->dw + l->dof;
 			sv6 vj = sv6_zero();
 			for (int d = 0; d < l->dof_count; ++d)
 			{
 				double qd = a->qd[l->dof + d];
 				vj = sv6_mul_add(vj, qd, dw[d].s);
-				dw[d].tau = a->joint_force[l->dof + d] - l->joint_damping * qd;
+				dw[d].u = -l->joint_damping * qd; // tau for now; pass 2 subtracts S^T pA
+				if (inputs)
+				{
+					dw[d].u += a->joint_force[l->dof + d];
+				}
 			}
 			w->v = sv6_add(p->v, vj);
-			w->a0 = sv6_add(p->a0, sv6_cross_motion(p->v, vj));
+			w->a = sv6_add(p->a, sv6_cross_motion(p->v, vj));
 		}
-		sv6 momentum = rigid_mul(l->mass, w->r, &w->ic, w->v);
-		sv6 fext = a->link_force[i];
-		fext.w = sn_sub(fext.w, sn_cross(origin, fext.v));
-		w->p0 = sv6_sub(sv6_add(rigid_mul(l->mass, w->r, &w->ic, w->a0), sv6_cross_force(w->v, momentum)), fext);
+		// Bias force by Newton-Euler at the centre of mass (file header).
+		sn_vec3 om = w->v.w, al = w->a.w;
+		sn_vec3 vc = sn_add(w->v.v, sn_cross(om, w->r));
+		sn_vec3 fc = sn_scale(l->mass, sn_add(sn_add(w->a.v, sn_cross(al, w->r)), sn_cross(om, vc)));
+		sn_vec3 nc = sn_add(sym33_mul(&w->ic, al), sn_cross(om, sym33_mul(&w->ic, om)));
+		w->p0 = sv6_make(sn_add(nc, sn_cross(w->r, fc)), fc);
+		if (inputs)
+		{
+			const sv6 fext = a->link_force[i];
+			w->p0.w = sn_sub(w->p0.w, sn_sub(fext.w, sn_cross(origin, fext.v)));
+			w->p0.v = sn_sub(w->p0.v, fext.v);
+		}
 		w->pa = w->p0;
-		ainertia_from_rigid(&w->ia, l->mass, w->r, &w->ic);
 	}
 
 	// Pass 2, inward: articulated inertias and bias forces.
@@ -197,26 +274,27 @@ void artic_forward(artic* a, sn_vec3 gravity, double h)
 		double extra = l->armature + h * l->joint_damping;
 		if (l->dof_count == 1)
 		{
-			dw->u6 = ainertia_mul(&w->ia, dw->s);
+			dw->u6 = ainertia_mul(&w->m.ia, dw->s);
 			double dinv = 1.0 / (sv6_dot(dw->s, dw->u6) + extra);
-			w->dinv[0] = dinv;
-			dw->u = dw->tau - sv6_dot(dw->s, w->pa);
-			ainertia_add_rank1(&p->ia, &w->ia, dinv, dw->u6);
-			p->pa = sv6_add(p->pa, sv6_mul_add(w->pa, dinv * dw->u, dw->u6));
+			dw->dinv[0] = dinv;
+			dw->u -= sv6_dot(dw->s, w->pa);
+			sv6 kd = sv6_scale(dinv, dw->u6);
+			one_dof_inward(&p->m.ia, &w->m.ia, kd, dw->u6);
+			p->pa = sv6_add(p->pa, sv6_mul_add(w->pa, dw->u, kd));
 		}
 		else if (l->dof_count == 3)
 		{
 			for (int d = 0; d < 3; ++d)
 			{
-				dw[d].u6 = ainertia_mul(&w->ia, dw[d].s);
-				dw[d].u = dw[d].tau - sv6_dot(dw[d].s, w->pa);
+				dw[d].u6 = ainertia_mul(&w->m.ia, dw[d].s);
+				dw[d].u -= sv6_dot(dw[d].s, w->pa);
 			}
-			spherical_factor(w, dw, extra);
+			spherical_factor(dw, extra);
 			spherical_inward(p, w, dw);
 		}
 		else
 		{
-			ainertia_add_to(&p->ia, &w->ia);
+			ainertia_add_to(&p->m.ia, &w->m.ia);
 			p->pa = sv6_add(p->pa, w->pa);
 		}
 	}
@@ -225,31 +303,32 @@ void artic_forward(artic* a, sn_vec3 gravity, double h)
 	artic_work* base = a->work;
 	if (a->fixed_base)
 	{
-		base->da = sv6_zero();
+		base->a = sv6_zero();
 	}
 	else
 	{
 		double dense[36];
-		ainertia_to_dense(&base->ia, dense);
+		ainertia_to_dense(&base->m.ia, dense);
 		if (!spd_inverse(dense, 6, a->base_inv))
 		{
 			memset(a->base_inv, 0, sizeof(a->base_inv));
 		}
-		base->da = sv6_scale(-1.0, dense6_mul(a->base_inv, base->pa));
+		base->a = sv6_scale(-1.0, dense6_mul(a->base_inv, base->pa));
 	}
 
-	// Pass 3, outward: joint accelerations.
+	// Pass 3, outward: joint accelerations and the free-motion kick qd* = qd + h qdd.
 	for (int i = 1; i < n; ++i)
 	{
 		const artic_link* l = a->links + i;
 		artic_work* w = a->work + i;
-		const sv6 dap = a->work[l->parent].da;
+		const sv6 dap = a->work[l->parent].a;
 		artic_dof_work* dw = a->dw + l->dof;
-		w->da = dap;
+		w->a = dap;
 		if (l->dof_count == 1)
 		{
-			dw->qdd = w->dinv[0] * (dw->u - sv6_dot(dw->u6, dap));
-			w->da = sv6_mul_add(w->da, dw->qdd, dw->s);
+			double qdd = dw->dinv[0] * (dw->u - sv6_dot(dw->u6, dap));
+			w->a = sv6_mul_add(w->a, qdd, dw->s);
+			a->qd_free[l->dof] = a->qd[l->dof] + h * qdd;
 		}
 		else if (l->dof_count == 3)
 		{
@@ -258,23 +337,16 @@ void artic_forward(artic* a, sn_vec3 gravity, double h)
 			{
 				t[d] = dw[d].u - sv6_dot(dw[d].u6, dap);
 			}
-			dinv3_mul(w->dinv, t, x);
+			dinv3_mul(dw, t, x);
 			for (int d = 0; d < 3; ++d)
 			{
-				dw[d].qdd = x[d];
-				w->da = sv6_mul_add(w->da, x[d], dw[d].s);
+				w->a = sv6_mul_add(w->a, x[d], dw[d].s);
+				a->qd_free[l->dof + d] = a->qd[l->dof + d] + h * x[d];
 			}
 		}
 	}
-
-	// The free-motion kick.
-	for (int d = 0; d < a->dof_count; ++d)
-	{
-		a->qd_start[d] = a->qd[d];
-		a->qd_free[d] = a->qd[d] + h * a->dw[d].qdd;
-	}
 	a->base_v_start = a->work[0].v;
-	a->base_v_free = sv6_mul_add(a->work[0].v, h, base->da);
+	a->base_v_free = sv6_mul_add(a->work[0].v, h, base->a);
 }
 
 void artic_impulse_response(artic* a, int rhs_count, sv6* base_out)
@@ -282,10 +354,10 @@ void artic_impulse_response(artic* a, int rhs_count, sv6* base_out)
 	const int n = a->link_count;
 	for (int i = 0; i < n; ++i)
 	{
-		a->work[i].z[0] = sv6_zero();
-		a->work[i].z[1] = sv6_zero();
+		a->work[i].m.z[0] = sv6_zero();
+		a->work[i].m.z[1] = sv6_zero();
 	}
-	// Inward: u = y - S^T z is kept in y; the parent receives z + U Dinv u.
+	// Inward: u = y - S^T z is kept in y; the parent receives z + U D^-1 u.
 	for (int i = n - 1; i > 0; --i)
 	{
 		const artic_link* l = a->links + i;
@@ -294,11 +366,11 @@ void artic_impulse_response(artic* a, int rhs_count, sv6* base_out)
 		artic_dof_work* dw = a->dw + l->dof;
 		for (int r = 0; r < rhs_count; ++r)
 		{
-			sv6 z = w->z[r];
+			sv6 z = w->m.z[r];
 			if (l->dof_count == 1)
 			{
 				dw->y[r] -= sv6_dot(dw->s, z);
-				z = sv6_mul_add(z, w->dinv[0] * dw->y[r], dw->u6);
+				z = sv6_mul_add(z, dw->dinv[0] * dw->y[r], dw->u6);
 			}
 			else if (l->dof_count == 3)
 			{
@@ -308,20 +380,20 @@ void artic_impulse_response(artic* a, int rhs_count, sv6* base_out)
 					dw[d].y[r] -= sv6_dot(dw[d].s, z);
 					u[d] = dw[d].y[r];
 				}
-				dinv3_mul(w->dinv, u, x);
+				dinv3_mul(dw, u, x);
 				for (int d = 0; d < 3; ++d)
 				{
 					z = sv6_mul_add(z, x[d], dw[d].u6);
 				}
 			}
-			p->z[r] = sv6_add(p->z[r], z);
+			p->m.z[r] = sv6_add(p->m.z[r], z);
 		}
 	}
 	// The base, then outward: z now holds each link's velocity change.
 	for (int r = 0; r < rhs_count; ++r)
 	{
-		sv6 dv0 = a->fixed_base ? sv6_zero() : sv6_scale(-1.0, dense6_mul(a->base_inv, a->work[0].z[r]));
-		a->work[0].z[r] = dv0;
+		sv6 dv0 = a->fixed_base ? sv6_zero() : sv6_scale(-1.0, dense6_mul(a->base_inv, a->work[0].m.z[r]));
+		a->work[0].m.z[r] = dv0;
 		base_out[r] = dv0;
 	}
 	for (int i = 1; i < n; ++i)
@@ -331,11 +403,11 @@ void artic_impulse_response(artic* a, int rhs_count, sv6* base_out)
 		artic_dof_work* dw = a->dw + l->dof;
 		for (int r = 0; r < rhs_count; ++r)
 		{
-			sv6 dvp = a->work[l->parent].z[r];
+			sv6 dvp = a->work[l->parent].m.z[r];
 			sv6 dv = dvp;
 			if (l->dof_count == 1)
 			{
-				double x = w->dinv[0] * (dw->y[r] - sv6_dot(dw->u6, dvp));
+				double x = dw->dinv[0] * (dw->y[r] - sv6_dot(dw->u6, dvp));
 				dw->y[r] = x;
 				dv = sv6_mul_add(dv, x, dw->s);
 			}
@@ -346,123 +418,131 @@ void artic_impulse_response(artic* a, int rhs_count, sv6* base_out)
 				{
 					t[d] = dw[d].y[r] - sv6_dot(dw[d].u6, dvp);
 				}
-				dinv3_mul(w->dinv, t, x);
+				dinv3_mul(dw, t, x);
 				for (int d = 0; d < 3; ++d)
 				{
 					dw[d].y[r] = x[d];
 					dv = sv6_mul_add(dv, x[d], dw[d].s);
 				}
 			}
-			w->z[r] = dv;
+			w->m.z[r] = dv;
 		}
 	}
 }
 
-// Incoming joint forces of the solve (see the file header), accumulated as impulses h f into incoming.
-static void incoming_forces(artic* a, double h, sv6 base_dv)
+// A dof's new speed and position change: the free motion plus the rows' effect, clamped.
+static inline double dof_update(artic* a, int d, double h, double vmax, bool have_rows, double* dq_out)
 {
-	const int n = a->link_count;
-	const double inv_h = 1.0 / h;
-	// Outward: effective accelerations beyond a0; each link's own share I da + p0 goes into z[0].
-	a->work[0].da = sv6_scale(inv_h, base_dv);
-	for (int i = 0; i < n; ++i)
+	const artic_dof_work* dw = a->dw + d;
+	double qd = a->qd_free[d];
+	double dq = h * qd;
+	if (have_rows)
 	{
-		const artic_link* l = a->links + i;
-		artic_work* w = a->work + i;
-		if (i > 0)
-		{
-			w->da = a->work[l->parent].da;
-			for (int d = 0; d < l->dof_count; ++d)
-			{
-				double qdd = (a->qd[l->dof + d] - a->qd_start[l->dof + d]) * inv_h;
-				w->da = sv6_mul_add(w->da, qdd, a->dw[l->dof + d].s);
-			}
-		}
-		w->z[0] = sv6_add(w->p0, rigid_mul(l->mass, w->r, &w->ic, w->da));
+		qd += dw->y[0];
+		dq += dw->y[1];
 	}
-	// Inward: add the children's joint forces.
-	for (int i = n - 1; i > 0; --i)
+	if (fabs(qd) > vmax)
 	{
-		artic_work* p = a->work + a->links[i].parent;
-		p->z[0] = sv6_add(p->z[0], a->work[i].z[0]);
+		qd = copysign(vmax, qd);
 	}
-	for (int i = 0; i < n; ++i)
+	if (fabs(dq) > vmax * h)
 	{
-		if (i == 0 && !a->fixed_base)
-		{
-			continue; // a floating base has no inbound joint
-		}
-		sv6 f = a->work[i].z[0];
-		sn_vec3 arm = sn_sub(a->kin[i].anchor, a->origin);
-		sv6 at_anchor = sv6_make(sn_sub(f.w, sn_cross(arm, f.v)), f.v);
-		a->incoming[i] = sv6_mul_add(a->incoming[i], h, at_anchor);
+		dq = copysign(vmax * h, dq);
 	}
+	*dq_out = dq;
+	return qd;
 }
 
 void artic_finish(artic* a, double h, bool have_rows)
 {
-	const int nd = a->dof_count;
+	const int n = a->link_count;
+	const double inv_h = 1.0 / h;
 	sv6 base[2] = { sv6_zero(), sv6_zero() };
 	if (have_rows)
 	{
 		artic_impulse_response(a, 2, base);
 	}
-	// New velocities and the position change of every dof: free motion plus the rows' effect.
-	for (int d = 0; d < nd; ++d)
-	{
-		artic_dof_work* dw = a->dw + d;
-		double qd = a->qd_free[d];
-		double dq = h * qd;
-		if (have_rows)
-		{
-			qd += dw->y[0];
-			dq += dw->y[1];
-		}
-		double vmax = a->links[a->dof_link[d]].max_joint_velocity;
-		if (fabs(qd) > vmax)
-		{
-			qd = copysign(vmax, qd);
-		}
-		if (fabs(dq) > vmax * h)
-		{
-			dq = copysign(vmax * h, dq);
-		}
-		a->qd[d] = qd;
-		dw->y[1] = dq;
-	}
-	sv6 base_v = sv6_add(a->base_v_free, base[0]);
-	sv6 base_dx = sv6_mul_add(base[1], h, a->base_v_free);
+
+	// The base: new velocity and pose; its effective acceleration starts the outward pass.
+	double max_speed = 0.0;
+	artic_work* w0 = a->work;
 	if (a->fixed_base)
 	{
-		base_v = sv6_zero();
-		base_dx = sv6_zero();
+		w0->a = sv6_zero();
 	}
-	incoming_forces(a, h, sv6_sub(base_v, a->base_v_start));
+	else
+	{
+		sv6 v = sv6_add(a->base_v_free, base[0]);
+		sv6 dx = sv6_mul_add(base[1], h, a->base_v_free);
+		w0->a = sv6_scale(inv_h, sv6_sub(v, a->base_v_start));
+		// v is about O, the base origin when the solve began: the origin moves with the body point at O,
+		// and its new velocity is that of the body point now at the new origin.
+		a->base_pose.p = sn_add(a->base_pose.p, dx.v);
+		a->base_pose.q = sn_quat_normalize(sn_quat_mul(quat_exp(dx.w), a->base_pose.q));
+		a->base_w = v.w;
+		a->base_v = sn_add(v.v, sn_cross(v.w, sn_sub(a->base_pose.p, a->origin)));
+		a->kin[0].joint = sn_mat33_from_quat(a->base_pose.q);
+		a->kin[0].anchor = a->base_pose.p;
+		double sw = sn_length(a->base_w), sv = sn_length(a->base_v);
+		max_speed = sw > sv ? sw : sv;
+	}
+	w0->pa = sv6_add(w0->p0, rigid_accel_force(a->links[0].mass, w0->r, &w0->ic, w0->a));
 
-	// Positions.
-	for (int i = 1; i < a->link_count; ++i)
+	// Outward: speeds, positions and kinematics; each link's own share of its joint force,
+	// p0 + I da with the effective acceleration, goes into pa.
+	for (int i = 1; i < n; ++i)
 	{
 		const artic_link* l = a->links + i;
-		if (l->type == SN_LINK_JOINT_SPHERICAL)
+		artic_work* w = a->work + i;
+		artic_dof_work* dw = a->dw + l->dof;
+		w->a = a->work[l->parent].a;
+		if (l->dof_count == 1)
 		{
-			const artic_dof_work* dw = a->dw + l->dof;
-			sn_vec3 rot = sn_v3(dw[0].y[1], dw[1].y[1], dw[2].y[1]);
-			a->sph[i] = sn_quat_normalize(sn_quat_mul(quat_exp(rot), a->sph[i]));
+			double dq;
+			double qd = dof_update(a, l->dof, h, l->max_joint_velocity, have_rows, &dq);
+			w->a = sv6_mul_add(w->a, (qd - a->qd[l->dof]) * inv_h, dw->s);
+			a->qd[l->dof] = qd;
+			a->q[l->dof] += dq;
+			max_speed = (fabs(qd) <= max_speed) ? max_speed : fabs(qd);
 		}
-		else if (l->dof_count == 1)
+		else if (l->dof_count == 3)
 		{
-			a->q[l->dof] += a->dw[l->dof].y[1];
+			double rot[3];
+			for (int d = 0; d < 3; ++d)
+			{
+				double qd = dof_update(a, l->dof + d, h, l->max_joint_velocity, have_rows, rot + d);
+				w->a = sv6_mul_add(w->a, (qd - a->qd[l->dof + d]) * inv_h, dw[d].s);
+				a->qd[l->dof + d] = qd;
+				max_speed = (fabs(qd) <= max_speed) ? max_speed : fabs(qd);
+			}
+			a->sph[i] = sn_quat_normalize(sn_quat_mul(quat_exp(sn_v3(rot[0], rot[1], rot[2])), a->sph[i]));
+			sn_vec3 rv = quat_log(a->sph[i]);
+			a->q[l->dof] = rv.x;
+			a->q[l->dof + 1] = rv.y;
+			a->q[l->dof + 2] = rv.z;
 		}
+		w->pa = sv6_add(w->p0, rigid_accel_force(l->mass, w->r, &w->ic, w->a));
+		artic_link_kinematics(a, i);
 	}
-	if (!a->fixed_base)
+
+	// Inward: add the children's joint forces; store each link's as impulse about its anchor.
+	const bool first = a->first_substep;
+	for (int i = n - 1; i >= 0; --i)
 	{
-		// base_v is about O, the base origin when the solve began: the origin moves with the body point at
-		// O, and its new velocity is that of the body point now at the new origin.
-		a->base_pose.p = sn_add(a->base_pose.p, base_dx.v);
-		a->base_pose.q = sn_quat_normalize(sn_quat_mul(quat_exp(base_dx.w), a->base_pose.q));
-		a->base_w = base_v.w;
-		a->base_v = sn_add(base_v.v, sn_cross(base_v.w, sn_sub(a->base_pose.p, a->origin)));
+		artic_work* w = a->work + i;
+		if (i > 0)
+		{
+			artic_work* p = a->work + a->links[i].parent;
+			p->pa = sv6_add(p->pa, w->pa);
+		}
+		sv6 f = w->pa;
+		sv6 at_anchor = sv6_make(sn_sub(f.w, sn_cross(w->ra, f.v)), f.v);
+		if (i == 0 && !a->fixed_base)
+		{
+			at_anchor = sv6_zero(); // a floating base has no inbound joint
+		}
+		a->incoming[i] = first ? sv6_scale(h, at_anchor) : sv6_mul_add(a->incoming[i], h, at_anchor);
 	}
-	artic_sync_spherical(a);
-	artic_update_kinematics(a);
+	a->first_substep = false;
+	a->max_speed = max_speed;
 }

@@ -1,18 +1,26 @@
-// Articulation kinematics: link poses from the base pose and the joint positions, joint axes in the
-// world, spherical joint coordinates, and the velocity of any point of a link.
+// Articulation kinematics: joint frames from the base pose and the joint positions, link poses, and
+// the velocity of any point of a link.
 //
-// Link i hangs from its parent p through its joint: the parent-side joint frame is fixed in p (pose
-// parent_frame), the child-side joint frame is fixed in i (child_frame), and the joint moves the second
-// relative to the first:
-//   revolute   rotation by q about the joint x axis           R_i = R_p Rpf Rx(q) Rcf^T
-//   prismatic  translation by q along the joint x axis        R_i = R_p Rpf Rcf^T
-//   spherical  rotation R(s) (s a unit quaternion)            R_i = R_p Rpf R(s) Rcf^T
-//   fixed      none                                            R_i = R_p Rpf Rcf^T
-// The child-side frame origin (the anchor) is P = x_p + R_p pf.p (+ q a for prismatic joints, a the
-// joint axis in the world), and the link origin is x_i = P - R_i cf.p.
-//
-// Rx(q) = P0 + cos(q) P1 + sin(q) P2 splits into constant matrices, so Rpf Rx(q) Rcf^T = k0 + cos(q) k1 +
-// sin(q) k2 is precomputed per link (articulation.c) and costs one sine and cosine per revolute joint.
+// Link i hangs from its parent p through its joint. The parent-side joint frame is fixed in p (pose
+// parent_frame in p's link frame), the child-side joint frame is fixed in i (child_frame in i's link
+// frame), and the joint moves the second relative to the first:
+//   revolute   rotation by q about the joint x axis
+//   prismatic  translation by q along the joint x axis
+//   spherical  rotation R(s), s a unit quaternion
+//   fixed      none
+// The kinematics track only the child-side joint frame of each link: its world axes J_i and origin A_i
+// (the anchor). Everything else is constant in that frame and precomputed at creation
+// (articulation.c): the link's centre of mass and inertia (com_j, inertia_j), and the parent-side frame of
+// each child relative to this one:
+//   G_i = J_p K_i                  parent-side joint axes,   K_i = Rcf_p^T Rpf_i   (K_i = Rpf_i below the base)
+//   A_i = A_p + J_p t_i (+ q G_i e_x)                        t_i = Rcf_p^T (pf_i - cf_p) (t_i = pf_i below the base)
+//   J_i = G_i Rx(q) = [G_x, c G_y + s G_z, -s G_y + c G_z]   revolute (c = cos q, s = sin q)
+//   J_i = G_i R(s)                                            spherical
+//   J_i = G_i                                                 prismatic, fixed
+// For the base J_0 and A_0 are the base pose. A revolute joint costs one sine and cosine and twelve
+// multiply-adds, plus 45 more when K_i is not the identity (it is when the parent's child frame and the
+// child's parent frame have the same rotation). The link frame itself is R_i = J_i Rcf_i^T and
+// x_i = A_i - R_i cf_i, needed only when a pose is asked for.
 //
 // Spherical joints: s rotates the child-side joint frame into the parent-side one. The joint's three dofs
 // are the rotation vector of s (its components along the parent-side joint axes), and its three speeds
@@ -24,61 +32,34 @@
 
 #include <math.h>
 
-static sn_mat33 mat33_add3(sn_mat33 a, double cb, sn_mat33 b, double cc, sn_mat33 c)
+sn_mat33 artic_parent_joint_axes(const artic* a, int i)
 {
-	sn_mat33 m;
-	m.cx = sn_add(a.cx, sn_add(sn_scale(cb, b.cx), sn_scale(cc, c.cx)));
-	m.cy = sn_add(a.cy, sn_add(sn_scale(cb, b.cy), sn_scale(cc, c.cy)));
-	m.cz = sn_add(a.cz, sn_add(sn_scale(cb, b.cz), sn_scale(cc, c.cz)));
-	return m;
+	const artic_link* l = a->links + i;
+	const sn_mat33 jp = a->kin[l->parent].joint;
+	return l->k_identity ? jp : sn_mat33_mul(jp, a->k[i]);
 }
 
 void artic_update_kinematics(artic* a)
 {
-	artic_kin* k0 = a->kin;
-	k0->rot = sn_mat33_from_quat(a->base_pose.q);
-	k0->pos = a->base_pose.p;
-	k0->joint = k0->rot;
-	k0->anchor = k0->pos;
+	a->kin[0].joint = sn_mat33_from_quat(a->base_pose.q);
+	a->kin[0].anchor = a->base_pose.p;
 	for (int i = 1; i < a->link_count; ++i)
 	{
-		const artic_link* l = a->links + i;
-		const artic_kin* p = a->kin + l->parent;
-		artic_kin* k = a->kin + i;
-		sn_vec3 anchor = sn_add(p->pos, sn_mat33_mul_v(p->rot, l->parent_frame.p));
-		switch (l->type)
-		{
-			case SN_LINK_JOINT_REVOLUTE:
-			{
-				double q = a->q[l->dof];
-				sn_mat33 rel = mat33_add3(l->k0, cos(q), l->k1, sin(q), l->k2);
-				k->rot = sn_mat33_mul(p->rot, rel);
-				k->joint.cx = sn_mat33_mul_v(p->rot, l->pf_rot.cx);
-				break;
-			}
-			case SN_LINK_JOINT_PRISMATIC:
-				k->rot = sn_mat33_mul(p->rot, l->k0);
-				k->joint.cx = sn_mat33_mul_v(p->rot, l->pf_rot.cx);
-				anchor = sn_mul_add(anchor, a->q[l->dof], k->joint.cx);
-				break;
-			case SN_LINK_JOINT_SPHERICAL:
-				k->joint = sn_mat33_mul(p->rot, l->pf_rot);
-				k->rot = sn_mat33_mul(sn_mat33_mul(k->joint, sn_mat33_from_quat(a->sph[i])), l->cf_rot_t);
-				break;
-			default:
-				k->rot = sn_mat33_mul(p->rot, l->k0);
-				k->joint.cx = sn_mat33_mul_v(p->rot, l->pf_rot.cx);
-				break;
-		}
-		if (l->type != SN_LINK_JOINT_SPHERICAL)
-		{
-			// Only the axis is used for one-dof and fixed joints; the other columns stay defined.
-			k->joint.cy = sn_mat33_mul_v(p->rot, l->pf_rot.cy);
-			k->joint.cz = sn_mat33_mul_v(p->rot, l->pf_rot.cz);
-		}
-		k->anchor = anchor;
-		k->pos = sn_sub(anchor, sn_mat33_mul_v(k->rot, l->child_frame.p));
+		artic_link_kinematics(a, i);
 	}
+}
+
+sn_transform artic_link_pose(const artic* a, int link)
+{
+	if (link == 0)
+	{
+		return a->base_pose;
+	}
+	const artic_link_info* info = a->info + link;
+	const artic_kin* k = a->kin + link;
+	sn_mat33 rot = sn_mat33_mul(k->joint, info->cf_rot_t);
+	sn_transform t = { sn_sub(k->anchor, sn_mat33_mul_v(rot, info->child_frame.p)), quat_from_mat33(rot) };
+	return t;
 }
 
 void artic_sync_spherical(artic* a)
@@ -118,7 +99,7 @@ void artic_point_velocity(const artic* a, int link, sn_vec3 point, sn_vec3* line
 				v = sn_mul_add(v, qd[0], k->joint.cx);
 				break;
 			case SN_LINK_JOINT_SPHERICAL:
-				wj = sn_mat33_mul_v(k->joint, sn_v3(qd[0], qd[1], qd[2]));
+				wj = sn_mat33_mul_v(artic_parent_joint_axes(a, i), sn_v3(qd[0], qd[1], qd[2]));
 				w = sn_add(w, wj);
 				v = sn_add(v, sn_cross(wj, sn_sub(point, k->anchor)));
 				break;

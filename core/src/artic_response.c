@@ -27,39 +27,27 @@ enum
 	ANCESTOR = 2,    // the link is the current column's link or one of its ancestors
 };
 
-// dqd = Dinv t for the joint of a link with nd dofs (1 or 3), written into y[0].
-static void joint_solve(const artic_work* w, artic_dof_work* dw, int nd, const double* t, sv6* dv)
+// dqd = D^-1 t for the joint of a link with nd dofs (1 or 3), written into y[0].
+static void joint_solve(artic_dof_work* dw, int nd, const double* t, sv6* dv)
 {
-	if (nd == 1)
+	for (int r = 0; r < nd; ++r)
 	{
-		double x = w->dinv[0] * t[0];
-		dw->y[0] = x;
-		*dv = sv6_mul_add(*dv, x, dw->s);
-		return;
-	}
-	for (int r = 0; r < 3; ++r)
-	{
-		double x = w->dinv[r * 3] * t[0] + w->dinv[r * 3 + 1] * t[1] + w->dinv[r * 3 + 2] * t[2];
+		double x = nd == 1 ? dw->dinv[0] * t[0] : dw[r].dinv[0] * t[0] + dw[r].dinv[1] * t[1] + dw[r].dinv[2] * t[2];
 		dw[r].y[0] = x;
 		*dv = sv6_mul_add(*dv, x, dw[r].s);
 	}
 }
 
-// z_up = z + U Dinv u for the joint of a link (u in y[0]).
-static sv6 joint_send(const artic_work* w, const artic_dof_work* dw, int nd, sv6 z)
+// z_up = z + U D^-1 u for the joint of a link (u in y[0]).
+static sv6 joint_send(const artic_dof_work* dw, int nd, sv6 z)
 {
-	if (nd == 0)
-	{
-		return z;
-	}
 	if (nd == 1)
 	{
-		return sv6_mul_add(z, w->dinv[0] * dw->y[0], dw->u6);
+		return sv6_mul_add(z, dw->dinv[0] * dw->y[0], dw->u6);
 	}
-	double u[3] = { dw[0].y[0], dw[1].y[0], dw[2].y[0] };
-	for (int r = 0; r < 3; ++r)
+	for (int r = 0; r < nd; ++r)
 	{
-		double x = w->dinv[r * 3] * u[0] + w->dinv[r * 3 + 1] * u[1] + w->dinv[r * 3 + 2] * u[2];
+		double x = dw[r].dinv[0] * dw[0].y[0] + dw[r].dinv[1] * dw[1].y[0] + dw[r].dinv[2] * dw[2].y[0];
 		z = sv6_mul_add(z, x, dw[r].u6);
 	}
 	return z;
@@ -92,10 +80,10 @@ void artic_compute_response(artic* a)
 			{
 				dw[d].y[0] = (i == link) ? (l->dof + d == dof ? 1.0 : 0.0) : -sv6_dot(dw[d].s, z);
 			}
-			z = joint_send(a->work + i, dw, l->dof_count, z);
+			z = joint_send(dw, l->dof_count, z);
 			a->needed[i] |= ANCESTOR;
 		}
-		a->work[0].z[0] = a->fixed_base ? sv6_zero() : sv6_scale(-1.0, dense6_mul(a->base_inv, z));
+		a->work[0].m.z[0] = a->fixed_base ? sv6_zero() : sv6_scale(-1.0, dense6_mul(a->base_inv, z));
 
 		// Outward over the links that lead to active dofs.
 		for (int i = 1; i < n; ++i)
@@ -107,7 +95,7 @@ void artic_compute_response(artic* a)
 			const artic_link* l = a->links + i;
 			artic_work* w = a->work + i;
 			artic_dof_work* dw = a->dw + l->dof;
-			sv6 dvp = a->work[l->parent].z[0];
+			sv6 dvp = a->work[l->parent].m.z[0];
 			sv6 dv = dvp;
 			if (l->dof_count > 0)
 			{
@@ -117,9 +105,9 @@ void artic_compute_response(artic* a)
 				{
 					t[d] = (ancestor ? dw[d].y[0] : 0.0) - sv6_dot(dw[d].u6, dvp);
 				}
-				joint_solve(w, dw, l->dof_count, t, &dv);
+				joint_solve(dw, l->dof_count, t, &dv);
 			}
-			w->z[0] = dv;
+			w->m.z[0] = dv;
 		}
 		for (int s = 0; s < k; ++s)
 		{

@@ -438,7 +438,15 @@ static void end_one(sn_world* world, artic* a)
 {
 	artic_rows* rs = &a->rows;
 	const double h = a->solve_h;
-	memset(a->warm, 0, (size_t)a->dof_count * ARTIC_WARM_SLOTS * sizeof(double));
+	if (rs->k_capacity > 0)
+	{
+		// Only articulations that can have rows have warm starts and efforts to reset.
+		memset(a->warm, 0, (size_t)a->dof_count * ARTIC_WARM_SLOTS * sizeof(double));
+		if (a->first_substep)
+		{
+			memset(a->effort, 0, (size_t)a->dof_count * sizeof(double));
+		}
+	}
 	bool have_rows = rs->count > 0;
 	if (have_rows)
 	{

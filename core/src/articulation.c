@@ -156,6 +156,8 @@ static void layout_artic(artic* a, carver* c)
 {
 	size_t n = (size_t)a->link_count, d = (size_t)a->dof_count;
 	a->links = carve(c, n, sizeof(artic_link));
+	a->info = carve(c, n, sizeof(artic_link_info));
+	a->k = carve(c, n, sizeof(sn_mat33));
 	a->dof_link = carve(c, d, sizeof(int32_t));
 	a->limits = carve(c, d, sizeof(sn_limit));
 	a->drives = carve(c, d, sizeof(sn_drive));
@@ -172,7 +174,6 @@ static void layout_artic(artic* a, carver* c)
 	a->dw = carve(c, d, sizeof(artic_dof_work));
 	a->dof_slot = carve(c, d, sizeof(int32_t));
 	a->needed = carve(c, n, sizeof(uint8_t));
-	a->qd_start = carve(c, d, sizeof(double));
 	a->qd_free = carve(c, d, sizeof(double));
 }
 
@@ -504,42 +505,76 @@ static sn_error check_articulation_def(sn_world* world, const sn_articulation_de
 
 // ---- creation -----------------------------------------------------------------------------------------
 
-static void init_link(artic_link* out, const sn_link_def* l, int dof)
+static bool quat_same_rotation(sn_quat a, sn_quat b)
 {
-	memset(out, 0, sizeof(*out));
-	out->parent = l->parent;
-	out->dof = dof;
-	out->type = (uint8_t)l->joint_type;
-	out->dof_count = (uint8_t)type_dofs(l->joint_type);
-	out->mass = l->mass;
-	out->inertia = sym33_from_mat(l->inertia);
-	out->com = l->center_of_mass;
-	out->parent_frame = l->parent_frame;
-	out->child_frame = l->child_frame;
-	out->parent_frame.q = sn_quat_normalize(l->parent_frame.q);
-	out->child_frame.q = sn_quat_normalize(l->child_frame.q);
-	out->joint_damping = l->joint_damping;
-	out->joint_friction = l->joint_friction;
-	out->armature = l->armature;
-	out->max_joint_velocity = l->max_joint_velocity;
-	out->user_data = l->user_data;
-	// Rotation of the link relative to its parent: Rpf Rx(q) Rcf^T with
-	// Rx(q) = P0 + cos(q) P1 + sin(q) P2 (P0 = e_x e_x^T, P1 = 1 - P0, P2 e_y = e_z, P2 e_z = -e_y).
-	sn_mat33 pf = sn_mat33_from_quat(out->parent_frame.q);
-	sn_mat33 cft = sn_mat33_transpose(sn_mat33_from_quat(out->child_frame.q));
-	sn_mat33 p0 = sn_mat33_diag(1, 0, 0), p1 = sn_mat33_diag(0, 1, 1);
-	sn_mat33 p2 = { { 0, 0, 0 }, { 0, 0, 1 }, { 0, -1, 0 } };
-	out->pf_rot = pf;
-	out->cf_rot_t = cft;
-	if (l->joint_type == SN_LINK_JOINT_REVOLUTE)
+	return (a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w) ||
+		   (a.x == -b.x && a.y == -b.y && a.z == -b.z && a.w == -b.w);
+}
+
+static sn_transform unit_frame(sn_transform t)
+{
+	t.q = sn_quat_normalize(t.q);
+	return t;
+}
+
+// Rcf^T I Rcf as a symmetric matrix. Off-diagonal rounding noise (below 1e-14 of the trace) is set to
+// exactly zero so that an inertia that is diagonal in the joint frame takes the diagonal path.
+static sym33 inertia_in_joint_frame(sn_mat33 inertia, sn_quat cf, bool* diagonal)
+{
+	sn_quat identity = sn_quat_identity();
+	sn_mat33 m = inertia;
+	if (!quat_same_rotation(cf, identity))
 	{
-		out->k0 = sn_mat33_mul(sn_mat33_mul(pf, p0), cft);
-		out->k1 = sn_mat33_mul(sn_mat33_mul(pf, p1), cft);
-		out->k2 = sn_mat33_mul(sn_mat33_mul(pf, p2), cft);
+		sn_mat33 r = sn_mat33_from_quat(cf);
+		m = sn_mat33_mul(sn_mat33_transpose(r), sn_mat33_mul(inertia, r));
 	}
-	else
+	sym33 s = { m.cx.x, m.cy.y, m.cz.z, 0.5 * (m.cy.x + m.cx.y), 0.5 * (m.cz.x + m.cx.z), 0.5 * (m.cz.y + m.cy.z) };
+	double tol = 1e-14 * (fabs(s.xx) + fabs(s.yy) + fabs(s.zz));
+	s.xy = fabs(s.xy) <= tol ? 0.0 : s.xy;
+	s.xz = fabs(s.xz) <= tol ? 0.0 : s.xz;
+	s.yz = fabs(s.yz) <= tol ? 0.0 : s.yz;
+	*diagonal = s.xy == 0.0 && s.xz == 0.0 && s.yz == 0.0;
+	return s;
+}
+
+// Hot and cold model of link i (see artic_kinematics.c for K, t, com_j and inertia_j).
+static void init_link(artic_link* hot, artic_link_info* info, sn_mat33* k, const sn_link_def* links, int i, int dof)
+{
+	const sn_link_def* l = links + i;
+	memset(hot, 0, sizeof(*hot));
+	memset(info, 0, sizeof(*info));
+	hot->parent = i == 0 ? -1 : l->parent;
+	hot->dof = dof;
+	hot->type = (uint8_t)(i == 0 ? SN_LINK_JOINT_FIXED : l->joint_type);
+	hot->dof_count = (uint8_t)(i == 0 ? 0 : type_dofs(l->joint_type));
+	hot->mass = l->mass;
+	hot->armature = l->armature;
+	hot->joint_damping = l->joint_damping;
+	hot->joint_friction = l->joint_friction;
+	hot->max_joint_velocity = i == 0 ? INFINITY : l->max_joint_velocity;
+	info->parent_frame = i == 0 ? sn_transform_identity() : unit_frame(l->parent_frame);
+	info->child_frame = i == 0 ? sn_transform_identity() : unit_frame(l->child_frame);
+	info->inertia = l->inertia;
+	info->com = l->center_of_mass;
+	info->user_data = l->user_data;
+	sn_mat33 rcf = sn_mat33_from_quat(info->child_frame.q);
+	info->cf_rot_t = sn_mat33_transpose(rcf);
+	hot->com_j = sn_mat33_mul_v(info->cf_rot_t, sn_sub(l->center_of_mass, info->child_frame.p));
+	hot->inertia_j = inertia_in_joint_frame(l->inertia, info->child_frame.q, &hot->diag_inertia);
+	*k = sn_mat33_diag(1, 1, 1);
+	if (i == 0)
 	{
-		out->k0 = sn_mat33_mul(pf, cft);
+		hot->k_identity = true;
+		return;
+	}
+	sn_transform pf = info->parent_frame;
+	sn_transform cfp = l->parent == 0 ? sn_transform_identity() : unit_frame(links[l->parent].child_frame);
+	sn_mat33 cfp_t = sn_mat33_transpose(sn_mat33_from_quat(cfp.q));
+	hot->t = sn_mat33_mul_v(cfp_t, sn_sub(pf.p, cfp.p));
+	hot->k_identity = quat_same_rotation(cfp.q, pf.q);
+	if (!hot->k_identity)
+	{
+		*k = sn_mat33_mul(cfp_t, sn_mat33_from_quat(pf.q));
 	}
 }
 
@@ -614,17 +649,12 @@ sn_error sn_create_articulation(sn_world* world, const sn_articulation_def* def,
 	a.base_pose.q = sn_quat_normalize(def->base_pose.q);
 	a.base_v = def->fixed_base ? sn_v3(0, 0, 0) : def->base_linear_velocity;
 	a.base_w = def->fixed_base ? sn_v3(0, 0, 0) : def->base_angular_velocity;
+	a.step_dt = 0.0;
 	int dof = 0;
 	for (int i = 0; i < link_count; ++i)
 	{
 		const sn_link_def* l = links + i;
-		init_link(a.links + i, l, dof);
-		if (i == 0)
-		{
-			a.links[0].type = SN_LINK_JOINT_FIXED;
-			a.links[0].dof_count = 0;
-			a.links[0].parent = -1;
-		}
+		init_link(a.links + i, a.info + i, a.k + i, links, i, dof);
 		a.sph[i] = sn_quat_identity();
 		int nd = a.links[i].dof_count;
 		if (a.links[i].type == SN_LINK_JOINT_SPHERICAL)
@@ -775,8 +805,8 @@ sn_link_joint_type sn_articulation_get_link_joint_type(const sn_world* world, sn
 
 uint64_t sn_articulation_get_link_user_data(const sn_world* world, sn_articulation_id id, int link)
 {
-	const artic_link* l = get_link(world, id, link);
-	return l != NULL ? l->user_data : 0;
+	const artic* a = artic_get(world, id);
+	return (a != NULL && link >= 0 && link < a->link_count) ? a->info[link].user_data : 0;
 }
 
 uint64_t sn_articulation_get_user_data(const sn_world* world, sn_articulation_id id)
@@ -803,22 +833,20 @@ sn_error sn_articulation_get_link_def(const sn_world* world, sn_articulation_id 
 		return SN_ERR_INVALID_ARGUMENT;
 	}
 	const artic_link* l = a->links + link;
+	const artic_link_info* info = a->info + link;
 	*out = sn_default_link_def();
 	out->parent = l->parent;
 	out->joint_type = (sn_link_joint_type)l->type;
-	out->parent_frame = l->parent_frame;
-	out->child_frame = l->child_frame;
+	out->parent_frame = info->parent_frame;
+	out->child_frame = info->child_frame;
 	out->mass = l->mass;
-	sn_mat33 inertia = { { l->inertia.xx, l->inertia.xy, l->inertia.xz },
-						 { l->inertia.xy, l->inertia.yy, l->inertia.yz },
-						 { l->inertia.xz, l->inertia.yz, l->inertia.zz } };
-	out->inertia = inertia;
-	out->center_of_mass = l->com;
+	out->inertia = info->inertia;
+	out->center_of_mass = info->com;
 	out->joint_damping = l->joint_damping;
 	out->joint_friction = l->joint_friction;
 	out->armature = l->armature;
 	out->max_joint_velocity = l->max_joint_velocity;
-	out->user_data = l->user_data;
+	out->user_data = info->user_data;
 	for (int k = 0; k < l->dof_count; ++k)
 	{
 		out->limit[k] = a->limits[l->dof + k];
@@ -1048,13 +1076,7 @@ sn_transform sn_articulation_get_link_pose(const sn_world* world, sn_articulatio
 	{
 		return sn_transform_identity();
 	}
-	if (link == 0)
-	{
-		return a->base_pose;
-	}
-	const artic_kin* k = a->kin + link;
-	sn_transform t = { k->pos, quat_from_mat33(k->rot) };
-	return t;
+	return artic_link_pose(a, link);
 }
 
 sn_error sn_articulation_get_link_velocity(const sn_world* world, sn_articulation_id id, int link,
@@ -1070,7 +1092,7 @@ sn_error sn_articulation_get_link_velocity(const sn_world* world, sn_articulatio
 		return SN_ERR_INVALID_ARGUMENT;
 	}
 	sn_vec3 lin, ang;
-	artic_point_velocity(a, link, a->kin[link].pos, &lin, &ang);
+	artic_point_velocity(a, link, artic_link_pose(a, link).p, &lin, &ang);
 	if (linear_velocity != NULL)
 	{
 		*linear_velocity = lin;
@@ -1094,11 +1116,11 @@ double sn_articulation_get_kinetic_energy(const sn_world* world, sn_articulation
 	{
 		const artic_link* l = a->links + i;
 		const artic_kin* k = a->kin + i;
-		sn_vec3 com = sn_add(k->pos, sn_mat33_mul_v(k->rot, l->com));
+		sn_vec3 com = sn_add(k->anchor, sn_mat33_mul_v(k->joint, l->com_j));
 		sn_vec3 v, w;
 		artic_point_velocity(a, i, com, &v, &w);
-		sn_vec3 wb = sn_mat33_mul_tv(k->rot, w);
-		e += 0.5 * l->mass * sn_dot(v, v) + 0.5 * sn_dot(wb, sym33_mul(&l->inertia, wb));
+		sn_vec3 wj = sn_mat33_mul_tv(k->joint, w);
+		e += 0.5 * l->mass * sn_dot(v, v) + 0.5 * sn_dot(wj, sym33_mul(&l->inertia_j, wj));
 	}
 	return e;
 }
@@ -1179,6 +1201,7 @@ sn_error sn_articulation_apply_link_force(sn_world* world, sn_articulation_id id
 	sv6* f = a->link_force + link;
 	f->v = sn_add(f->v, force);
 	f->w = sn_add(f->w, sn_cross(world_point, force));
+	a->has_inputs = true;
 	return SN_ERR_OK;
 }
 
@@ -1199,6 +1222,7 @@ sn_error sn_articulation_apply_link_torque(sn_world* world, sn_articulation_id i
 		return world_fail(world, SN_ERR_NOT_FINITE, "apply link torque: torque must be finite");
 	}
 	a->link_force[link].w = sn_add(a->link_force[link].w, torque);
+	a->has_inputs = true;
 	return SN_ERR_OK;
 }
 
@@ -1219,6 +1243,7 @@ sn_error sn_articulation_apply_joint_force(sn_world* world, sn_articulation_id i
 		return err;
 	}
 	a->joint_force[dof] += force;
+	a->has_inputs = true;
 	return SN_ERR_OK;
 }
 
@@ -1234,13 +1259,14 @@ sn_error sn_articulation_get_link_incoming_force(const sn_world* world, sn_artic
 	{
 		return SN_ERR_INVALID_ARGUMENT;
 	}
+	double inv_dt = a->step_dt > 0.0 ? 1.0 / a->step_dt : 0.0;
 	if (force != NULL)
 	{
-		*force = a->incoming[link].v;
+		*force = sn_scale(inv_dt, a->incoming[link].v);
 	}
 	if (torque != NULL)
 	{
-		*torque = a->incoming[link].w;
+		*torque = sn_scale(inv_dt, a->incoming[link].w);
 	}
 	return SN_ERR_OK;
 }
@@ -1353,9 +1379,10 @@ sn_error sn_articulation_get_drive_efforts(const sn_world* world, sn_articulatio
 	{
 		return SN_ERR_INVALID_ARGUMENT;
 	}
-	if (a->dof_count > 0)
+	double inv_dt = a->step_dt > 0.0 ? 1.0 / a->step_dt : 0.0;
+	for (int d = 0; d < a->dof_count; ++d)
 	{
-		memcpy(efforts, a->effort, (size_t)a->dof_count * sizeof(double));
+		efforts[d] = a->effort[d] * inv_dt;
 	}
 	return SN_ERR_OK;
 }
@@ -1408,13 +1435,7 @@ void artic_step_begin(sn_world* world)
 	}
 	for (int i = 0; i < s->high; ++i)
 	{
-		artic* a = s->items + i;
-		if (!a->live)
-		{
-			continue;
-		}
-		memset(a->effort, 0, (size_t)a->dof_count * sizeof(double));
-		memset(a->incoming, 0, (size_t)a->link_count * sizeof(sv6));
+		s->items[i].first_substep = true;
 	}
 	for (int m = 0; m < s->mimic_high; ++m)
 	{
@@ -1429,7 +1450,6 @@ void artic_step_end(sn_world* world, double dt)
 	{
 		return;
 	}
-	double inv_dt = 1.0 / dt;
 	for (int i = 0; i < s->high; ++i)
 	{
 		artic* a = s->items + i;
@@ -1437,17 +1457,15 @@ void artic_step_end(sn_world* world, double dt)
 		{
 			continue;
 		}
-		for (int d = 0; d < a->dof_count; ++d)
+		a->step_dt = dt;
+		if (a->has_inputs)
 		{
-			a->effort[d] *= inv_dt;
+			memset(a->joint_force, 0, (size_t)a->dof_count * sizeof(double));
+			memset(a->link_force, 0, (size_t)a->link_count * sizeof(sv6));
+			a->has_inputs = false;
 		}
-		for (int l = 0; l < a->link_count; ++l)
-		{
-			a->incoming[l] = sv6_scale(inv_dt, a->incoming[l]);
-		}
-		memset(a->joint_force, 0, (size_t)a->dof_count * sizeof(double));
-		memset(a->link_force, 0, (size_t)a->link_count * sizeof(sv6));
 	}
+	double inv_dt = 1.0 / dt;
 	for (int m = 0; m < s->mimic_high; ++m)
 	{
 		artic_mimic* mm = s->mimics + m;
@@ -1468,24 +1486,43 @@ bool artic_diverged(const sn_world* world, double speed_limit)
 	for (int i = 0; i < s->high; ++i)
 	{
 		const artic* a = s->items + i;
+		if (a->live && (!(a->max_speed <= speed_limit) || !sn_vec3_is_finite(a->base_pose.p) ||
+						!sn_quat_is_finite(a->base_pose.q)))
+		{
+			return true;
+		}
+	}
+	return false;
+}
+
+bool artic_state_finite(const sn_world* world)
+{
+	const artic_store* s = world->artics;
+	if (s == NULL)
+	{
+		return true;
+	}
+	for (int i = 0; i < s->high; ++i)
+	{
+		const artic* a = s->items + i;
 		if (!a->live)
 		{
 			continue;
 		}
 		if (!sn_vec3_is_finite(a->base_pose.p) || !sn_quat_is_finite(a->base_pose.q) ||
-			!(sn_length(a->base_v) <= speed_limit) || !(sn_length(a->base_w) <= speed_limit))
+			!sn_vec3_is_finite(a->base_v) || !sn_vec3_is_finite(a->base_w))
 		{
-			return true;
+			return false;
 		}
 		for (int d = 0; d < a->dof_count; ++d)
 		{
-			if (!isfinite(a->q[d]) || !(fabs(a->qd[d]) <= speed_limit))
+			if (!isfinite(a->q[d]) || !isfinite(a->qd[d]))
 			{
-				return true;
+				return false;
 			}
 		}
 	}
-	return false;
+	return true;
 }
 
 static uint64_t hash_bytes(uint64_t h, const void* data, size_t size)

@@ -266,7 +266,7 @@ sn_error sn_world_clear_divergence(sn_world* world)
 			return world_fail(world, SN_ERR_NOT_FINITE, "body slot %d still has a non-finite state", i);
 		}
 	}
-	if (artic_diverged(world, INFINITY))
+	if (!artic_state_finite(world))
 	{
 		return world_fail(world, SN_ERR_NOT_FINITE, "an articulation still has a non-finite state");
 	}
