@@ -19,6 +19,8 @@
 // joint's J W J^T uses r_AB + r_BA as seed 000 eq. (15) writes it.
 #include "artic.h"
 
+#include "world.h"
+
 #include <string.h>
 
 enum
@@ -118,4 +120,34 @@ void artic_compute_response(artic* a)
 			a->needed[i] &= (uint8_t)~ANCESTOR;
 		}
 	}
+}
+
+sn_error sn_articulation_compute_response(sn_world* world, sn_articulation_id id, int dof_i, int dof_j,
+										  double* response)
+{
+	if (world == NULL)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	artic* a = artic_get(world, id);
+	if (a == NULL)
+	{
+		return world_fail(world, SN_ERR_INVALID_ID, "compute response: invalid articulation id");
+	}
+	if (response == NULL || dof_i < 0 || dof_i >= a->dof_count || dof_j < 0 || dof_j >= a->dof_count)
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "compute response: dofs %d and %d must be in 0..%d", dof_i,
+						  dof_j, a->dof_count - 1);
+	}
+	// The factorisation a solve of the next step would use (scratch only; the state is not touched).
+	artic_forward(a, world->def.gravity, world->def.time_step / world->def.substeps);
+	for (int d = 0; d < a->dof_count; ++d)
+	{
+		a->dw[d].y[0] = 0.0;
+	}
+	a->dw[dof_j].y[0] = 1.0;
+	sv6 base;
+	artic_impulse_response(a, 1, &base);
+	*response = a->dw[dof_i].y[0];
+	return SN_ERR_OK;
 }

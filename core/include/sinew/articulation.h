@@ -180,6 +180,13 @@ sn_error sn_articulation_apply_joint_force(sn_world* world, sn_articulation_id i
 sn_error sn_articulation_get_link_incoming_force(const sn_world* world, sn_articulation_id id, int link,
 												 sn_vec3* force, sn_vec3* torque);
 
+// Unit test impulse response r_ij (seed 000): the change of dof i's speed (m/s or rad/s) per unit
+// impulse (N*s or N*m*s) on dof j, at the current state, as the solver of the next step sees it
+// (armature and implicit joint damping over one substep included): element (i, j) of the inverse
+// joint-space inertia. Zero between sub-trees of a fixed base. Costs O(links).
+sn_error sn_articulation_compute_response(sn_world* world, sn_articulation_id id, int dof_i, int dof_j,
+										  double* response);
+
 // Drives and limits per dof.
 sn_error sn_articulation_set_drive(sn_world* world, sn_articulation_id id, int dof, const sn_drive* drive);
 sn_drive sn_articulation_get_drive(const sn_world* world, sn_articulation_id id, int dof);
