@@ -600,15 +600,26 @@ sn_error sn_create_articulation(sn_world* world, const sn_articulation_def* def,
 						  SN_ARTICULATION_MAX_LINKS, link_count);
 	}
 	sn_error err = check_articulation_def(world, def);
-	int dofs = 0;
+	int dofs = 0, row_dofs = 0;
 	for (int i = 0; i < link_count && err == SN_ERR_OK; ++i)
 	{
 		err = check_link(world, links + i, i);
-		dofs += i > 0 ? type_dofs(links[i].joint_type) : 0;
+		int nd = i > 0 ? type_dofs(links[i].joint_type) : 0;
+		for (int d = 0; d < nd; ++d)
+		{
+			row_dofs += (links[i].limit[d].enabled || links[i].drive[d].enabled || links[i].joint_friction > 0.0);
+		}
+		dofs += nd;
 	}
 	if (err != SN_ERR_OK)
 	{
 		return err;
+	}
+	if (row_dofs > MAX_ROW_DOFS)
+	{
+		return world_fail(world, SN_ERR_CAPACITY,
+						  "create articulation: %d dofs carry limits, drives or friction; at most %d may", row_dofs,
+						  MAX_ROW_DOFS);
 	}
 	artic_store* s = ensure_store(world);
 	if (s == NULL)
