@@ -209,7 +209,8 @@ typedef struct artic
 	int32_t* dof_slot;    // [dof_count] active slot or -1
 	uint8_t* needed;      // [link_count] link lies on a path from the root to an active dof
 	double* qd_free;      // [dof_count] after the free-motion kick
-	double base_inv[36];  // floating base: inverse of the base's articulated inertia (row-major)
+	double base_l[36];    // floating base: LDL^T factor of the base's articulated inertia (unit lower L)
+	double base_dinv[6];  // and the reciprocals of D; all zero if the factorisation failed
 	sn_vec3 origin;       // O of the current solve
 	sv6 base_v_start, base_v_free; // floating base spatial velocity (about O): start, after the kick
 	double solve_h;       // length of the current solve, s
@@ -253,8 +254,9 @@ void artic_step_begin(sn_world* world);
 void artic_step_end(sn_world* world, double dt);
 // True if an articulation's last solve left a speed above speed_limit or a state that is not finite.
 bool artic_diverged(const sn_world* world, double speed_limit);
-// True if every articulation's state is finite (a full check, for clearing the diverged flag).
-bool artic_state_finite(const sn_world* world);
+// A full check of every articulation's state, for clearing the diverged flag: SN_ERR_NOT_FINITE,
+// SN_ERR_DIVERGED (a joint or base speed above speed_limit) or SN_ERR_OK.
+sn_error artic_check_state(const sn_world* world, double speed_limit);
 uint64_t artic_state_hash(const sn_world* world, uint64_t h);
 // Grow the articulation's row storage for its current model plus an optional mimic joint about to be
 // created (extra may be NULL). SN_ERR_NO_MEMORY or SN_ERR_CAPACITY leave it as it was.
@@ -281,6 +283,8 @@ void artic_forward(artic* a, sn_vec3 gravity, double h);
 // Velocity changes of every dof (and the floating base) for joint impulses: out = M^-1 in, for
 // rhs_count (1 or 2) right-hand sides given in dw[].y[]. The base's changes go to base_out.
 void artic_impulse_response(artic* a, int rhs_count, sv6* base_out);
+// Velocity change of a floating base for the articulated impulse z it receives: -IA_0^-1 z.
+sv6 artic_base_response(const artic* a, sv6 z);
 // End of a solve: velocities qd_free + M^-1 p, positions advanced by h qd_free + M^-1 y (both from
 // dw[].y when have_rows), kinematics, incoming joint forces, max_speed.
 void artic_finish(artic* a, double h, bool have_rows);

@@ -309,11 +309,12 @@ void artic_forward(artic* a, sn_vec3 gravity, double h)
 	{
 		double dense[36];
 		ainertia_to_dense(&base->m.ia, dense);
-		if (!spd_inverse(dense, 6, a->base_inv))
+		if (!ldlt_factor(dense, 6, a->base_l, a->base_dinv))
 		{
-			memset(a->base_inv, 0, sizeof(a->base_inv));
+			memset(a->base_l, 0, sizeof(a->base_l));
+			memset(a->base_dinv, 0, sizeof(a->base_dinv));
 		}
-		base->a = sv6_scale(-1.0, dense6_mul(a->base_inv, base->pa));
+		base->a = artic_base_response(a, base->pa);
 	}
 
 	// Pass 3, outward: joint accelerations and the free-motion kick qd* = qd + h qdd.
@@ -347,6 +348,13 @@ void artic_forward(artic* a, sn_vec3 gravity, double h)
 	}
 	a->base_v_start = a->work[0].v;
 	a->base_v_free = sv6_mul_add(a->work[0].v, h, base->a);
+}
+
+sv6 artic_base_response(const artic* a, sv6 z)
+{
+	double b[6] = { z.w.x, z.w.y, z.w.z, z.v.x, z.v.y, z.v.z }, x[6];
+	ldlt_solve(a->base_l, a->base_dinv, 6, b, x);
+	return sv6_make(sn_v3(-x[0], -x[1], -x[2]), sn_v3(-x[3], -x[4], -x[5]));
 }
 
 void artic_impulse_response(artic* a, int rhs_count, sv6* base_out)
@@ -392,7 +400,7 @@ void artic_impulse_response(artic* a, int rhs_count, sv6* base_out)
 	// The base, then outward: z now holds each link's velocity change.
 	for (int r = 0; r < rhs_count; ++r)
 	{
-		sv6 dv0 = a->fixed_base ? sv6_zero() : sv6_scale(-1.0, dense6_mul(a->base_inv, a->work[0].m.z[r]));
+		sv6 dv0 = a->fixed_base ? sv6_zero() : artic_base_response(a, a->work[0].m.z[r]);
 		a->work[0].m.z[r] = dv0;
 		base_out[r] = dv0;
 	}

@@ -43,12 +43,12 @@ static artic_mimic* mimic_get(const sn_world* world, sn_mimic_id id)
 		return NULL;
 	}
 	artic_mimic* m = s->mimics + (id.index1 - 1);
-	return (m->live && m->generation == id.generation) ? m : NULL;
+	return (m->live && world_id_generation(world, m->generation) == id.generation) ? m : NULL;
 }
 
 static sn_mimic_id mimic_id_of(const sn_world* world, int index)
 {
-	sn_mimic_id id = { index + 1, world->artics->mimics[index].generation };
+	sn_mimic_id id = { index + 1, world_id_generation(world, world->artics->mimics[index].generation) };
 	return id;
 }
 

@@ -85,7 +85,7 @@ void artic_compute_response(artic* a)
 			z = joint_send(dw, l->dof_count, z);
 			a->needed[i] |= ANCESTOR;
 		}
-		a->work[0].m.z[0] = a->fixed_base ? sv6_zero() : sv6_scale(-1.0, dense6_mul(a->base_inv, z));
+		a->work[0].m.z[0] = a->fixed_base ? sv6_zero() : artic_base_response(a, z);
 
 		// Outward over the links that lead to active dofs.
 		for (int i = 1; i < n; ++i)

@@ -75,12 +75,12 @@ artic* artic_get(const sn_world* world, sn_articulation_id id)
 		return NULL;
 	}
 	artic* a = s->items + (id.index1 - 1);
-	return (a->live && a->generation == id.generation) ? a : NULL;
+	return (a->live && world_id_generation(world, a->generation) == id.generation) ? a : NULL;
 }
 
 static sn_articulation_id id_of(const sn_world* world, int index)
 {
-	sn_articulation_id id = { index + 1, world->artics->items[index].generation };
+	sn_articulation_id id = { index + 1, world_id_generation(world, world->artics->items[index].generation) };
 	return id;
 }
 
@@ -1506,12 +1506,12 @@ bool artic_diverged(const sn_world* world, double speed_limit)
 	return false;
 }
 
-bool artic_state_finite(const sn_world* world)
+sn_error artic_check_state(const sn_world* world, double speed_limit)
 {
 	const artic_store* s = world->artics;
 	if (s == NULL)
 	{
-		return true;
+		return SN_ERR_OK;
 	}
 	for (int i = 0; i < s->high; ++i)
 	{
@@ -1523,17 +1523,28 @@ bool artic_state_finite(const sn_world* world)
 		if (!sn_vec3_is_finite(a->base_pose.p) || !sn_quat_is_finite(a->base_pose.q) ||
 			!sn_vec3_is_finite(a->base_v) || !sn_vec3_is_finite(a->base_w))
 		{
-			return false;
+			return SN_ERR_NOT_FINITE;
 		}
 		for (int d = 0; d < a->dof_count; ++d)
 		{
 			if (!isfinite(a->q[d]) || !isfinite(a->qd[d]))
 			{
-				return false;
+				return SN_ERR_NOT_FINITE;
+			}
+		}
+		if (sn_length(a->base_v) > speed_limit || sn_length(a->base_w) > speed_limit)
+		{
+			return SN_ERR_DIVERGED;
+		}
+		for (int d = 0; d < a->dof_count; ++d)
+		{
+			if (fabs(a->qd[d]) > speed_limit)
+			{
+				return SN_ERR_DIVERGED;
 			}
 		}
 	}
-	return true;
+	return SN_ERR_OK;
 }
 
 static uint64_t hash_bytes(uint64_t h, const void* data, size_t size)

@@ -178,59 +178,66 @@ double wrap_angle(double a)
 	return a - SN_PI;
 }
 
-bool spd_inverse(const double* a, int n, double* inv)
+bool ldlt_factor(const double* a, int n, double* l, double* d_inv)
 {
-	double l[36] = { 0 };
 	double max_diag = 0.0;
 	for (int i = 0; i < n; ++i)
 	{
 		max_diag = fmax(max_diag, a[i * n + i]);
 	}
 	double eps = 1e-12 * max_diag;
+	double d[6];
 	for (int j = 0; j < n; ++j)
 	{
-		double d = a[j * n + j];
+		double dj = a[j * n + j];
 		for (int k = 0; k < j; ++k)
 		{
-			d -= l[j * n + k] * l[j * n + k];
+			dj -= l[j * n + k] * l[j * n + k] * d[k];
 		}
-		if (!(d > eps))
+		if (!(dj > eps))
 		{
 			return false;
 		}
-		l[j * n + j] = sqrt(d);
+		d[j] = dj;
+		d_inv[j] = 1.0 / dj;
+		l[j * n + j] = 1.0;
 		for (int i = j + 1; i < n; ++i)
 		{
 			double s = a[i * n + j];
 			for (int k = 0; k < j; ++k)
 			{
-				s -= l[i * n + k] * l[j * n + k];
+				s -= l[i * n + k] * l[j * n + k] * d[k];
 			}
-			l[i * n + j] = s / l[j * n + j];
-		}
-	}
-	// Columns of the inverse: solve L L^T x = e_c.
-	for (int c = 0; c < n; ++c)
-	{
-		double y[6];
-		for (int i = 0; i < n; ++i)
-		{
-			double s = i == c ? 1.0 : 0.0;
-			for (int k = 0; k < i; ++k)
-			{
-				s -= l[i * n + k] * y[k];
-			}
-			y[i] = s / l[i * n + i];
-		}
-		for (int i = n - 1; i >= 0; --i)
-		{
-			double s = y[i];
-			for (int k = i + 1; k < n; ++k)
-			{
-				s -= l[k * n + i] * inv[k * n + c];
-			}
-			inv[i * n + c] = s / l[i * n + i];
+			l[i * n + j] = s * d_inv[j];
+			l[j * n + i] = 0.0;
 		}
 	}
 	return true;
+}
+
+void ldlt_solve(const double* l, const double* d_inv, int n, const double* b, double* x)
+{
+	double y[6];
+	for (int i = 0; i < n; ++i)
+	{
+		double s = b[i];
+		for (int k = 0; k < i; ++k)
+		{
+			s -= l[i * n + k] * y[k];
+		}
+		y[i] = s;
+	}
+	for (int i = 0; i < n; ++i)
+	{
+		y[i] *= d_inv[i];
+	}
+	for (int i = n - 1; i >= 0; --i)
+	{
+		double s = y[i];
+		for (int k = i + 1; k < n; ++k)
+		{
+			s -= l[k * n + i] * x[k];
+		}
+		x[i] = s;
+	}
 }

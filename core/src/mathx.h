@@ -28,9 +28,12 @@ sn_quat quat_integrate(sn_quat q, sn_vec3 w, double h);
 // Unit quaternion of a rotation matrix (Shepperd's method: the largest of w, x, y, z first), w >= 0.
 sn_quat quat_from_mat33(sn_mat33 m);
 
-// Inverse of a symmetric positive definite n x n matrix (row-major, n <= 6) by Cholesky. Returns false
-// if a pivot is not positive (relative to the diagonal), leaving inv unspecified.
-bool spd_inverse(const double* a, int n, double* inv);
+// LDL^T factor of a symmetric positive definite n x n matrix (row-major, n <= 6): unit lower L
+// (row-major, n x n) and the reciprocals of D. Returns false if a pivot is not positive relative to the
+// largest diagonal entry (dependent rows).
+bool ldlt_factor(const double* a, int n, double* l, double* d_inv);
+// Solve L D L^T x = b with a factor from ldlt_factor.
+void ldlt_solve(const double* l, const double* d_inv, int n, const double* b, double* x);
 
 // Wrap an angle into (-pi, pi].
 double wrap_angle(double a);

@@ -34,6 +34,7 @@ typedef struct row
 	uint16_t flags;      // row_flags
 	sn_vec3 lin, ang_a, ang_b;
 	sn_vec3 ia, ib;      // IA^-1 ang_a and IB^-1 ang_b, world frame
+	sn_vec3 anchor_torque; // torque on B about its joint anchor per unit impulse (forces out)
 	double ma, mb;       // inverse masses
 	double k;            // J M^-1 J^T
 	double c0;           // position error when the row was built, m or rad
@@ -60,7 +61,8 @@ typedef struct row_block
 {
 	int32_t first; // first row
 	int32_t n;     // rows in the block, 2..ROW_BLOCK_MAX
-	double inv_k[ROW_BLOCK_MAX * ROW_BLOCK_MAX]; // row-major inverse of K
+	double l[ROW_BLOCK_MAX * ROW_BLOCK_MAX]; // K = L D L^T: unit lower L, row-major
+	double d_inv[ROW_BLOCK_MAX];             // 1 / D
 } row_block;
 
 static inline double row_cdot(const row* r, const solver_body* bodies)

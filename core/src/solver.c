@@ -220,18 +220,16 @@ static void solve_block(sn_world* world, const row_block* blk, bool tgs, bool pu
 	solver_body* sb = world->solver_bodies;
 	row* rows = world->rows + blk->first;
 	int n = blk->n;
-	double rhs[ROW_BLOCK_MAX];
+	// Zeroed: GCC -O3 cannot see that n >= 2 and warns that ldlt_solve may read an unset rhs.
+	double rhs[ROW_BLOCK_MAX] = { 0.0 }, x[ROW_BLOCK_MAX];
 	for (int i = 0; i < n; ++i)
 	{
-		rhs[i] = row_cdot(rows + i, sb) - rows[i].target_speed;
+		rhs[i] = -(row_cdot(rows + i, sb) - rows[i].target_speed);
 	}
+	ldlt_solve(blk->l, blk->d_inv, n, rhs, x);
 	for (int i = 0; i < n; ++i)
 	{
-		double delta = 0.0;
-		for (int j = 0; j < n; ++j)
-		{
-			delta -= blk->inv_k[i * n + j] * rhs[j];
-		}
+		double delta = x[i];
 		row* r = rows + i;
 		r->impulse += delta;
 		r->total += delta;
@@ -245,15 +243,12 @@ static void solve_block(sn_world* world, const row_block* blk, bool tgs, bool pu
 	{
 		const row* r = rows + i;
 		double c = tgs ? row_c_now(r, sb) : r->c0;
-		rhs[i] = row_cdot_push(r, sb) + r->coef.bias_rate * c;
+		rhs[i] = -(row_cdot_push(r, sb) + r->coef.bias_rate * c);
 	}
+	ldlt_solve(blk->l, blk->d_inv, n, rhs, x);
 	for (int i = 0; i < n; ++i)
 	{
-		double delta = 0.0;
-		for (int j = 0; j < n; ++j)
-		{
-			delta -= blk->inv_k[i * n + j] * rhs[j];
-		}
+		double delta = x[i];
 		row* r = rows + i;
 		r->push += delta;
 		row_apply_push(r, sb, delta);
@@ -350,10 +345,7 @@ static void accumulate_joints(sn_world* world, double h_row)
 		joint* j = world->joints + rw->joint;
 		j->warm[rw->slot] = rw->impulse * inv_h;
 		j->force = sn_mul_add(j->force, rw->total, rw->lin);
-		if (sn_length_sq(rw->lin) == 0.0)
-		{
-			j->torque = sn_mul_add(j->torque, rw->total, rw->ang_b);
-		}
+		j->torque = sn_mul_add(j->torque, rw->total, rw->anchor_torque);
 		rw->total = 0.0;
 	}
 }

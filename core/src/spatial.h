@@ -231,21 +231,4 @@ static inline void ainertia_to_dense(const ainertia* i, double* m)
 	}
 }
 
-// Row-major dense 6x6 times a spatial vector.
-static inline sv6 dense6_mul(const double* m, sv6 x)
-{
-	double in[6] = { x.w.x, x.w.y, x.w.z, x.v.x, x.v.y, x.v.z };
-	double out[6];
-	for (int r = 0; r < 6; ++r)
-	{
-		double s = 0.0;
-		for (int k = 0; k < 6; ++k)
-		{
-			s += m[r * 6 + k] * in[k];
-		}
-		out[r] = s;
-	}
-	return sv6_make(sn_v3(out[0], out[1], out[2]), sn_v3(out[3], out[4], out[5]));
-}
-
 #endif

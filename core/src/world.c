@@ -256,6 +256,13 @@ static bool body_state_finite(const body* b)
 		   sn_vec3_is_finite(b->w);
 }
 
+// A moving body faster than divergence_speed (m/s, or rad/s for its spin) counts as blown up.
+static bool body_too_fast(const sn_world* world, const body* b)
+{
+	double limit = world->def.divergence_speed;
+	return b->type != SN_BODY_STATIC && (sn_length(b->v) > limit || sn_length(b->w) > limit);
+}
+
 sn_error sn_world_clear_divergence(sn_world* world)
 {
 	for (int i = 0; i < world->body_high; ++i)
@@ -265,10 +272,18 @@ sn_error sn_world_clear_divergence(sn_world* world)
 		{
 			return world_fail(world, SN_ERR_NOT_FINITE, "body slot %d still has a non-finite state", i);
 		}
+		if (b->live && body_too_fast(world, b))
+		{
+			return world_fail(world, SN_ERR_DIVERGED, "body slot %d still moves faster than divergence_speed %g", i,
+							  world->def.divergence_speed);
+		}
 	}
-	if (!artic_state_finite(world))
+	sn_error artic_state = artic_check_state(world, world->def.divergence_speed);
+	if (artic_state != SN_ERR_OK)
 	{
-		return world_fail(world, SN_ERR_NOT_FINITE, "an articulation still has a non-finite state");
+		return world_fail(world, artic_state, artic_state == SN_ERR_NOT_FINITE
+												  ? "an articulation still has a non-finite state"
+												  : "an articulation still moves faster than divergence_speed");
 	}
 	world->diverged = false;
 	return SN_ERR_OK;
@@ -293,7 +308,7 @@ int sn_world_get_bodies(const sn_world* world, sn_body_id* ids, int capacity)
 			if (ids != NULL && n < capacity)
 			{
 				ids[n].index1 = i + 1;
-				ids[n].generation = world->bodies[i].generation;
+				ids[n].generation = world_id_generation(world, world->bodies[i].generation);
 			}
 			n += 1;
 		}
@@ -447,7 +462,6 @@ static void finish_joints(sn_world* world, double dt)
 
 static bool check_divergence(sn_world* world)
 {
-	double limit = world->def.divergence_speed;
 	for (int i = 0; i < world->body_high; ++i)
 	{
 		const body* b = world->bodies + i;
@@ -455,12 +469,12 @@ static bool check_divergence(sn_world* world)
 		{
 			continue;
 		}
-		if (!body_state_finite(b) || sn_length(b->v) > limit || sn_length(b->w) > limit)
+		if (!body_state_finite(b) || body_too_fast(world, b))
 		{
 			return true;
 		}
 	}
-	return artic_diverged(world, limit);
+	return artic_diverged(world, world->def.divergence_speed);
 }
 
 sn_error sn_world_step(sn_world* world)
