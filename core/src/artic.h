@@ -26,6 +26,8 @@
 #include "sinew/articulation.h"
 
 typedef struct sn_world sn_world;
+struct snap_writer;
+struct snap_reader;
 
 // Rows per dof: drive, friction, lower and upper limit (warm-start slots use the same order).
 enum
@@ -189,6 +191,7 @@ typedef struct artic
 	double* qd;           // [dof_count] m/s or rad/s (spherical: angular velocity in the parent joint frame)
 	sn_quat* sph;         // [link_count] spherical joint rotation (parent joint frame <- child joint frame)
 	double* warm;         // [dof_count * ARTIC_WARM_SLOTS] last step's row forces, N or N*m
+	bool warm_set;        // warm may hold nonzero entries
 
 	// inputs for the next step
 	bool has_inputs;      // joint_force or link_force is not all zero
@@ -199,6 +202,7 @@ typedef struct artic
 	double step_dt;       // s
 	bool first_substep;   // the next solve starts a step: outputs are overwritten, not accumulated
 	double* effort;       // [dof_count] drive impulse, N*s or N*m*s
+	bool effort_set;      // effort may hold nonzero entries
 	sv6* incoming;        // [link_count] (torque about the anchor, force) times time, world
 	double max_speed;     // largest |qd| or base speed after the last solve (NaN if not finite)
 
@@ -247,6 +251,14 @@ typedef struct artic_store
 // ---- articulation.c -------------------------------------------------------------------------------------
 
 artic* artic_get(const sn_world* world, sn_articulation_id id);
+// Validate a def (every field, as sn_create_articulation does) and build the record with its memory,
+// not yet in the store. On failure nothing is allocated and *out is untouched.
+sn_error artic_build(sn_world* world, const sn_articulation_def* def, const sn_link_def* links, int link_count,
+					 artic* out);
+// Free the memory of a built record.
+void artic_release(sn_world* world, artic* a);
+// The store, created on first use (NULL if out of memory).
+artic_store* artic_store_get(sn_world* world);
 void artic_store_destroy(sn_world* world);
 // Called by sn_world_step around its substeps: zero the step's accumulators; then turn impulses into
 // forces (dt, s) and clear the inputs.
@@ -258,6 +270,9 @@ bool artic_diverged(const sn_world* world, double speed_limit);
 // SN_ERR_DIVERGED (a joint or base speed above speed_limit) or SN_ERR_OK.
 sn_error artic_check_state(const sn_world* world, double speed_limit);
 uint64_t artic_state_hash(const sn_world* world, uint64_t h);
+// Validation shared by creation, setters and snapshots (world_fail with a detail line on failure).
+sn_error artic_check_limit(sn_world* world, const char* where, sn_limit limit);
+sn_error artic_check_drive(sn_world* world, const char* where, const sn_drive* drive);
 // Grow the articulation's row storage for its current model plus an optional mimic joint about to be
 // created (extra may be NULL). SN_ERR_NO_MEMORY or SN_ERR_CAPACITY leave it as it was.
 sn_error artic_reserve_rows(sn_world* world, artic* a, const sn_mimic_def* extra);
@@ -309,6 +324,8 @@ void artic_drive_block_solve(artic_rows* rs);
 
 // ---- artic_mimic.c ------------------------------------------------------------------------------------
 
+// Validate a mimic def like sn_create_mimic_joint (world_fail on failure); *out is its articulation.
+sn_error artic_mimic_check(sn_world* world, const sn_mimic_def* def, artic** out);
 // Build the rows of the articulation's mimic joints (after the one-dof rows).
 void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double hw);
 // The position error q_0 + sum G_i q_i + offset of a mimic joint at the articulation's positions.
@@ -344,6 +361,13 @@ void artic_solve_end(sn_world* world);
 // A complete TGS solve of length h for every articulation of the world, with the world's iteration
 // counts. Worlds whose solver has no articulation path of its own (XPBD, DIRECT) call this.
 void artic_step_tgs(sn_world* world, double h);
+
+// ---- artic_snapshot.c ---------------------------------------------------------------------------------
+
+// The ARTC section of a world snapshot (snapshot.h): write the pools; read them into a new world,
+// validating every field (SN_ERR_BAD_SNAPSHOT with a detail line).
+void artic_snapshot_write(struct snap_writer* w, const sn_world* world);
+sn_error artic_snapshot_read(struct snap_reader* r, sn_world* world);
 
 // Kinematics of link i > 0 from its parent's and its joint position (artic_kinematics.c derives it).
 static inline void artic_link_kinematics(artic* a, int i)

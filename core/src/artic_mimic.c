@@ -69,7 +69,7 @@ sn_mimic_def sn_default_mimic_def(void)
 	return def;
 }
 
-static sn_error check_mimic(sn_world* world, const sn_mimic_def* def, artic** out)
+sn_error artic_mimic_check(sn_world* world, const sn_mimic_def* def, artic** out)
 {
 	*out = artic_get(world, def->articulation);
 	if (*out == NULL)
@@ -139,7 +139,7 @@ sn_error sn_create_mimic_joint(sn_world* world, const sn_mimic_def* def, sn_mimi
 		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "create mimic joint: def and out_id must not be NULL");
 	}
 	artic* a;
-	sn_error err = check_mimic(world, def, &a);
+	sn_error err = artic_mimic_check(world, def, &a);
 	if (err != SN_ERR_OK)
 	{
 		return err;

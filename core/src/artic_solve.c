@@ -438,14 +438,16 @@ static void end_one(sn_world* world, artic* a)
 {
 	artic_rows* rs = &a->rows;
 	const double h = a->solve_h;
-	if (rs->k_capacity > 0)
+	// Warm starts and efforts are written only by rows; reset them only where rows wrote them.
+	if (a->warm_set)
 	{
-		// Only articulations that can have rows have warm starts and efforts to reset.
 		memset(a->warm, 0, (size_t)a->dof_count * ARTIC_WARM_SLOTS * sizeof(double));
-		if (a->first_substep)
-		{
-			memset(a->effort, 0, (size_t)a->dof_count * sizeof(double));
-		}
+		a->warm_set = false;
+	}
+	if (a->first_substep && a->effort_set)
+	{
+		memset(a->effort, 0, (size_t)a->dof_count * sizeof(double));
+		a->effort_set = false;
 	}
 	bool have_rows = rs->count > 0;
 	if (have_rows)
@@ -459,9 +461,11 @@ static void end_one(sn_world* world, artic* a)
 				continue;
 			}
 			a->warm[ar->key * ARTIC_WARM_SLOTS + ar->kind] = ar->total * inv_h;
+			a->warm_set = true;
 			if (ar->kind == ARTIC_ROW_DRIVE)
 			{
 				a->effort[ar->key] += ar->total;
+				a->effort_set = true;
 			}
 		}
 		artic_mimic_store(world, a, h);
