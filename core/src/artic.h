@@ -246,6 +246,7 @@ typedef struct artic_store
 	artic_mimic* mimics;
 	int mimic_capacity, mimic_high, mimic_count;
 	int32_t mimic_free;
+	int solving;          // articulations with rows in the current solve (sweeps skip when 0)
 } artic_store;
 
 // ---- articulation.c -------------------------------------------------------------------------------------

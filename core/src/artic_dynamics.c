@@ -215,7 +215,10 @@ void artic_forward(artic* a, sn_vec3 gravity, double h)
 		w->ra = sn_sub(k->anchor, origin);
 		w->r = sn_add(w->ra, sn_mat33_mul_v(k->joint, l->com_j));
 		w->ic = l->diag_inertia ? rotate_diagonal(k->joint, &l->inertia_j) : sym33_rotate(k->joint, &l->inertia_j);
-		ainertia_from_rigid(&w->m.ia, l->mass, w->r, &w->ic);
+		if (i > 0 || !a->fixed_base)
+		{
+			ainertia_from_rigid(&w->m.ia, l->mass, w->r, &w->ic);
+		}
 		if (i > 0)
 		{
 			joint_subspace(a, i, w->ra);
@@ -272,15 +275,20 @@ void artic_forward(artic* a, sn_vec3 gravity, double h)
 		artic_work* p = a->work + l->parent;
 		artic_dof_work* dw = a->dw + l->dof;
 		double extra = l->armature + h * l->joint_damping;
+		// A fixed base needs no articulated inertia: nothing moves it.
+		const bool into_parent = l->parent > 0 || !a->fixed_base;
 		if (l->dof_count == 1)
 		{
 			dw->u6 = ainertia_mul(&w->m.ia, dw->s);
 			double dinv = 1.0 / (sv6_dot(dw->s, dw->u6) + extra);
 			dw->dinv[0] = dinv;
 			dw->u -= sv6_dot(dw->s, w->pa);
-			sv6 kd = sv6_scale(dinv, dw->u6);
-			one_dof_inward(&p->m.ia, &w->m.ia, kd, dw->u6);
-			p->pa = sv6_add(p->pa, sv6_mul_add(w->pa, dw->u, kd));
+			if (into_parent)
+			{
+				sv6 kd = sv6_scale(dinv, dw->u6);
+				one_dof_inward(&p->m.ia, &w->m.ia, kd, dw->u6);
+				p->pa = sv6_add(p->pa, sv6_mul_add(w->pa, dw->u, kd));
+			}
 		}
 		else if (l->dof_count == 3)
 		{
@@ -290,9 +298,12 @@ void artic_forward(artic* a, sn_vec3 gravity, double h)
 				dw[d].u -= sv6_dot(dw[d].s, w->pa);
 			}
 			spherical_factor(dw, extra);
-			spherical_inward(p, w, dw);
+			if (into_parent)
+			{
+				spherical_inward(p, w, dw);
+			}
 		}
-		else
+		else if (into_parent)
 		{
 			ainertia_add_to(&p->m.ia, &w->m.ia);
 			p->pa = sv6_add(p->pa, w->pa);

@@ -245,11 +245,13 @@ void artic_solve_begin(sn_world* world, double h, bool tgs, int windows)
 	{
 		return;
 	}
+	s->solving = 0;
 	for (int i = 0; i < s->high; ++i)
 	{
 		if (s->items[i].live)
 		{
 			begin_one(world, i, s->items + i, h, tgs, windows);
+			s->solving += s->items[i].rows.count > 0;
 		}
 	}
 }
@@ -397,7 +399,7 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 void artic_solve_sweep(sn_world* world, artic_sweep sweep, int window)
 {
 	artic_store* s = world->artics;
-	if (s == NULL)
+	if (s == NULL || s->solving == 0)
 	{
 		return;
 	}
@@ -414,7 +416,7 @@ void artic_solve_sweep(sn_world* world, artic_sweep sweep, int window)
 void artic_solve_advance(sn_world* world, double hw)
 {
 	artic_store* s = world->artics;
-	if (s == NULL)
+	if (s == NULL || s->solving == 0)
 	{
 		return;
 	}
