@@ -357,8 +357,13 @@ void artic_forward(artic* a, sn_vec3 gravity, double h)
 			}
 		}
 	}
+	// The base is integrated as the motion of its origin (O at the start): its classical acceleration is
+	// the spatial one plus w x v (the spatial acceleration describes whichever body point is at O; the
+	// origin moves on). A free body's centre then gains exactly g h per step, however it spins.
 	a->base_v_start = a->work[0].v;
-	a->base_v_free = sv6_mul_add(a->work[0].v, h, base->a);
+	sv6 accel = base->a;
+	accel.v = sn_add(accel.v, sn_cross(a->work[0].v.w, a->work[0].v.v));
+	a->base_v_free = sv6_mul_add(a->work[0].v, h, accel);
 }
 
 sv6 artic_base_response(const artic* a, sv6 z)
@@ -493,13 +498,16 @@ void artic_finish(artic* a, double h, bool have_rows)
 	{
 		sv6 v = sv6_add(a->base_v_free, base[0]);
 		sv6 dx = sv6_mul_add(base[1], h, a->base_v_free);
-		w0->a = sv6_scale(inv_h, sv6_sub(v, a->base_v_start));
-		// v is about O, the base origin when the solve began: the origin moves with the body point at O,
-		// and its new velocity is that of the body point now at the new origin.
+		// v and dx describe the base origin (artic_forward); row impulses act at once, so they add to the
+		// origin's velocity as they are. The effective spatial acceleration (for the joint forces) takes
+		// the w x v back out.
+		sv6 start = a->base_v_start;
+		w0->a = sv6_scale(inv_h, sv6_sub(v, start));
+		w0->a.v = sn_sub(w0->a.v, sn_cross(start.w, start.v));
 		a->base_pose.p = sn_add(a->base_pose.p, dx.v);
 		a->base_pose.q = sn_quat_normalize(sn_quat_mul(quat_exp(dx.w), a->base_pose.q));
 		a->base_w = v.w;
-		a->base_v = sn_add(v.v, sn_cross(v.w, sn_sub(a->base_pose.p, a->origin)));
+		a->base_v = v.v;
 		a->kin[0].joint = sn_mat33_from_quat(a->base_pose.q);
 		a->kin[0].anchor = a->base_pose.p;
 		double sw = sn_length(a->base_w), sv = sn_length(a->base_v);
