@@ -1,6 +1,7 @@
 // Internal articulation records and the articulation pipeline, stage by stage:
 //
-//   articulation.c      public API, validation, the store inside sn_world, model and state
+//   articulation.c      defaults, validation, the store inside sn_world, creation, step bookkeeping, hash
+//   artic_access.c      the public state API: joint state, link queries, forces in and out, drives, limits
 //   artic_kinematics.c  link poses from joint positions, link velocities, spherical joint coordinates
 //   artic_dynamics.c    Featherstone's articulated-body algorithm (free motion), M^-1 applied to joint
 //                       impulses, position integration, incoming joint forces
@@ -9,6 +10,7 @@
 //   artic_mimic.c       mimic joint rows (seed 000) and their API
 //   artic_solve.c       the rows of a solve (limits, friction, drives, mimic) in PGS and TGS iterations,
 //                       and the entry points the world's solvers call
+//   artic_snapshot.c    the articulation section of world snapshots
 //
 // The model (topology, frames, mass, gains, couplings) is kept apart from the state (joint positions
 // and velocities, base pose and velocity, warm starts) and from the per-solve scratch. Everything an
@@ -256,13 +258,12 @@ artic* artic_get(const sn_world* world, sn_articulation_id id);
 // not yet in the store. On failure nothing is allocated and *out is untouched.
 sn_error artic_build(sn_world* world, const sn_articulation_def* def, const sn_link_def* links, int link_count,
 					 artic* out);
-// Free the memory of a built record.
-void artic_release(sn_world* world, artic* a);
 // The store, created on first use (NULL if out of memory).
 artic_store* artic_store_get(sn_world* world);
 void artic_store_destroy(sn_world* world);
-// Called by sn_world_step around its substeps: zero the step's accumulators; then turn impulses into
-// forces (dt, s) and clear the inputs.
+// Called by sn_world_step around its substeps: mark the step's first solve (outputs are overwritten,
+// then accumulated over substeps); then record the step length dt (s) that turns them into forces,
+// clear the inputs, and compute the mimic forces.
 void artic_step_begin(sn_world* world);
 void artic_step_end(sn_world* world, double dt);
 // True if an articulation's last solve left a speed above speed_limit or a state that is not finite.

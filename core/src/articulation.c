@@ -675,11 +675,6 @@ sn_error artic_build(sn_world* world, const sn_articulation_def* def, const sn_l
 	return SN_ERR_OK;
 }
 
-void artic_release(sn_world* world, artic* a)
-{
-	free_artic(world, a);
-}
-
 sn_error sn_create_articulation(sn_world* world, const sn_articulation_def* def, const sn_link_def* links,
 								int link_count, sn_articulation_id* out_id)
 {

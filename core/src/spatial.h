@@ -7,8 +7,7 @@
 //
 //   motion vector  m = (w, v)   angular velocity, and the velocity of the body point now at O
 //   force vector   f = (n, f)   torque about O, and force
-//   m1 x m2  = (w1 x w2, w1 x v2 + v1 x w2)
-//   m  x* f  = (w x n + v x f, w x f)
+//   m1 x m2  = (w1 x w2, w1 x v2 + v1 x w2)     (motion cross product)
 //
 // Rigid inertia of a link with mass m, centre of mass r (relative to O) and world inertia Ic about the
 // centre of mass: the momentum of velocity (w, v) is p = m (v + w x r), L_O = Ic w + r x p, so
@@ -79,33 +78,16 @@ static inline double sv6_dot(sv6 a, sv6 b)
 	return sn_dot(a.w, b.w) + sn_dot(a.v, b.v);
 }
 
-static inline bool sv6_is_zero(sv6 a)
-{
-	return a.w.x == 0.0 && a.w.y == 0.0 && a.w.z == 0.0 && a.v.x == 0.0 && a.v.y == 0.0 && a.v.z == 0.0;
-}
-
 // Motion cross product m1 x m2.
 static inline sv6 sv6_cross_motion(sv6 a, sv6 b)
 {
 	return sv6_make(sn_cross(a.w, b.w), sn_add(sn_cross(a.w, b.v), sn_cross(a.v, b.w)));
 }
 
-// Force cross product m x* f.
-static inline sv6 sv6_cross_force(sv6 m, sv6 f)
-{
-	return sv6_make(sn_add(sn_cross(m.w, f.w), sn_cross(m.v, f.v)), sn_cross(m.w, f.v));
-}
-
 static inline sn_vec3 sym33_mul(const sym33* s, sn_vec3 v)
 {
 	return sn_v3(s->xx * v.x + s->xy * v.y + s->xz * v.z, s->xy * v.x + s->yy * v.y + s->yz * v.z,
 				 s->xz * v.x + s->yz * v.y + s->zz * v.z);
-}
-
-static inline sym33 sym33_from_mat(sn_mat33 m)
-{
-	sym33 s = { m.cx.x, m.cy.y, m.cz.z, m.cy.x, m.cz.x, m.cz.y };
-	return s;
 }
 
 // R S R^T for a rotation matrix R (by columns) and a symmetric S.
@@ -124,13 +106,6 @@ static inline sym33 sym33_rotate(sn_mat33 r, const sym33* s)
 	o.xz = rs0.x * r.cx.z + rs1.x * r.cy.z + rs2.x * r.cz.z;
 	o.yz = rs0.y * r.cx.z + rs1.y * r.cy.z + rs2.y * r.cz.z;
 	return o;
-}
-
-// Momentum (L_O, p) of a rigid body (mass m, centre r relative to O, world inertia ic) moving with m.
-static inline sv6 rigid_mul(double mass, sn_vec3 r, const sym33* ic, sv6 m)
-{
-	sn_vec3 p = sn_scale(mass, sn_add(m.v, sn_cross(m.w, r)));
-	return sv6_make(sn_add(sym33_mul(ic, m.w), sn_cross(r, p)), p);
 }
 
 // The rigid inertia as an articulated inertia (see the file header).
@@ -171,17 +146,6 @@ static inline void sym33_add_to(sym33* dst, const sym33* s)
 	dst->yz += s->yz;
 }
 
-// dst += s - k u w^T (u w^T symmetrised is not needed: callers pass u == w for the diagonal blocks).
-static inline void sym33_add_rank1(sym33* dst, const sym33* s, double k, sn_vec3 u)
-{
-	dst->xx += s->xx - k * u.x * u.x;
-	dst->yy += s->yy - k * u.y * u.y;
-	dst->zz += s->zz - k * u.z * u.z;
-	dst->xy += s->xy - k * u.x * u.y;
-	dst->xz += s->xz - k * u.x * u.z;
-	dst->yz += s->yz - k * u.y * u.z;
-}
-
 // dst += i (an articulated inertia passed through a joint without dofs).
 static inline void ainertia_add_to(ainertia* dst, const ainertia* i)
 {
@@ -190,17 +154,6 @@ static inline void ainertia_add_to(ainertia* dst, const ainertia* i)
 	dst->b.cy = sn_add(dst->b.cy, i->b.cy);
 	dst->b.cz = sn_add(dst->b.cz, i->b.cz);
 	sym33_add_to(&dst->c, &i->c);
-}
-
-// dst += i - k U U^T for a spatial vector U = (uw, uv): a one-dof joint's articulated inertia update.
-static inline void ainertia_add_rank1(ainertia* dst, const ainertia* i, double k, sv6 u)
-{
-	sym33_add_rank1(&dst->a, &i->a, k, u.w);
-	sym33_add_rank1(&dst->c, &i->c, k, u.v);
-	// B -= k uw uv^T: column j of uw uv^T is uw * uv_j.
-	dst->b.cx = sn_add(dst->b.cx, sn_mul_add(i->b.cx, -k * u.v.x, u.w));
-	dst->b.cy = sn_add(dst->b.cy, sn_mul_add(i->b.cy, -k * u.v.y, u.w));
-	dst->b.cz = sn_add(dst->b.cz, sn_mul_add(i->b.cz, -k * u.v.z, u.w));
 }
 
 // The articulated inertia as a dense row-major 6x6 matrix (for the floating base's inverse).
