@@ -454,6 +454,13 @@ void artic_impulse_response(artic* a, int rhs_count, sv6* base_out)
 	}
 }
 
+// Running maximum of speeds that keeps a NaN once one is seen (so divergence is not missed).
+static inline double max_or_nan(double m, double s)
+{
+	s = fabs(s);
+	return (s > m || s != s) ? s : m;
+}
+
 // A dof's new speed and position change: the free motion plus the rows' effect, clamped.
 static inline double dof_update(artic* a, int d, double h, double vmax, bool have_rows, double* dq_out)
 {
@@ -511,7 +518,7 @@ void artic_finish(artic* a, double h, bool have_rows)
 		a->kin[0].joint = sn_mat33_from_quat(a->base_pose.q);
 		a->kin[0].anchor = a->base_pose.p;
 		double sw = sn_length(a->base_w), sv = sn_length(a->base_v);
-		max_speed = sw > sv ? sw : sv;
+		max_speed = max_or_nan(max_or_nan(0.0, sw), sv);
 	}
 	w0->pa = sv6_add(w0->p0, rigid_accel_force(a->links[0].mass, w0->r, &w0->ic, w0->a));
 
@@ -530,7 +537,7 @@ void artic_finish(artic* a, double h, bool have_rows)
 			w->a = sv6_mul_add(w->a, (qd - a->qd[l->dof]) * inv_h, dw->s);
 			a->qd[l->dof] = qd;
 			a->q[l->dof] += dq;
-			max_speed = (fabs(qd) <= max_speed) ? max_speed : fabs(qd);
+			max_speed = max_or_nan(max_speed, qd);
 		}
 		else if (l->dof_count == 3)
 		{
@@ -540,7 +547,7 @@ void artic_finish(artic* a, double h, bool have_rows)
 				double qd = dof_update(a, l->dof + d, h, l->max_joint_velocity, have_rows, rot + d);
 				w->a = sv6_mul_add(w->a, (qd - a->qd[l->dof + d]) * inv_h, dw[d].s);
 				a->qd[l->dof + d] = qd;
-				max_speed = (fabs(qd) <= max_speed) ? max_speed : fabs(qd);
+				max_speed = max_or_nan(max_speed, qd);
 			}
 			a->sph[i] = sn_quat_normalize(sn_quat_mul(quat_exp(sn_v3(rot[0], rot[1], rot[2])), a->sph[i]));
 			sn_vec3 rv = quat_log(a->sph[i]);

@@ -20,6 +20,7 @@
 // the joint's rotation, kept internally as a unit quaternion; the three speeds are the components of
 // the child's angular velocity relative to the parent, along the parent-side joint axes. Limits and
 // drives on a spherical dof use that speed as the component's rate (exact for rotation about one axis).
+// Spherical positions read back as the shortest rotation vector (angle in [0, pi]), whatever was set.
 //
 // Joint velocities carried between steps are clamped to max_joint_velocity, and so is the distance a
 // dof moves in one step (max_joint_velocity * dt).
