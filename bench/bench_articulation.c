@@ -1,6 +1,7 @@
 // Articulation benchmarks (issue 3), each on one core:
 //   chain   the hanging chain of bench_chain as a reduced-coordinate articulation (N = 10, 50, 200 boxes,
-//           0.1 x 0.1 x 0.5 m, 1 kg, root fixed, released horizontally, gravity -z, dt = 1 ms, 5 s)
+//           0.1 x 0.1 x 0.5 m, 1 kg, root fixed, released horizontally, gravity -z, dt = 1 ms, 5 s), with
+//           the velocity terms at the midpoint speeds (the default) and at the start speeds (explicit)
 //   arm     the 7-link driven arm (kp = 1e6 N*m/rad, kd = 1e3 N*m*s/rad, targets 0.5 rad) at dt = 1 ms
 //           and 1/60 s, 5 s, with the root joint's settled deviation against its exact gravity sag
 //   worlds  1000 independent worlds holding one 10-link chain each, stepped 1000 times each,
@@ -10,6 +11,7 @@
 #include "scenes.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,7 @@
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_articulation [--seconds S] [--n N]... [--solver pgs|tgs]... [--worlds W]\n"
-					"  [--only chain|arm|worlds]\n");
+					"  [--only chain|arm|worlds] [--terms midpoint|explicit]\n");
 }
 
 static int solver_from_name(const char* name)
@@ -32,21 +34,28 @@ static int solver_from_name(const char* name)
 	return -1;
 }
 
-static void bench_chains(double seconds, const int* sizes, int size_count, const sn_solver* solvers, int solver_count)
+static const char* terms_name(bool midpoint)
+{
+	return midpoint ? "midpoint" : "explicit";
+}
+
+static void bench_chains(double seconds, const int* sizes, int size_count, const sn_solver* solvers, int solver_count,
+						 const bool* terms, int term_count)
 {
 	const double dt = 0.001;
 	int steps = (int)(seconds / dt + 0.5);
 	printf("# hanging chain, articulation, dt = %g s, %d steps, default iterations (8 position, 1 velocity)\n", dt,
 		   steps);
-	printf("# %-7s %5s %12s %16s %18s %16s\n", "solver", "n", "steps/s", "ns/link/step", "link-steps/s",
+	printf("# %-7s %-9s %5s %12s %16s %18s %16s\n", "solver", "terms", "n", "steps/s", "ns/link/step", "link-steps/s",
 		   "energy change J");
-	for (int si = 0; si < solver_count; ++si)
+	for (int run = 0; run < term_count * solver_count; ++run)
 	{
+		int ti = run / solver_count, si = run % solver_count;
 		for (int ni = 0; ni < size_count; ++ni)
 		{
 			int n = sizes[ni];
 			artic_chain_scene scene;
-			if (artic_chain_scene_create(&scene, n, solvers[si], dt, 8, 1) != 0)
+			if (artic_chain_scene_create(&scene, n, solvers[si], dt, 8, 1, terms[ti]) != 0)
 			{
 				fprintf(stderr, "could not build the chain\n");
 				exit(1);
@@ -70,11 +79,11 @@ static void bench_chains(double seconds, const int* sizes, int size_count, const
 			double sps = done / elapsed;
 			double ns = 1e9 * elapsed / ((double)done * n);
 			const char* name = sn_solver_name(solvers[si]);
-			printf("  %-7s %5d %12.1f %16.1f %18.4g %16.4g%s\n", name, n, sps, ns, sps * n, energy,
-				   done < steps ? "  (diverged)" : "");
-			printf("BENCH scene=chain coords=reduced solver=%s n=%d dt_s=%g steps=%d steps_per_s=%.1f "
-				   "ns_per_link_step=%.1f link_steps_per_s=%.4g energy_change_j=%.4g diverged=%d\n",
-				   name, n, dt, done, sps, ns, sps * n, energy, done < steps);
+			printf("  %-7s %-9s %5d %12.1f %16.1f %18.4g %16.4g%s\n", name, terms_name(terms[ti]), n, sps, ns, sps * n,
+				   energy, done < steps ? "  (diverged)" : "");
+			printf("BENCH scene=chain coords=reduced solver=%s velocity_terms=%s n=%d dt_s=%g steps=%d "
+				   "steps_per_s=%.1f ns_per_link_step=%.1f link_steps_per_s=%.4g energy_change_j=%.4g diverged=%d\n",
+				   name, terms_name(terms[ti]), n, dt, done, sps, ns, sps * n, energy, done < steps);
 			fflush(stdout);
 			artic_chain_scene_destroy(&scene);
 		}
@@ -125,21 +134,23 @@ static void bench_arm(double seconds, const sn_solver* solvers, int solver_count
 	}
 }
 
-static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int solver_count)
+static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int solver_count, const bool* terms,
+						 int term_count)
 {
 	const int n = 10;
 	printf("# %d worlds x one %d-link chain, %d steps each, interleaved, dt = 1 ms\n", worlds, n, steps);
-	printf("# %-7s %14s %16s %18s\n", "solver", "world-steps/s", "ns/link/step", "link-steps/s");
+	printf("# %-7s %-9s %14s %16s %18s\n", "solver", "terms", "world-steps/s", "ns/link/step", "link-steps/s");
 	artic_chain_scene* scenes = calloc((size_t)worlds, sizeof(artic_chain_scene));
 	if (scenes == NULL)
 	{
 		exit(1);
 	}
-	for (int si = 0; si < solver_count; ++si)
+	for (int run = 0; run < term_count * solver_count; ++run)
 	{
+		int ti = run / solver_count, si = run % solver_count;
 		for (int w = 0; w < worlds; ++w)
 		{
-			if (artic_chain_scene_create(scenes + w, n, solvers[si], 0.001, 8, 1) != 0)
+			if (artic_chain_scene_create(scenes + w, n, solvers[si], 0.001, 8, 1, terms[ti]) != 0)
 			{
 				fprintf(stderr, "could not build world %d\n", w);
 				exit(1);
@@ -158,10 +169,12 @@ static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int so
 		double world_steps = (double)worlds * steps;
 		double ns = 1e9 * elapsed / (world_steps * n);
 		const char* name = sn_solver_name(solvers[si]);
-		printf("  %-7s %14.1f %16.1f %18.4g\n", name, world_steps / elapsed, ns, world_steps * n / elapsed);
-		printf("BENCH scene=worlds solver=%s worlds=%d links=%d steps=%d world_steps_per_s=%.1f "
+		printf("  %-7s %-9s %14.1f %16.1f %18.4g\n", name, terms_name(terms[ti]), world_steps / elapsed, ns,
+			   world_steps * n / elapsed);
+		printf("BENCH scene=worlds solver=%s velocity_terms=%s worlds=%d links=%d steps=%d world_steps_per_s=%.1f "
 			   "ns_per_link_step=%.1f link_steps_per_s=%.4g failed_steps=%d\n",
-			   name, worlds, n, steps, world_steps / elapsed, ns, world_steps * n / elapsed, failed);
+			   name, terms_name(terms[ti]), worlds, n, steps, world_steps / elapsed, ns, world_steps * n / elapsed,
+			   failed);
 		fflush(stdout);
 		for (int w = 0; w < worlds; ++w)
 		{
@@ -180,6 +193,8 @@ int main(int argc, char** argv)
 	int solver_count = 2, user_solvers = 0;
 	int worlds = 1000, world_steps = 1000;
 	const char* only = NULL;
+	bool terms[2] = { true, false };
+	int term_count = 2;
 	for (int i = 1; i < argc; ++i)
 	{
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
@@ -210,6 +225,17 @@ int main(int argc, char** argv)
 		{
 			only = argv[++i];
 		}
+		else if (strcmp(argv[i], "--terms") == 0 && i + 1 < argc)
+		{
+			const char* t = argv[++i];
+			if (strcmp(t, "midpoint") != 0 && strcmp(t, "explicit") != 0)
+			{
+				usage();
+				return 2;
+			}
+			terms[0] = strcmp(t, "midpoint") == 0;
+			term_count = 1;
+		}
 		else
 		{
 			usage();
@@ -223,7 +249,7 @@ int main(int argc, char** argv)
 	}
 	if (only == NULL || strcmp(only, "chain") == 0)
 	{
-		bench_chains(seconds, sizes, size_count, solvers, solver_count);
+		bench_chains(seconds, sizes, size_count, solvers, solver_count, terms, term_count);
 	}
 	if (only == NULL || strcmp(only, "arm") == 0)
 	{
@@ -231,7 +257,7 @@ int main(int argc, char** argv)
 	}
 	if (only == NULL || strcmp(only, "worlds") == 0)
 	{
-		bench_worlds(worlds, world_steps, solvers, solver_count);
+		bench_worlds(worlds, world_steps, solvers, solver_count, terms, term_count);
 	}
 	return 0;
 }

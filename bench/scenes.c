@@ -89,7 +89,7 @@ double chain_scene_max_joint_error(const chain_scene* scene)
 }
 
 int artic_chain_scene_create(artic_chain_scene* scene, int n, sn_solver solver, double dt, int position_iterations,
-							 int velocity_iterations)
+							 int velocity_iterations, bool midpoint)
 {
 	const double half = 0.25;
 	sn_world_def wd = sn_default_world_def();
@@ -123,6 +123,7 @@ int artic_chain_scene_create(artic_chain_scene* scene, int n, sn_solver solver, 
 		l->child_frame.q = x_to_y;
 	}
 	sn_articulation_def ad = sn_default_articulation_def();
+	ad.midpoint_velocity_terms = midpoint;
 	sn_error err = sn_create_articulation(scene->world, &ad, links, n + 1, &scene->chain);
 	free(links);
 	return err == SN_ERR_OK ? 0 : -1;

@@ -30,8 +30,9 @@ typedef struct artic_chain_scene
 	sn_articulation_id chain;
 } artic_chain_scene;
 
+// midpoint: sn_articulation_def.midpoint_velocity_terms (true is the default).
 int artic_chain_scene_create(artic_chain_scene* scene, int n, sn_solver solver, double dt, int position_iterations,
-							 int velocity_iterations);
+							 int velocity_iterations, bool midpoint);
 void artic_chain_scene_destroy(artic_chain_scene* scene);
 
 // The driven arm of issue 3: seven 0.3 m, 2 kg links laid along +x from a fixed base at the origin,

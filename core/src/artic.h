@@ -175,6 +175,7 @@ typedef struct artic
 
 	// model
 	bool fixed_base;
+	bool midpoint;        // velocity terms at the midpoint speeds (sn_articulation_def)
 	double gravity_scale;
 	uint64_t user_data;
 	int link_count, dof_count;
@@ -219,6 +220,7 @@ typedef struct artic
 	double base_dinv[6];  // and the reciprocals of D; all zero if the factorisation failed
 	sn_vec3 origin;       // O of the current solve
 	sv6 base_v_start, base_v_free; // floating base spatial velocity (about O): start, after the kick
+	sn_vec3 base_coriolis;  // w x v of the base velocity the solve's bias forces used
 	double solve_h;       // length of the current solve, s
 	bool tgs;             // the current solve is TGS
 	int windows;          // TGS windows in the current solve (1 for PGS)
@@ -295,8 +297,12 @@ void artic_point_velocity(const artic* a, int link, sn_vec3 point, sn_vec3* line
 // ---- artic_dynamics.c ---------------------------------------------------------------------------------
 
 // Articulated-body algorithm at the current state for a solve of length h: free joint accelerations and
-// the factorisation used by the impulse passes; qd_free = qd + h qdd (and the base).
+// the factorisation used by the impulse passes; qd_free = qd + h qdd (and the base), velocity terms at
+// the start speeds.
 void artic_forward(artic* a, sn_vec3 gravity, double h);
+// Then again with the velocity terms at the midpoint of qd and the free kick's end speeds (qd_free and
+// base_v_free, as artic_forward left them; same pose: only the bias forces are recomputed).
+void artic_forward_midpoint(artic* a, sn_vec3 gravity, double h);
 // Velocity changes of every dof (and the floating base) for joint impulses: out = M^-1 in, for
 // rhs_count (1 or 2) right-hand sides given in dw[].y[]. The base's changes go to base_out.
 void artic_impulse_response(artic* a, int rhs_count, sv6* base_out);

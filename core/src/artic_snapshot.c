@@ -63,6 +63,7 @@ static void put_drive(snap_writer* w, const sn_drive* d)
 static void write_artic(snap_writer* w, const artic* a)
 {
 	snap_put_u8(w, a->fixed_base ? 1 : 0);
+	snap_put_u8(w, a->midpoint ? 1 : 0);
 	snap_put_f64(w, a->gravity_scale);
 	snap_put_u64(w, a->user_data);
 	snap_put_i32(w, a->link_count);
@@ -201,13 +202,15 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 	sn_articulation_def def = sn_default_articulation_def();
 	uint8_t fixed = snap_get_u8(r);
 	def.fixed_base = fixed == 1;
+	uint8_t midpoint = snap_get_u8(r);
+	def.midpoint_velocity_terms = midpoint == 1;
 	def.gravity_scale = snap_get_f64(r);
 	def.user_data = snap_get_u64(r);
 	int32_t link_count = snap_get_i32(r);
 	sn_transform base_pose = get_transform(r);
 	sn_vec3 base_v = snap_get_vec3(r), base_w = snap_get_vec3(r);
 	// A link needs at least ~400 bytes in the section: the count is bounded by what is there.
-	if (!r->ok || fixed > 1 || link_count < 1 || link_count > SN_ARTICULATION_MAX_LINKS ||
+	if (!r->ok || fixed > 1 || midpoint > 1 || link_count < 1 || link_count > SN_ARTICULATION_MAX_LINKS ||
 		(size_t)link_count > r->size - r->at)
 	{
 		return bad(world, "articulation header", slot);

@@ -187,6 +187,10 @@ static void warm_start(sn_world* world, artic* a, double h, int windows)
 static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, int windows)
 {
 	artic_forward(a, world->def.gravity, h);
+	if (a->midpoint)
+	{
+		artic_forward_midpoint(a, world->def.gravity, h);
+	}
 	a->solve_h = h;
 	a->tgs = tgs;
 	a->windows = windows;

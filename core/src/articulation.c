@@ -30,6 +30,7 @@ sn_articulation_def sn_default_articulation_def(void)
 	def.fixed_base = true;
 	def.base_pose = sn_transform_identity();
 	def.gravity_scale = 1.0;
+	def.midpoint_velocity_terms = true;
 	return def;
 }
 
@@ -635,6 +636,7 @@ sn_error artic_build(sn_world* world, const sn_articulation_def* def, const sn_l
 	layout_artic(&a, &c);
 
 	a.fixed_base = def->fixed_base;
+	a.midpoint = def->midpoint_velocity_terms;
 	a.gravity_scale = def->gravity_scale;
 	a.user_data = def->user_data;
 	a.base_pose.p = def->base_pose.p;
@@ -894,6 +896,7 @@ sn_articulation_def sn_articulation_get_def(const sn_world* world, sn_articulati
 	if (a != NULL)
 	{
 		def.fixed_base = a->fixed_base;
+		def.midpoint_velocity_terms = a->midpoint;
 		def.base_pose = a->base_pose;
 		def.base_linear_velocity = a->base_v;
 		def.base_angular_velocity = a->base_w;

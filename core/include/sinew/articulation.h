@@ -105,6 +105,13 @@ typedef struct sn_articulation_def
 	sn_vec3 base_angular_velocity;
 	// Multiplies gravity for every link. Default 1.
 	double gravity_scale;
+	// Evaluate the velocity-dependent forces (Coriolis, centrifugal, gyroscopic) at the step's midpoint
+	// joint speeds, with a second, cheaper pass of the articulated-body algorithm at the same pose (about
+	// a third more time per step). With false they are taken at the start speeds (semi-implicit Euler, as
+	// other reduced-coordinate engines do): cheaper, but long free chains then gain energy; a 50-link
+	// chain released horizontally gains several times its potential energy within 30 s at 1 ms and a
+	// 200-link one diverges after 14 s, where with true both stay within a few percent. Default true.
+	bool midpoint_velocity_terms;
 	uint64_t user_data;
 } sn_articulation_def;
 
