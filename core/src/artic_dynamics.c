@@ -52,7 +52,7 @@
 // an O(h^2) error in its statics (0.15% of the driven arm's sag at 1/60 s, 0.007% at 1 ms). Predicting
 // with last step's row forces instead makes the statics exact but lets a stiff drive's transient feed
 // the velocity terms, which diverges. The pose is the same, so the second pass reuses IA, U and D and
-// recomputes only p0, u and pA: about a third more time.
+// recomputes only p0, u and pA: about a quarter more time.
 //
 // Incoming joint forces: with the step's effective acceleration qdd_eff = (qd_{n+1} - qd_n) / h (and
 // the base's), f_i = I_i da_i + p0_i + sum_c f_c evaluated at the state the step started from. Its
