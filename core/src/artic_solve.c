@@ -7,8 +7,9 @@
 // Only at the end of the solve is the whole articulation updated, by one O(n) impulse pass.
 //
 // One solve of length h (a world substep), in PGS and in TGS:
-//   1. ABA at the state the solve starts from (artic_forward): free accelerations qdd and the factors
-//      of M; the free-motion kick qd* = qd + h qdd is applied at once, as semi-implicit Euler does. A
+//   1. ABA at the state the solve starts from (artic_forward, and artic_forward_midpoint for the
+//      velocity terms at the midpoint speeds): free accelerations qdd and the factors of M; the
+//      free-motion kick qd* = qd + h qdd is applied at once, as semi-implicit Euler does. A
 //      kick spread over the TGS windows with frozen accelerations would advance positions with
 //      h qd + h^2 (n+1)/(2n) qdd and gain energy at a rate (n-1)/(2n) h^2 w^2 per step for a mode of
 //      frequency w; applied whole it gives exactly semi-implicit Euler when there are no rows.
