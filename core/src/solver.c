@@ -381,31 +381,48 @@ static void tgs_substep(sn_world* world, double h)
 	const sn_world_def* def = &world->def;
 	int n = def->position_iterations;
 	double rho = h / n;
+	// A world of articulations only skips the body pipeline entirely.
+	bool bodies = world->body_count > 0;
 	// Articulations: one ABA for the whole solve, then one window of length rho per position iteration
 	// (artic_solve.c).
 	artic_solve_begin(world, h, true, n);
 	for (int i = 0; i < n; ++i)
 	{
-		prepare_bodies(world);
-		integrate_velocities(world, rho);
-		build_rows(world, rho, def->erp / rho);
-		warm_start(world);
-		solve_rows(world, SOLVE_TGS_POSITION, rho);
+		if (bodies)
+		{
+			prepare_bodies(world);
+			integrate_velocities(world, rho);
+			build_rows(world, rho, def->erp / rho);
+			warm_start(world);
+			solve_rows(world, SOLVE_TGS_POSITION, rho);
+		}
 		artic_solve_sweep(world, ARTIC_SWEEP_TGS_POSITION, i + 1);
-		integrate_positions(world, rho);
+		if (bodies)
+		{
+			integrate_positions(world, rho);
+		}
 		artic_solve_advance(world, rho);
-		store_velocities(world);
-		accumulate_joints(world, rho);
+		if (bodies)
+		{
+			store_velocities(world);
+			accumulate_joints(world, rho);
+		}
 	}
 	if (def->velocity_iterations > 0)
 	{
 		for (int i = 0; i < def->velocity_iterations; ++i)
 		{
-			solve_rows(world, SOLVE_TGS_VELOCITY, rho);
+			if (bodies)
+			{
+				solve_rows(world, SOLVE_TGS_VELOCITY, rho);
+			}
 			artic_solve_sweep(world, ARTIC_SWEEP_TGS_VELOCITY, 0);
 		}
-		store_velocities(world);
-		accumulate_joints(world, rho);
+		if (bodies)
+		{
+			store_velocities(world);
+			accumulate_joints(world, rho);
+		}
 	}
 	artic_solve_end(world);
 }
