@@ -53,6 +53,12 @@ typedef struct soft_direct
 	double phidot_coef; // dimensionless
 } soft_direct;
 
+// A softness that makes a hard row: rigid, or compliance 0 (seed 004: "hard constraints are compliance 0").
+static inline bool soft_is_hard(sn_soft soft)
+{
+	return soft.kind == SN_SOFT_RIGID || (soft.kind == SN_SOFT_COMPLIANCE && soft.compliance == 0.0);
+}
+
 // Validate a softness: known kind, finite, non-negative. Returns SN_ERR_OK or the error.
 sn_error soft_check(sn_soft soft);
 

@@ -28,6 +28,7 @@
 //
 #include "solver.h"
 
+#include "artic.h"
 #include "body.h"
 #include "direct.h"
 #include "joint.h"
@@ -69,14 +70,6 @@ void solver_release(sn_world* world)
 {
 	xpbd_release(world);
 	direct_release(world);
-}
-
-// Articulations in XPBD and DIRECT worlds: they keep their own TGS path (issue 3 provides it). This is
-// the one call site; it does nothing until articulations exist.
-static void articulations_own_tgs(sn_world* world, double h)
-{
-	(void)world;
-	(void)h;
 }
 
 void solver_begin_step(sn_world* world)
@@ -385,17 +378,23 @@ static void pgs_substep(sn_world* world, double h)
 	integrate_velocities(world, h);
 	build_rows(world, h, def->erp / h);
 	warm_start(world);
+	// Articulations: free motion (ABA), their rows and warm starts (artic_solve.c).
+	artic_solve_begin(world, h, false, 1);
 	for (int i = 0; i < def->position_iterations; ++i)
 	{
 		solve_rows(world, SOLVE_PGS_POSITION, h);
+		artic_solve_sweep(world, ARTIC_SWEEP_PGS_POSITION, 1);
 	}
 	integrate_positions(world, h);
+	artic_solve_advance(world, h);
 	for (int i = 0; i < def->velocity_iterations; ++i)
 	{
 		solve_rows(world, SOLVE_PGS_VELOCITY, h);
+		artic_solve_sweep(world, ARTIC_SWEEP_PGS_VELOCITY, 1);
 	}
 	store_velocities(world);
 	accumulate_joints(world, h);
+	artic_solve_end(world);
 }
 
 static void tgs_substep(sn_world* world, double h)
@@ -403,26 +402,50 @@ static void tgs_substep(sn_world* world, double h)
 	const sn_world_def* def = &world->def;
 	int n = def->position_iterations;
 	double rho = h / n;
+	// A world of articulations only skips the body pipeline entirely.
+	bool bodies = world->body_count > 0;
+	// Articulations: one ABA for the whole solve, then one window of length rho per position iteration
+	// (artic_solve.c).
+	artic_solve_begin(world, h, true, n);
 	for (int i = 0; i < n; ++i)
 	{
-		prepare_bodies(world);
-		integrate_velocities(world, rho);
-		build_rows(world, rho, def->erp / rho);
-		warm_start(world);
-		solve_rows(world, SOLVE_TGS_POSITION, rho);
-		integrate_positions(world, rho);
-		store_velocities(world);
-		accumulate_joints(world, rho);
+		if (bodies)
+		{
+			prepare_bodies(world);
+			integrate_velocities(world, rho);
+			build_rows(world, rho, def->erp / rho);
+			warm_start(world);
+			solve_rows(world, SOLVE_TGS_POSITION, rho);
+		}
+		artic_solve_sweep(world, ARTIC_SWEEP_TGS_POSITION, i + 1);
+		if (bodies)
+		{
+			integrate_positions(world, rho);
+		}
+		artic_solve_advance(world, rho);
+		if (bodies)
+		{
+			store_velocities(world);
+			accumulate_joints(world, rho);
+		}
 	}
 	if (def->velocity_iterations > 0)
 	{
 		for (int i = 0; i < def->velocity_iterations; ++i)
 		{
-			solve_rows(world, SOLVE_TGS_VELOCITY, rho);
+			if (bodies)
+			{
+				solve_rows(world, SOLVE_TGS_VELOCITY, rho);
+			}
+			artic_solve_sweep(world, ARTIC_SWEEP_TGS_VELOCITY, 0);
 		}
-		store_velocities(world);
-		accumulate_joints(world, rho);
+		if (bodies)
+		{
+			store_velocities(world);
+			accumulate_joints(world, rho);
+		}
 	}
+	artic_solve_end(world);
 }
 
 void solver_substep(sn_world* world, double h)
@@ -435,13 +458,15 @@ void solver_substep(sn_world* world, double h)
 		case SN_SOLVER_TGS:
 			tgs_substep(world, h);
 			break;
+		// Articulations have no XPBD or DIRECT path: in those worlds they step with their own TGS solve
+		// (artic_solve.c), here, after the maximal-coordinate bodies (the two do not interact).
 		case SN_SOLVER_XPBD:
 			xpbd_substep(world, h);
-			articulations_own_tgs(world, h);
+			artic_step_tgs(world, h);
 			break;
 		case SN_SOLVER_DIRECT:
 			direct_substep(world, h);
-			articulations_own_tgs(world, h);
+			artic_step_tgs(world, h);
 			break;
 		default:
 			break;

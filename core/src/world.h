@@ -13,6 +13,8 @@
 
 #include <stdarg.h>
 
+struct artic_store;
+
 typedef struct solver_body_info
 {
 	int32_t body;            // body index
@@ -54,6 +56,8 @@ struct sn_world
 	// Scratch of the XPBD solver (xpbd.c) and the DIRECT solver's factorisation (direct.c).
 	xpbd_state xpbd;
 	direct_state direct;
+	// Articulations and mimic joints (artic.h); NULL until the first articulation is created.
+	struct artic_store* artics;
 
 	sn_joint_break_event* break_events;
 	int break_capacity;

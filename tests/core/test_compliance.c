@@ -209,6 +209,34 @@ static void test_direct_matches_implicit_euler_rows(void** state)
 	assert_near(dc.phidot_coef, -0.5 * b / a, 1e-12, "seed 004 eq. 13 with alpha = 1/2");
 }
 
+// Compliance 0 is a hard row (seed 004), the same as rigid in every solver: same bits.
+static uint64_t hash_with_lock_soft(sn_solver solver, sn_soft soft)
+{
+	sn_world* world = scene_world(solver, 0.001);
+	sn_body_id body = add_body(world, sn_v3(0.5, 0, 0), mass, sn_inertia_sphere(mass, 0.1));
+	sn_hinge_joint_def hd = sn_default_hinge_joint_def();
+	hd.base.body_b = body;
+	hd.base.frame_b.p = sn_v3(-0.5, 0, 0);
+	hd.base.lock_soft = soft;
+	hd.limit = (sn_limit){ true, -0.3, 0.3, soft };
+	sn_joint_id j;
+	assert_sn_ok(sn_create_hinge_joint(world, &hd, &j));
+	settle(world, 0.3, body, sn_v3(0, 0, 0));
+	uint64_t h = sn_world_state_hash(world);
+	sn_world_destroy(world);
+	return h;
+}
+
+static void test_zero_compliance_is_rigid(void** state)
+{
+	(void)state;
+	for (size_t s = 0; s < sizeof(solvers) / sizeof(solvers[0]); ++s)
+	{
+		assert_true(hash_with_lock_soft(solvers[s], sn_soft_compliance(0.0, 0.5)) ==
+					hash_with_lock_soft(solvers[s], sn_soft_rigid()));
+	}
+}
+
 // Bad compliance values are rejected with a typed error, and the world does not change.
 static void test_bad_compliance_rejected(void** state)
 {
@@ -310,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_direct_matches_implicit_euler_rows),
 		cmocka_unit_test(test_deflection_is_load_times_compliance),
 		cmocka_unit_test(test_direct_deflection_any_factors),
+		cmocka_unit_test(test_zero_compliance_is_rigid),
 		cmocka_unit_test(test_bad_compliance_rejected),
 		cmocka_unit_test(test_implicit_factors_validated),
 	};
