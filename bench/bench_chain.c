@@ -200,8 +200,16 @@ int main(int argc, char** argv)
 			grid_scene_destroy(&scene);
 		}
 	}
-	printf("# 200-link chain after %g s, side by side\n", seconds);
-	printf("# %-7s %11s %22s %18s\n", "solver", "steps/s", "end joint error (m)", "worst gap (m)");
+	bool any200 = false;
+	for (int si = 0; si < solver_count; ++si)
+	{
+		any200 = any200 || have200[si];
+	}
+	if (any200)
+	{
+		printf("# 200-link chain after %g s, side by side\n", seconds);
+		printf("# %-7s %11s %22s %18s\n", "solver", "steps/s", "end joint error (m)", "worst gap (m)");
+	}
 	for (int si = 0; si < solver_count; ++si)
 	{
 		if (have200[si])
