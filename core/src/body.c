@@ -66,6 +66,12 @@ sn_transform body_pose(const body* b)
 	return t;
 }
 
+// Velocity update over h: gravity and applied force, then the angular velocity with implicit
+// gyroscopic torque. In body axes, I (w' - w) + h w' x (I w') = h tau is solved by one Newton step
+// from w:
+//   f = h (w x I w - tau),  J = I + h ([w]x I - [I w]x),  w' = w - J^-1 f
+// which keeps a spinning asymmetric body's energy bounded where the explicit term would add energy.
+// Damping last: v <- v / (1 + h c).
 void body_integrate_velocity(const body* b, sn_vec3 gravity, double h, sn_vec3* v, sn_vec3* w)
 {
 	sn_vec3 accel = sn_mul_add(sn_scale(b->gravity_scale, gravity), b->inv_mass, b->force);
