@@ -1,11 +1,29 @@
 #!/usr/bin/env bash
-# Benchmarks: install, build the release flavour, run every benchmark. Each prints a table for people
-# and BENCH key=value lines for scripts (grep '^BENCH'). Arguments go to bench_chain; set
-# SINEW_BENCH_SERVER_ARGS for bench_server (for example "--quick").
+# Benchmarks: install, build the release flavour, run them. Each prints a table for people and BENCH
+# key=value lines for scripts (grep '^BENCH').
+#   bash scripts/bench.sh                       every benchmark with its defaults
+#   bash scripts/bench.sh chain [args]          bench_chain: hanging chains (N = 10, 50, 200) and a 20 x 20
+#                                               sheet of hinge loops in PGS, TGS, XPBD and DIRECT (about a
+#                                               minute); args: --seconds --grid-seconds --n --grid --solver
+#   bash scripts/bench.sh articulation [args]   bench_articulation (see README.md)
+#   bash scripts/bench.sh server [args]         bench_server: starts sinewd; step-1 latency, streaming to
+#                                               1/10/100 WebSocket clients, real-time capacity (--quick for a
+#                                               short run; see README.md)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+case "${1:-}" in
+  ""|chain|articulation|server) ;;
+  *) echo "bench.sh: first argument chain, articulation or server (or none for every benchmark)" >&2; exit 2 ;;
+esac
 bash "$root/scripts/install-deps.sh"
 bash "$root/scripts/build.sh" release
-"$root/build/release/bench/bench_chain" "$@"
-read -r -a server_args <<< "${SINEW_BENCH_SERVER_ARGS:-}"
-"$root/build/release/bench/bench_server" "${server_args[@]}"
+case "${1:-}" in
+  chain) shift; "$root/build/release/bench/bench_chain" "$@" ;;
+  articulation) shift; "$root/build/release/bench/bench_articulation" "$@" ;;
+  server) shift; "$root/build/release/bench/bench_server" "$@" ;;
+  *)
+    "$root/build/release/bench/bench_chain"
+    "$root/build/release/bench/bench_articulation"
+    "$root/build/release/bench/bench_server"
+    ;;
+esac

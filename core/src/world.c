@@ -2,6 +2,7 @@
 // the queries that span all objects.
 #include "world.h"
 
+#include "artic.h"
 #include "solver.h"
 
 #include <math.h>
@@ -25,6 +26,8 @@ sn_world_def sn_default_world_def(void)
 	def.velocity_iterations = 1;
 	def.substeps = 1;
 	def.erp = 0.2;
+	def.implicit_alpha = 1.0;
+	def.implicit_beta = 1.0;
 	def.divergence_speed = 1e6;
 	return def;
 }
@@ -60,6 +63,12 @@ static sn_error check_def(const sn_world_def* def, char* detail, size_t cap)
 		FAIL_(SN_ERR_NOT_FINITE, "erp must be finite");
 	if (def->erp < 0.0 || def->erp > 1.0)
 		FAIL_(SN_ERR_INVALID_ARGUMENT, "erp must be in [0, 1], got %g", def->erp);
+	if (!isfinite(def->implicit_alpha) || !isfinite(def->implicit_beta))
+		FAIL_(SN_ERR_NOT_FINITE, "implicit_alpha and implicit_beta must be finite");
+	if (!(def->implicit_alpha >= 0.5 && def->implicit_alpha <= 1.0))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "implicit_alpha must be in [0.5, 1], got %g", def->implicit_alpha);
+	if (!(def->implicit_beta >= 0.5 && def->implicit_beta <= 1.0))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "implicit_beta must be in [0.5, 1], got %g", def->implicit_beta);
 	if (!isfinite(def->divergence_speed))
 		FAIL_(SN_ERR_NOT_FINITE, "divergence_speed must be finite");
 	if (!(def->divergence_speed > 0.0))
@@ -121,6 +130,8 @@ void sn_world_destroy(sn_world* world)
 	memory_free(m, world->rows, (size_t)world->row_capacity * sizeof(row));
 	memory_free(m, world->blocks, (size_t)world->block_capacity * sizeof(row_block));
 	memory_free(m, world->break_events, (size_t)world->break_capacity * sizeof(sn_joint_break_event));
+	solver_release(world);
+	artic_store_destroy(world);
 	sn_memory last = world->memory;
 	memory_free(&last, world, sizeof(sn_world));
 }
@@ -228,6 +239,24 @@ double sn_world_get_erp(const sn_world* world)
 	return world->def.erp;
 }
 
+sn_error sn_world_set_implicit_factors(sn_world* world, double alpha, double beta)
+{
+	sn_world_def d = world->def;
+	d.implicit_alpha = alpha;
+	d.implicit_beta = beta;
+	return apply_def(world, d);
+}
+
+double sn_world_get_implicit_alpha(const sn_world* world)
+{
+	return world->def.implicit_alpha;
+}
+
+double sn_world_get_implicit_beta(const sn_world* world)
+{
+	return world->def.implicit_beta;
+}
+
 sn_world_def sn_world_get_def(const sn_world* world)
 {
 	return world->def;
@@ -276,8 +305,29 @@ sn_error sn_world_clear_divergence(sn_world* world)
 							  world->def.divergence_speed);
 		}
 	}
+	sn_error artic_state = artic_check_state(world, world->def.divergence_speed);
+	if (artic_state != SN_ERR_OK)
+	{
+		return world_fail(world, artic_state, artic_state == SN_ERR_NOT_FINITE
+												  ? "an articulation still has a non-finite state"
+												  : "an articulation still moves faster than divergence_speed");
+	}
 	world->diverged = false;
 	return SN_ERR_OK;
+}
+
+sn_solver_stats sn_world_get_solver_stats(const sn_world* world)
+{
+	sn_solver_stats st;
+	memset(&st, 0, sizeof(st));
+	st.rows = world->row_count;
+	const direct_state* d = &world->direct;
+	st.direct_rounds = d->last_iterations;
+	st.direct_dependent_rows = d->last_dependent;
+	st.direct_graph_edges = d->analysed && d->node_count > 0 ? d->adj_ptr[d->node_count] / 2 : 0;
+	st.direct_factor_blocks = d->analysed ? d->ldl.nnz : 0;
+	st.direct_unsettled_steps = d->unconverged;
+	return st;
 }
 
 const sn_joint_break_event* sn_world_get_break_events(const sn_world* world, int* count)
@@ -391,7 +441,7 @@ uint64_t sn_world_state_hash(const sn_world* world)
 		h = hash_vec(hash_vec(h, j->force), j->torque);
 		h = hash_bytes(h, &j->broken, sizeof(j->broken));
 	}
-	return h;
+	return artic_state_hash(world, h);
 }
 
 // Grow the step's scratch to the world's current size. Only allocates when the world grew; on failure
@@ -465,7 +515,7 @@ static bool check_divergence(sn_world* world)
 			return true;
 		}
 	}
-	return false;
+	return artic_diverged(world, world->def.divergence_speed);
 }
 
 sn_error sn_world_step(sn_world* world)
@@ -480,10 +530,16 @@ sn_error sn_world_step(sn_world* world)
 	{
 		return world_fail(world, err, "could not grow the step's scratch memory");
 	}
+	err = solver_prepare(world);
+	if (err != SN_ERR_OK)
+	{
+		return world_fail(world, err, "could not grow the %s solver's scratch memory", sn_solver_name(world->def.solver));
+	}
 	double dt = world->def.time_step;
 	int substeps = world->def.substeps;
 	double h = dt / substeps;
 	solver_begin_step(world);
+	artic_step_begin(world);
 	for (int s = 0; s < substeps; ++s)
 	{
 		solver_substep(world, h);
@@ -491,6 +547,7 @@ sn_error sn_world_step(sn_world* world)
 	world->time += dt;
 	world->step_count += 1;
 	finish_joints(world, dt);
+	artic_step_end(world, dt);
 	solver_end_step(world, dt);
 	if (check_divergence(world))
 	{

@@ -3,13 +3,17 @@
 #define SINEW_WORLD_INTERNAL_H
 
 #include "alloc.h"
+#include "direct.h"
 #include "body.h"
 #include "joint.h"
 #include "row.h"
+#include "xpbd.h"
 
 #include "sinew/world.h"
 
 #include <stdarg.h>
+
+struct artic_store;
 
 typedef struct solver_body_info
 {
@@ -48,6 +52,12 @@ struct sn_world
 	row_block* blocks;
 	int block_capacity;
 	int block_count;
+
+	// Scratch of the XPBD solver (xpbd.c) and the DIRECT solver's factorisation (direct.c).
+	xpbd_state xpbd;
+	direct_state direct;
+	// Articulations and mimic joints (artic.h); NULL until the first articulation is created.
+	struct artic_store* artics;
 
 	sn_joint_break_event* break_events;
 	int break_capacity;
