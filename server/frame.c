@@ -31,7 +31,6 @@ bool frame_source_init(frame_source* src, const sn_world* world, uint32_t includ
 	}
 	sn_world_get_bodies(world, src->bodies, src->body_count);
 	sn_world_get_joints(world, src->joints, src->joint_count);
-#ifdef SINEW_HAVE_ARTICULATIONS
 	src->articulation_count = sn_world_get_articulations(world, NULL, 0);
 	if (src->articulation_count > 0)
 	{
@@ -44,7 +43,6 @@ bool frame_source_init(frame_source* src, const sn_world* world, uint32_t includ
 		}
 		sn_world_get_articulations(world, src->articulations, src->articulation_count);
 	}
-#endif
 	return true;
 }
 
@@ -178,7 +176,6 @@ static bool encode_joints(pb_ostream_t* stream, const pb_field_t* field, void* c
 static bool encode_articulations(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
 {
 	const frame_source* src = *arg;
-#ifdef SINEW_HAVE_ARTICULATIONS
 	enum
 	{
 		MAX_DOFS = (int)(sizeof(src->scratch->position) / sizeof(src->scratch->position[0])),
@@ -227,11 +224,6 @@ static bool encode_articulations(pb_ostream_t* stream, const pb_field_t* field, 
 			return false;
 		}
 	}
-#else
-	(void)src;
-	(void)stream;
-	(void)field;
-#endif
 	return true;
 }
 

@@ -1,7 +1,7 @@
-// Articulations (trees of links in joint coordinates) and mimic joints. The core's API is declared in
-// core/include/sinew/articulation.h; these handlers are compiled when the core implements it
-// (SINEW_HAVE_ARTICULATIONS, set by CMake when core/CMakeLists.txt lists the articulation sources).
-// Without it every articulation command answers UNSUPPORTED.
+// Handlers for articulations (trees of links in joint coordinates, core/include/sinew/articulation.h) and
+// mimic joints. The links arrive one by one through a growing field (command.c's decode hook, at most
+// max_links_per_articulation); a state frame carries at most 256 links and 768 dofs of one articulation
+// (sinew.options), so larger ones are refused here rather than streamed cut.
 #include "command.h"
 #include "convert.h"
 #include "errors.h"
@@ -11,8 +11,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef SINEW_HAVE_ARTICULATIONS
 
 // The schema bounds what one state frame element can carry (ArticulationState in sinew.options).
 enum
@@ -146,6 +144,10 @@ int32_t handle_create_articulation(command_ctx* ctx)
 		{
 			def.gravity_scale = a->gravity_scale;
 		}
+		if (a->has_midpoint_velocity_terms)
+		{
+			def.midpoint_velocity_terms = a->midpoint_velocity_terms;
+		}
 		def.user_data = a->user_data;
 	}
 	sn_articulation_id id;
@@ -230,31 +232,3 @@ int32_t handle_destroy_mimic(command_ctx* ctx)
 	return cmd_core(ctx, sn_destroy_mimic_joint(ctx->host->world, sn_mimic_id_load(d->mimic_id)));
 }
 
-#else
-
-static int32_t unsupported(command_ctx* ctx)
-{
-	return cmd_fail(ctx, SN_ERR_UNSUPPORTED, "articulations are not in this build of the core");
-}
-
-int32_t handle_create_articulation(command_ctx* ctx)
-{
-	return unsupported(ctx);
-}
-
-int32_t handle_destroy_articulation(command_ctx* ctx)
-{
-	return unsupported(ctx);
-}
-
-int32_t handle_create_mimic(command_ctx* ctx)
-{
-	return unsupported(ctx);
-}
-
-int32_t handle_destroy_mimic(command_ctx* ctx)
-{
-	return unsupported(ctx);
-}
-
-#endif

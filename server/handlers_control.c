@@ -65,7 +65,6 @@ int32_t control_set_targets(sn_world* world, const sinew_v1_SetDriveTargets* t, 
 	}
 	if (err == SN_ERR_OK && t->has_articulation)
 	{
-#ifdef SINEW_HAVE_ARTICULATIONS
 		const sinew_v1_ArticulationTargets* a = &t->articulation;
 		if (a->positions_count != a->dofs_count || (a->velocities_count != 0 && a->velocities_count != a->dofs_count))
 		{
@@ -109,10 +108,6 @@ int32_t control_set_targets(sn_world* world, const sinew_v1_SetDriveTargets* t, 
 				fail(detail, capacity, err, "articulation targets: %s", sn_world_last_error_detail(world));
 			}
 		}
-#else
-		err = SN_ERR_UNSUPPORTED;
-		fail(detail, capacity, err, "articulations are not in this build of the core");
-#endif
 	}
 	if (err != SN_ERR_OK || dry_run)
 	{
@@ -154,7 +149,6 @@ int32_t control_apply_forces(sn_world* world, const sinew_v1_ApplyForces* f, boo
 	}
 	if (f->links_count > 0 || f->dofs_count > 0)
 	{
-#ifdef SINEW_HAVE_ARTICULATIONS
 		for (pb_size_t i = 0; i < f->links_count; ++i)
 		{
 			const sinew_v1_LinkForce* l = f->links + i;
@@ -195,9 +189,6 @@ int32_t control_apply_forces(sn_world* world, const sinew_v1_ApplyForces* f, boo
 				return fail(detail, capacity, SN_ERR_NOT_FINITE, "dofs[%u]: force must be finite", (unsigned)i);
 			}
 		}
-#else
-		return fail(detail, capacity, SN_ERR_UNSUPPORTED, "articulations are not in this build of the core");
-#endif
 	}
 	if (dry_run)
 	{
@@ -224,7 +215,6 @@ int32_t control_apply_forces(sn_world* world, const sinew_v1_ApplyForces* f, boo
 			sn_body_apply_torque(world, id, cv_vec3(true, &b->torque, sn_v3(0, 0, 0)));
 		}
 	}
-#ifdef SINEW_HAVE_ARTICULATIONS
 	for (pb_size_t i = 0; i < f->links_count; ++i)
 	{
 		const sinew_v1_LinkForce* l = f->links + i;
@@ -245,7 +235,6 @@ int32_t control_apply_forces(sn_world* world, const sinew_v1_ApplyForces* f, boo
 		const sinew_v1_DofForce* d = f->dofs + i;
 		sn_articulation_apply_joint_force(world, sn_articulation_id_load(d->articulation_id), (int)d->dof, d->force);
 	}
-#endif
 	return 0;
 }
 
@@ -300,7 +289,6 @@ int32_t handle_set_body_state(command_ctx* ctx)
 
 int32_t handle_set_joint_state(command_ctx* ctx)
 {
-#ifdef SINEW_HAVE_ARTICULATIONS
 	const sinew_v1_SetJointState* j = &ctx->msg.command.set_joint_state;
 	sn_world* w = ctx->host->world;
 	sn_articulation_id aid = sn_articulation_id_load(j->articulation_id);
@@ -335,9 +323,6 @@ int32_t handle_set_joint_state(command_ctx* ctx)
 		}
 	}
 	return cmd_core(ctx, err);
-#else
-	return cmd_fail(ctx, SN_ERR_UNSUPPORTED, "articulations are not in this build of the core");
-#endif
 }
 
 int32_t handle_lockstep_input(command_ctx* ctx)

@@ -77,9 +77,7 @@ int32_t handle_handshake(command_ctx* ctx)
 		add_capability(r, "realtime");
 		add_capability(r, "snapshots");
 		add_capability(r, "streaming");
-#ifdef SINEW_HAVE_ARTICULATIONS
 		add_capability(r, "articulations");
-#endif
 		if (srv->ws_port > 0)
 		{
 			add_capability(r, "websocket");

@@ -370,15 +370,21 @@ void world_host_broadcast(world_host* host, sinew_v1_Event* event)
 	}
 }
 
-void world_host_refresh(world_host* host)
+// What a step changes: time, step count, divergence (objects are created and destroyed by commands only).
+static void refresh_after_step(world_host* host)
 {
 	const sn_world* w = host->world;
 	host->time = sn_world_get_time(w);
 	host->step_count = sn_world_get_step_count(w);
+	host->diverged = sn_world_is_diverged(w);
+}
+
+void world_host_refresh(world_host* host)
+{
+	const sn_world* w = host->world;
+	refresh_after_step(host);
 	host->body_count = sn_world_get_body_count(w);
 	host->joint_count = sn_world_get_joint_count(w);
-	host->diverged = sn_world_is_diverged(w);
-#ifdef SINEW_HAVE_ARTICULATIONS
 	int n = sn_world_get_articulations(w, NULL, 0);
 	host->articulation_count = n;
 	host->articulation_links = 0;
@@ -392,10 +398,6 @@ void world_host_refresh(world_host* host)
 		}
 		free(ids);
 	}
-#else
-	host->articulation_count = 0;
-	host->articulation_links = 0;
-#endif
 }
 
 int32_t world_host_set_reset_point(world_host* host)
@@ -562,7 +564,7 @@ void world_host_step_finished(world_host* host)
 		double per_step = (double)item->elapsed_ns / item->done;
 		host->step_ns_avg = 0.8 * host->step_ns_avg + 0.2 * per_step;
 	}
-	world_host_refresh(host);
+	refresh_after_step(host);
 	if (host->diverged && !host->divergence_reported)
 	{
 		report_divergence(host);

@@ -100,6 +100,7 @@ static void test_handshake_and_ping(void** state)
 	assert_int_equal(hr.role, sinew_v1_Role_ROLE_CONTROLLER);
 	assert_true(has_capability(&hr, "lockstep"));
 	assert_true(has_capability(&hr, "snapshots"));
+	assert_true(has_capability(&hr, "articulations"));
 	assert_true(hr.max_message_bytes >= 1024);
 	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_ping_tag);
 	snc_message reply;
@@ -568,29 +569,6 @@ static void test_snapshot_restore_reset(void** state)
 	snc_close(c);
 }
 
-static void test_articulations(void** state)
-{
-	(void)state;
-	snc_client* c = test_connect_raw(&server, SNC_TCP);
-	sinew_v1_HandshakeReply hr;
-	assert_int_equal(snc_handshake(c, "articulations", NULL, sinew_v1_Role_ROLE_CONTROLLER, &hr), 0);
-	uint64_t world = create_pgs_world(c, -9.81);
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_articulation_tag);
-	m.command.create_articulation.world_id = world;
-	if (!has_capability(&hr, "articulations"))
-	{
-		// Not in this build of the core: every articulation command says so, typed.
-		test_expect(c, &m, sinew_v1_ErrorCode_ERR_UNSUPPORTED, NULL);
-		m = command(sinew_v1_ClientMessage_create_mimic_tag);
-		m.command.create_mimic.world_id = world;
-		test_expect(c, &m, sinew_v1_ErrorCode_ERR_UNSUPPORTED, NULL);
-		m = command(sinew_v1_ClientMessage_set_joint_state_tag);
-		m.command.set_joint_state.world_id = world;
-		test_expect(c, &m, sinew_v1_ErrorCode_ERR_UNSUPPORTED, NULL);
-	}
-	snc_close(c);
-}
-
 static void test_shutdown_finishes_in_flight_replies(void** state)
 {
 	(void)state;
@@ -640,7 +618,6 @@ int main(void)
 		cmocka_unit_test(test_drive_targets),
 		cmocka_unit_test(test_subscribe_and_time_modes),
 		cmocka_unit_test(test_snapshot_restore_reset),
-		cmocka_unit_test(test_articulations),
 		cmocka_unit_test(test_shutdown_finishes_in_flight_replies),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
