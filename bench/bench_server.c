@@ -1,15 +1,16 @@
 // Server benchmark (issue 5): starts sinewd on loopback ports chosen free and measures
 //   1. round-trip latency of `step 1` (p50, p99, p99.9 over --requests requests, default 10,000) for an
-//      empty world and for a 7-link driven arm (a maximal-coordinate hinge chain whose joints are spring
-//      servos, since the core has no articulations yet);
+//      empty world and for the 7-link driven arm (an articulation with stiff PD drives, as in
+//      bench_articulation), and for comparison a 7-link maximal-coordinate hinge chain with servos;
 //   2. state frames delivered per second and their latency (server clock at encoding to client receipt,
 //      both CLOCK_MONOTONIC on this host) to 1, 10 and 100 WebSocket clients subscribed at 60 Hz to a
-//      50-link chain stepping in real time at 1 kHz, while one more client reads nothing at all;
-//   3. how many 10-link worlds the server keeps in real time at 1 kHz (each reaches >= 99% of its
-//      scheduled steps over the measurement window, with no lag reset).
+//      50-link articulation stepping in real time at 1 kHz, while one more client reads nothing at all;
+//   3. how many 10-link articulations, each in its own world, the server keeps in real time at 1 kHz
+//      (each reaches >= 99% of its scheduled steps over the measurement window, with no lag reset).
 // Prints a table and BENCH key=value lines. The figures depend on the machine and its load.
 #define _POSIX_C_SOURCE 200809L
 #include "sinew_client.h"
+#include "wire.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -231,6 +232,79 @@ static void build_chain(snc_client* c, uint64_t world, int n, double link, bool 
 	}
 }
 
+typedef struct link_list
+{
+	const sinew_v1_LinkDef* links;
+	int count;
+} link_list;
+
+static bool encode_links(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const link_list* list = *arg;
+	for (int i = 0; i < list->count; ++i)
+	{
+		if (!pb_encode_tag_for_field(stream, field) ||
+			!pb_encode_submessage(stream, sinew_v1_LinkDef_fields, list->links + i))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+// A fixed-base articulation of n revolute links of length `link` (m, 1 kg, thin boxes) along x, the
+// joint axes alternating between y and z. With kp > 0 every joint has a PD drive (N*m/rad, N*m*s/rad)
+// towards `target` rad (the 7-link driven arm of bench_articulation: kp 1e6, kd 1e3, 0.5 rad).
+static void build_articulation(snc_client* c, uint64_t world, int n, double link, double kp, double kd, double target)
+{
+	const double s = sqrt(0.5);
+	sinew_v1_LinkDef* links = calloc((size_t)n + 1, sizeof(sinew_v1_LinkDef));
+	for (int i = 0; i <= n; ++i)
+	{
+		sinew_v1_LinkDef* l = links + i;
+		*l = (sinew_v1_LinkDef)sinew_v1_LinkDef_init_zero;
+		l->parent = i - 1;
+		l->has_mass = true;
+		l->mass = 1.0;
+		double along = (link * link + 0.05 * 0.05) / 12.0, across = 2 * 0.05 * 0.05 / 12.0;
+		l->has_inertia = true;
+		l->inertia = (sinew_v1_Inertia){ across, along, along, 0, 0, 0 };
+		l->has_center_of_mass = true;
+		l->center_of_mass.x = 0.5 * link;
+		if (i == 0)
+		{
+			continue;
+		}
+		l->joint_type = sinew_v1_LinkJointType_LINK_REVOLUTE;
+		// x onto y (about z) for odd links, x onto z (about y) for even ones.
+		sinew_v1_Quat axis = i % 2 == 1 ? (sinew_v1_Quat){ 0, 0, s, s } : (sinew_v1_Quat){ 0, -s, 0, s };
+		l->has_parent_frame = true;
+		l->parent_frame.has_position = true;
+		l->parent_frame.position.x = i == 1 ? 0.0 : link;
+		l->parent_frame.has_rotation = true;
+		l->parent_frame.rotation = axis;
+		l->has_child_frame = true;
+		l->child_frame.has_rotation = true;
+		l->child_frame.rotation = axis;
+		if (kp > 0)
+		{
+			l->drives_count = 1;
+			l->drives[0].enabled = true;
+			l->drives[0].stiffness = kp;
+			l->drives[0].damping = kd;
+			l->drives[0].target_position = target;
+		}
+	}
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_create_articulation_tag;
+	m.command.create_articulation.world_id = world;
+	link_list list = { links, n + 1 };
+	m.command.create_articulation.links.funcs.encode = encode_links;
+	m.command.create_articulation.links.arg = &list;
+	created(c, &m);
+	free(links);
+}
+
 static void set_mode(snc_client* c, uint64_t world, sinew_v1_TimeMode mode)
 {
 	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
@@ -262,14 +336,25 @@ static double percentile(const uint64_t* sorted, size_t n, double p)
 
 // ---- 1. step latency ----------------------------------------------------------------------------------
 
-static void step_latency(const server_process* s, snc_transport transport, const char* scene, int links,
+typedef enum scene_kind
+{
+	SCENE_EMPTY,
+	SCENE_ARM,   // 7-link articulation with PD drives
+	SCENE_CHAIN, // 7-link maximal-coordinate hinge chain with servos
+} scene_kind;
+
+static void step_latency(const server_process* s, snc_transport transport, const char* scene, scene_kind kind,
 						 int requests)
 {
 	snc_client* c = connect_to(s, transport, 0);
 	uint64_t world = create_world(c, scene);
-	if (links > 0)
+	if (kind == SCENE_ARM)
 	{
-		build_chain(c, world, links, 0.3, true, 10.0);
+		build_articulation(c, world, 7, 0.3, 1e6, 1e3, 0.5);
+	}
+	else if (kind == SCENE_CHAIN)
+	{
+		build_chain(c, world, 7, 0.3, true, 10.0);
 	}
 	uint64_t* ns = malloc((size_t)requests * sizeof(uint64_t));
 	int warmup = requests / 10;
@@ -323,6 +408,7 @@ static void subscribe(snc_client* c, uint64_t world, double hz)
 	snc_message r = request(c, &m);
 	snc_message_free(&r);
 }
+
 
 // A counter from the server's /metrics (the frames the slow client dropped).
 static double fetch_metric(const server_process* s, const char* name);
@@ -404,7 +490,7 @@ static void streaming(const server_process* s, uint64_t world, int count, double
 	double slow_dropped = dropped_after - dropped_before;
 	printf("  %7d %12.1f %12.1f %10.2f %10.2f %12llu %12.0f\n", count, mean_fps, min_fps, p50, p99,
 		   (unsigned long long)fast_dropped, slow_dropped);
-	printf("BENCH name=server_stream links=50 rate_hz=60 clients=%d slow_clients=1 seconds=%.1f frames_per_s_mean=%.2f "
+	printf("BENCH name=server_stream scene=articulation links=50 rate_hz=60 clients=%d slow_clients=1 seconds=%.1f frames_per_s_mean=%.2f "
 		   "frames_per_s_min=%.2f latency_p50_ms=%.3f latency_p99_ms=%.3f fast_frames_dropped=%llu "
 		   "server_frames_dropped=%.0f\n",
 		   count, seconds, mean_fps, min_fps, p50, p99, (unsigned long long)fast_dropped, slow_dropped);
@@ -545,7 +631,7 @@ static void capacity(const server_process* s, int max_worlds, double seconds)
 {
 	snc_client* c = connect_to(s, SNC_TCP, 0);
 	uint64_t template = create_world(c, "template");
-	build_chain(c, template, 10, 0.5, false, 0.0);
+	build_articulation(c, template, 10, 0.5, 0.0, 0.0, 0.0);
 	world_counts w = { calloc((size_t)max_worlds, 8), calloc((size_t)max_worlds, 8), calloc((size_t)max_worlds, 8), 0 };
 	int last_good = 0, keeping = 0;
 	int n = 25;
@@ -604,7 +690,7 @@ static void capacity(const server_process* s, int max_worlds, double seconds)
 			}
 		}
 	}
-	printf("BENCH name=server_realtime_capacity links=10 rate_hz=1000 seconds=%.1f worlds_realtime=%d first_failing=%d\n",
+	printf("BENCH name=server_realtime_capacity scene=articulation links=10 rate_hz=1000 seconds=%.1f worlds_realtime=%d first_failing=%d\n",
 		   seconds, last_good, first_bad);
 	free(w.ids);
 	free(w.steps);
@@ -669,17 +755,18 @@ int main(int argc, char** argv)
 		   sysconf(_SC_NPROCESSORS_ONLN));
 	printf("# 1. round trip of `step 1` (us)\n#  %-8s %-4s %7s %10s %10s %10s\n", "scene", "via", "count", "p50", "p99",
 		   "p99.9");
-	step_latency(&s, SNC_TCP, "empty", 0, o.requests);
-	step_latency(&s, SNC_WS, "empty", 0, o.requests);
-	step_latency(&s, SNC_TCP, "arm7", 7, o.requests);
+	step_latency(&s, SNC_TCP, "empty", SCENE_EMPTY, o.requests);
+	step_latency(&s, SNC_WS, "empty", SCENE_EMPTY, o.requests);
+	step_latency(&s, SNC_TCP, "arm7", SCENE_ARM, o.requests);
+	step_latency(&s, SNC_TCP, "chain7", SCENE_CHAIN, o.requests);
 
-	printf("# 2. state frames at 60 Hz of a 50-link chain (real time, 1 kHz) to N WebSocket clients + 1 that never reads\n"
+	printf("# 2. state frames at 60 Hz of a 50-link articulation (real time, 1 kHz) to N WebSocket clients + 1 that never reads\n"
 		   "#  %7s %12s %12s %10s %10s %12s %12s\n",
 		   "clients", "frames/s", "min f/s", "p50 ms", "p99 ms", "fast drops", "slow drops");
 	{
 		snc_client* owner = connect_to(&s, SNC_TCP, 0);
-		uint64_t world = create_world(owner, "chain50");
-		build_chain(owner, world, 50, 0.1, false, 0.0);
+		uint64_t world = create_world(owner, "articulation50");
+		build_articulation(owner, world, 50, 0.1, 0.0, 0.0, 0.0);
 		set_mode(owner, world, sinew_v1_TimeMode_TIME_REALTIME);
 		// One client that never reads (a tiny receive buffer), there from the start: once the socket
 		// buffers between it and the server are full, the server drops its frames (newest wins).
@@ -693,7 +780,7 @@ int main(int argc, char** argv)
 		snc_close(owner);
 	}
 
-	printf("# 3. 10-link worlds kept in real time at 1 kHz (each >= 99%% of its steps over %.1f s)\n"
+	printf("# 3. worlds of one 10-link articulation kept in real time at 1 kHz (each >= 99%% of its steps over %.1f s)\n"
 		   "#  %7s %18s %s\n",
 		   o.capacity_seconds, "worlds", "in real time", "all");
 	capacity(&s, o.max_worlds, o.capacity_seconds);

@@ -28,6 +28,26 @@ static void add(seed* s, sinew_v1_ClientMessage* m)
 	free(out);
 }
 
+typedef struct link_list
+{
+	const sinew_v1_LinkDef* links;
+	int count;
+} link_list;
+
+static bool encode_links(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const link_list* list = *arg;
+	for (int i = 0; i < list->count; ++i)
+	{
+		if (!pb_encode_tag_for_field(stream, field) ||
+			!pb_encode_submessage(stream, sinew_v1_LinkDef_fields, list->links + i))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
 static sinew_v1_ClientMessage cmd(pb_size_t tag, uint64_t id)
 {
 	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
@@ -157,13 +177,66 @@ int main(int argc, char** argv)
 	m.command.destroy_world.world_id = world;
 	add(&s, &m);
 	save(dir, "control", &s);
-	// Articulations.
+	// Articulations: a three-link arm with drives, targets, joint state, a mimic coupling, a step.
 	s.bytes[0] = 1;
 	s.size = 1;
 	m = cmd(sinew_v1_ClientMessage_create_world_tag, 1);
 	add(&s, &m);
+	static sinew_v1_LinkDef links[3];
+	for (int i = 0; i < 3; ++i)
+	{
+		links[i] = (sinew_v1_LinkDef)sinew_v1_LinkDef_init_zero;
+		links[i].parent = i - 1;
+		if (i > 0)
+		{
+			links[i].joint_type = sinew_v1_LinkJointType_LINK_REVOLUTE;
+			links[i].has_parent_frame = true;
+			links[i].parent_frame.has_position = true;
+			links[i].parent_frame.position.x = 0.5;
+			links[i].drives_count = 1;
+			links[i].drives[0].enabled = true;
+			links[i].drives[0].stiffness = 100;
+			links[i].drives[0].damping = 10;
+		}
+	}
+	link_list list = { links, 3 };
 	m = cmd(sinew_v1_ClientMessage_create_articulation_tag, 2);
 	m.command.create_articulation.world_id = world;
+	m.command.create_articulation.links.funcs.encode = encode_links;
+	m.command.create_articulation.links.arg = &list;
+	add(&s, &m);
+	const uint64_t arm = (1ull << 32) | 1u;
+	m = cmd(sinew_v1_ClientMessage_set_drive_targets_tag, 3);
+	m.command.set_drive_targets.world_id = world;
+	m.command.set_drive_targets.has_articulation = true;
+	m.command.set_drive_targets.articulation.articulation_id = arm;
+	m.command.set_drive_targets.articulation.dofs_count = 2;
+	m.command.set_drive_targets.articulation.dofs[1] = 1;
+	m.command.set_drive_targets.articulation.positions_count = 2;
+	m.command.set_drive_targets.articulation.positions[0] = 0.5;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_set_joint_state_tag, 4);
+	m.command.set_joint_state.world_id = world;
+	m.command.set_joint_state.articulation_id = arm;
+	m.command.set_joint_state.positions_count = 2;
+	m.command.set_joint_state.positions[1] = 0.25;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_create_mimic_tag, 5);
+	m.command.create_mimic.world_id = world;
+	m.command.create_mimic.has_mimic = true;
+	m.command.create_mimic.mimic.articulation_id = arm;
+	m.command.create_mimic.mimic.dofs_count = 2;
+	m.command.create_mimic.mimic.dofs[1] = 1;
+	m.command.create_mimic.mimic.gearing_count = 2;
+	m.command.create_mimic.mimic.gearing[1] = -1;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_step_tag, 6);
+	m.command.step.world_id = world;
+	m.command.step.count = 5;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_get_state_tag, 7);
+	m.command.get_state.world_id = world;
+	m.command.get_state.include = 31;
 	add(&s, &m);
 	save(dir, "articulation", &s);
 	return 0;
