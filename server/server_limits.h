@@ -21,8 +21,9 @@
 	X(max_bodies_per_world, 20000, 1, 10000000, "bodies",                                                 \
 	  "bodies plus articulation links in one world: bounds a world's memory and its state frames")      \
 	X(max_joints_per_world, 20000, 1, 10000000, "joints", "maximal-coordinate joints in one world")      \
-	X(max_links_per_articulation, 1024, 1, 100000, "links",                                               \
-	  "links decoded for one CreateArticulation (the links are not bounded by the schema)")            \
+	X(max_links_per_articulation, 256, 1, 4096, "links",                                                  \
+	  "links decoded for one CreateArticulation (the schema does not bound them); a state frame carries " \
+	  "at most 256 links and 768 dofs of one articulation, so larger ones are refused anyway")         \
 	X(max_subscriptions_per_client, 64, 1, 100000, "subscriptions",                                       \
 	  "state subscriptions of one session: each holds at most one unsent frame in its outbox")         \
 	X(max_requests_in_flight, 64, 1, 100000, "requests",                                                  \
