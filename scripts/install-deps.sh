@@ -20,7 +20,7 @@ packages=(
   # model import
   libexpat1-dev
   # python client
-  python3 python3-protobuf python3-pytest
+  python3 python3-protobuf python3-pytest python3-numpy
   # script checks
   shellcheck
 )

@@ -1,0 +1,284 @@
+"""Articulations (trees of links in joint coordinates, core/include/sinew/articulation.h) described from
+Python, and the handle that sets their drive targets and reads their joints by name.
+
+Dofs are numbered in link order: link i's inbound joint owns dofs [first, first + count) where count is
+0 (fixed), 1 (revolute: rad; prismatic: m) or 3 (spherical: rotation vector, rad); link 0 has none.
+A joint is named by its link's `joint_name` (the link's name when not given).
+"""
+
+import math
+from dataclasses import dataclass, field
+from typing import Optional, Sequence, Tuple, Union
+
+from ._pb import pb
+
+Vec3 = Tuple[float, float, float]
+Quat = Tuple[float, float, float, float]  # x, y, z, w
+
+_JOINT_TYPES = {
+    "fixed": (pb.LINK_FIXED, 0),
+    "revolute": (pb.LINK_REVOLUTE, 1),
+    "prismatic": (pb.LINK_PRISMATIC, 1),
+    "spherical": (pb.LINK_SPHERICAL, 3),
+}
+
+
+def quat_from_axis_angle(axis, angle):
+    """Unit quaternion (x, y, z, w) of a rotation by `angle` (rad) about `axis` (need not be unit)."""
+    n = math.sqrt(sum(a * a for a in axis))
+    if n == 0.0:
+        raise ValueError("quat_from_axis_angle: zero axis")
+    s = math.sin(0.5 * angle) / n
+    return (axis[0] * s, axis[1] * s, axis[2] * s, math.cos(0.5 * angle))
+
+
+@dataclass
+class Pose:
+    """A rigid transform: `position` (m) and `rotation` (x, y, z, w)."""
+
+    position: Vec3 = (0.0, 0.0, 0.0)
+    rotation: Quat = (0.0, 0.0, 0.0, 1.0)
+
+
+def _fill_transform(msg, pose):
+    if pose is None:
+        return
+    if not isinstance(pose, Pose):
+        pose = Pose(*pose)
+    msg.position.x, msg.position.y, msg.position.z = pose.position
+    r = msg.rotation
+    r.x, r.y, r.z, r.w = pose.rotation
+
+
+@dataclass
+class Drive:
+    """An implicit PD drive on a dof: F = stiffness (target - q) + damping (target_velocity - qdot), at
+    most max_force (None: unbounded). type "force" (N/m or N*m/rad, N*s/m or N*m*s/rad) or
+    "acceleration" (1/s^2, 1/s: scaled by the dof's response)."""
+
+    stiffness: float = 0.0
+    damping: float = 0.0
+    target: float = 0.0
+    target_velocity: float = 0.0
+    max_force: Optional[float] = None
+    type: str = "force"
+
+    def to_proto(self):
+        d = pb.Drive(enabled=True, stiffness=self.stiffness, damping=self.damping,
+                     target_position=self.target, target_velocity=self.target_velocity)
+        if self.type == "acceleration":
+            d.type = pb.DRIVE_ACCELERATION
+        elif self.type != "force":
+            raise ValueError("Drive.type must be 'force' or 'acceleration', not %r" % self.type)
+        if self.max_force is not None:
+            d.max_force = self.max_force
+        return d
+
+
+@dataclass
+class Link:
+    """One link and its inbound joint (see sn_link_def). `parent` is a link index or name (None for
+    link 0). The joint frame is `parent_frame` in the parent and `child_frame` in this link; its x axis
+    is the joint axis. `limit` is (lower, upper) per dof (one pair, or a list of pairs for a spherical
+    joint); `drive` a Drive (or a list per dof); `initial` the initial position(s). Mass in kg, inertia
+    (xx, yy, zz[, xy, xz, yz]) in kg*m^2 about the centre of mass `center_of_mass` (m, link frame);
+    None takes the core's defaults."""
+
+    name: str
+    parent: Union[int, str, None] = None
+    joint: str = "fixed"
+    joint_name: Optional[str] = None
+    parent_frame: Union[Pose, Tuple, None] = None
+    child_frame: Union[Pose, Tuple, None] = None
+    mass: Optional[float] = None
+    inertia: Optional[Sequence[float]] = None
+    center_of_mass: Optional[Vec3] = None
+    limit: Union[Tuple[float, float], Sequence[Tuple[float, float]], None] = None
+    drive: Union[Drive, Sequence[Drive], None] = None
+    damping: float = 0.0
+    friction: float = 0.0
+    armature: float = 0.0
+    initial: Union[float, Sequence[float], None] = None
+    user_data: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+def _per_dof(value, dofs):
+    if value is None:
+        return []
+    if isinstance(value, (Drive, int, float)) or (isinstance(value, tuple) and len(value) == 2
+                                                  and all(isinstance(v, (int, float)) for v in value)):
+        return [value] * dofs if dofs > 0 else []
+    return list(value)
+
+
+def build_links(links):
+    """(LinkDef messages, joints) for a list of Link: joints is a list of (name, link index, first dof,
+    dof count) for the joints that have dofs, in dof order."""
+    index_of = {}
+    defs = []
+    joints = []
+    dof = 0
+    for i, link in enumerate(links):
+        if link.name in index_of:
+            raise ValueError("two links named %r" % link.name)
+        index_of[link.name] = i
+        if link.joint not in _JOINT_TYPES:
+            raise ValueError("link %r: joint must be one of %s" % (link.name, ", ".join(_JOINT_TYPES)))
+        joint_type, count = _JOINT_TYPES[link.joint]
+        if i == 0:
+            parent = -1 if link.parent is None else link.parent
+        elif isinstance(link.parent, str):
+            if link.parent not in index_of:
+                raise ValueError("link %r: parent %r is not an earlier link" % (link.name, link.parent))
+            parent = index_of[link.parent]
+        else:
+            parent = 0 if link.parent is None else int(link.parent)
+        d = pb.LinkDef(parent=parent, joint_type=joint_type, joint_damping=link.damping,
+                       joint_friction=link.friction, armature=link.armature, user_data=link.user_data)
+        _fill_transform(d.parent_frame, link.parent_frame)
+        _fill_transform(d.child_frame, link.child_frame)
+        if link.mass is not None:
+            d.mass = link.mass
+        if link.inertia is not None:
+            values = list(link.inertia) + [0.0] * (6 - len(link.inertia))
+            d.inertia.xx, d.inertia.yy, d.inertia.zz, d.inertia.xy, d.inertia.xz, d.inertia.yz = values[:6]
+        if link.center_of_mass is not None:
+            d.center_of_mass.x, d.center_of_mass.y, d.center_of_mass.z = link.center_of_mass
+        for lower, upper in _per_dof(link.limit, count):
+            d.limits.add(enabled=True, lower=lower, upper=upper)
+        for drive in _per_dof(link.drive, count):
+            d.drives.append(drive.to_proto())
+        d.initial_position.extend(float(q) for q in _per_dof(link.initial, count))
+        for key, value in link.extra.items():
+            setattr(d, key, value)
+        defs.append(d)
+        if count > 0:
+            joints.append((link.joint_name or link.name, i, dof, count))
+            dof += count
+    return defs, joints
+
+
+class Articulation:
+    """A live articulation in a world. `id`, `dof_count`; `joints` lists the names of the joints with
+    dofs in dof order (empty when the articulation was not described from Python or a URDF); `links`
+    the link names. Joints are addressed by name or by dof index."""
+
+    def __init__(self, world, articulation_id, dof_count, joints=(), links=()):
+        self.world = world
+        self.id = articulation_id
+        self.dof_count = dof_count
+        self._dofs = {}
+        self.joints = []
+        for name, _link, first, count in joints:
+            self._dofs[name] = (first, count)
+            self.joints.append(name)
+        self.links = list(links)
+
+    def __repr__(self):
+        return "Articulation(id=%d, dofs=%d, joints=%r)" % (self.id, self.dof_count, self.joints)
+
+    def dof(self, joint):
+        """First dof index of a joint (by name, or a dof index passed through)."""
+        if isinstance(joint, int):
+            if not 0 <= joint < self.dof_count:
+                raise IndexError("dof %d is not in [0, %d)" % (joint, self.dof_count))
+            return joint
+        try:
+            return self._dofs[joint][0]
+        except KeyError:
+            raise KeyError("articulation %d has no joint named %r (joints: %s)"
+                           % (self.id, joint, ", ".join(self.joints) or "none named")) from None
+
+    def _dof_values(self, values):
+        """(dofs, values) from a dict {name or dof: value or sequence} or a full sequence."""
+        if isinstance(values, dict):
+            dofs, out = [], []
+            for joint, value in values.items():
+                first = self.dof(joint)
+                count = self._dofs[joint][1] if isinstance(joint, str) else 1
+                seq = list(value) if isinstance(value, (list, tuple)) else [value]
+                if len(seq) != count:
+                    raise ValueError("joint %r has %d dofs, got %d values" % (joint, count, len(seq)))
+                dofs.extend(range(first, first + count))
+                out.extend(float(v) for v in seq)
+            return dofs, out
+        seq = [float(v) for v in values]
+        if len(seq) != self.dof_count:
+            raise ValueError("expected %d values (one per dof), got %d" % (self.dof_count, len(seq)))
+        return list(range(self.dof_count)), seq
+
+    def targets_message(self, positions, velocities=None):
+        """The ArticulationTargets for set_targets (also what a lockstep input carries)."""
+        dofs, pos = self._dof_values(positions)
+        msg = pb.ArticulationTargets(articulation_id=self.id, dofs=dofs, positions=pos)
+        if velocities is not None:
+            vdofs, vel = self._dof_values(velocities)
+            if vdofs != dofs:
+                raise ValueError("velocities must name the same joints, in the same order, as positions")
+            msg.velocities.extend(vel)
+        return msg
+
+    def set_targets(self, positions, velocities=None):
+        """Set drive targets: `positions` a dict {joint name or dof: target (m or rad)} or a sequence of
+        dof_count targets; `velocities` likewise (m/s or rad/s) or None to keep them. All or nothing:
+        on any error the server changes none."""
+        msg = pb.SetDriveTargets(world_id=self.world.id)
+        msg.articulation.CopyFrom(self.targets_message(positions, velocities))
+        self.world.client._conn.request("set_drive_targets", msg)
+
+    def set_state(self, positions=None, velocities=None):
+        """Set every dof's position and/or velocity (sequences of dof_count; None keeps them)."""
+        msg = pb.SetJointState(world_id=self.world.id, articulation_id=self.id)
+        if positions is not None:
+            msg.positions.extend(float(v) for v in positions)
+        if velocities is not None:
+            msg.velocities.extend(float(v) for v in velocities)
+        self.world.client._conn.request("set_joint_state", msg)
+
+    def apply_joint_forces(self, forces):
+        """Generalised forces (N or N*m) for the next step: {joint name or dof: force}."""
+        msg = pb.ApplyForces(world_id=self.world.id)
+        for joint, force in forces.items():
+            msg.dofs.add(articulation_id=self.id, dof=self.dof(joint), force=float(force))
+        self.world.client._conn.request("apply_forces", msg)
+
+    def destroy(self):
+        self.world.client._conn.request(
+            "destroy_articulation", pb.DestroyArticulation(world_id=self.world.id, articulation_id=self.id))
+
+    # ---- reading ---------------------------------------------------------------------------------------
+
+    def _state(self, state, include):
+        if state is None:
+            state = self.world.state(include)
+        return state.articulation(self)
+
+    def positions(self, state=None, array=False):
+        """Joint positions of every dof (m or rad) from `state` (None: a fresh GetState); a list, or a
+        numpy array with array=True."""
+        s = self._state(state, pb.INCLUDE_JOINT_POSITIONS)
+        return s.positions_array if array else s.positions
+
+    def velocities(self, state=None, array=False):
+        """Joint velocities of every dof (m/s or rad/s); the state must include VELOCITIES."""
+        s = self._state(state, pb.INCLUDE_VELOCITIES)
+        return s.velocities_array if array else s.velocities
+
+    def efforts(self, state=None, array=False):
+        """Drive efforts of every dof (N or N*m); the state must include DRIVE_EFFORTS."""
+        s = self._state(state, pb.INCLUDE_DRIVE_EFFORTS)
+        return s.efforts_array if array else s.efforts
+
+    def joint_positions(self, state=None):
+        """{joint name: position} (a list for a spherical joint)."""
+        q = self.positions(state)
+        out = {}
+        for name in self.joints:
+            first, count = self._dofs[name]
+            out[name] = q[first] if count == 1 else q[first:first + count]
+        return out
+
+    def position(self, joint, state=None):
+        """One joint's position (m or rad)."""
+        return self.positions(state)[self.dof(joint)]

@@ -1,0 +1,253 @@
+"""World state as it comes from the server (a StateFrame: a GetState reply or a subscription's frame),
+and subscriptions.
+
+Units are SI: m, rad, m/s, rad/s, N, N*m. Poses are (position (x, y, z), rotation (x, y, z, w)).
+Lists are plain Python lists; the `*_array` properties give numpy arrays (numpy is imported only then).
+"""
+
+import collections
+import threading
+import time
+
+from ._pb import pb
+from .errors import ConnectionClosed
+
+# Include bits of a state frame (proto Include). 0 means POSES | JOINT_POSITIONS.
+POSES = pb.INCLUDE_POSES
+VELOCITIES = pb.INCLUDE_VELOCITIES
+JOINT_POSITIONS = pb.INCLUDE_JOINT_POSITIONS
+JOINT_FORCES = pb.INCLUDE_JOINT_FORCES
+DRIVE_EFFORTS = pb.INCLUDE_DRIVE_EFFORTS
+EVERYTHING = POSES | VELOCITIES | JOINT_POSITIONS | JOINT_FORCES | DRIVE_EFFORTS
+
+
+def _numpy():
+    try:
+        import numpy
+    except ImportError:
+        raise ImportError("sinew: arrays need numpy (Debian: apt-get install python3-numpy); "
+                          "the list properties work without it") from None
+    return numpy
+
+
+def vec3(v):
+    return (v.x, v.y, v.z)
+
+
+def quat(q, present=True):
+    # An absent rotation is the identity (proto/README.md).
+    return (q.x, q.y, q.z, q.w) if present else (0.0, 0.0, 0.0, 1.0)
+
+
+def pose(t):
+    return (vec3(t.position), quat(t.rotation, t.HasField("rotation")))
+
+
+class BodyState:
+    """One body: `position` (m), `rotation` (x, y, z, w), `linear_velocity` (m/s, centre of mass),
+    `angular_velocity` (rad/s)."""
+
+    __slots__ = ("id", "position", "rotation", "linear_velocity", "angular_velocity")
+
+    def __init__(self, b):
+        self.id = b.id
+        self.position = vec3(b.position)
+        self.rotation = quat(b.rotation, b.HasField("rotation"))
+        self.linear_velocity = vec3(b.linear_velocity)
+        self.angular_velocity = vec3(b.angular_velocity)
+
+
+class JointState:
+    """One maximal-coordinate joint: coordinates of its moving axes (`position`, m or rad; `velocity`),
+    the reaction `force` (N) and `torque` (N*m) on body B in the last step, and `broken`."""
+
+    __slots__ = ("id", "position", "velocity", "force", "torque", "broken")
+
+    def __init__(self, j):
+        self.id = j.id
+        self.position = list(j.position)
+        self.velocity = list(j.velocity)
+        self.force = vec3(j.force)
+        self.torque = vec3(j.torque)
+        self.broken = j.broken
+
+
+class ArticulationState:
+    """One articulation, per dof in the articulation's dof order: `positions` (m or rad), `velocities`
+    (m/s or rad/s), `efforts` (drive force, N or N*m); `link_poses` per link in the world frame. Each
+    list is empty when the frame did not include it."""
+
+    __slots__ = ("id", "positions", "velocities", "efforts", "link_poses")
+
+    def __init__(self, a):
+        self.id = a.id
+        self.positions = list(a.position)
+        self.velocities = list(a.velocity)
+        self.efforts = list(a.effort)
+        self.link_poses = [pose(t) for t in a.link_poses]
+
+    @property
+    def positions_array(self):
+        return _numpy().array(self.positions, dtype=float)
+
+    @property
+    def velocities_array(self):
+        return _numpy().array(self.velocities, dtype=float)
+
+    @property
+    def efforts_array(self):
+        return _numpy().array(self.efforts, dtype=float)
+
+
+class State:
+    """A world's state at one tick: `tick` (step count), `time` (s), `diverged`, `dropped` (frames of this
+    subscription replaced by newer ones before they were sent), `server_clock_ns`; `bodies`, `joints`
+    and `articulations` as dicts by id (built on first use); `frame` is the protobuf StateFrame."""
+
+    def __init__(self, frame):
+        self.frame = frame
+        self.world_id = frame.world_id
+        self.subscription_id = frame.subscription_id
+        self.tick = frame.tick
+        self.time = frame.time
+        self.diverged = frame.diverged
+        self.dropped = frame.dropped
+        self.server_clock_ns = frame.server_clock_ns
+        self._bodies = None
+        self._joints = None
+        self._articulations = None
+
+    @property
+    def bodies(self):
+        if self._bodies is None:
+            self._bodies = {b.id: BodyState(b) for b in self.frame.bodies}
+        return self._bodies
+
+    @property
+    def joints(self):
+        if self._joints is None:
+            self._joints = {j.id: JointState(j) for j in self.frame.joints}
+        return self._joints
+
+    @property
+    def articulations(self):
+        if self._articulations is None:
+            self._articulations = {a.id: ArticulationState(a) for a in self.frame.articulations}
+        return self._articulations
+
+    def articulation(self, articulation):
+        """The ArticulationState of an Articulation (or id); KeyError if the frame lacks it."""
+        key = getattr(articulation, "id", articulation)
+        return self.articulations[key]
+
+    def __repr__(self):
+        return "State(world=%d, tick=%d, time=%.6f, bodies=%d, joints=%d, articulations=%d)" % (
+            self.world_id, self.tick, self.time, len(self.frame.bodies), len(self.frame.joints),
+            len(self.frame.articulations))
+
+
+class Subscription:
+    """A stream of a world's state at `rate_hz`. Iterate it (`for state in sub:`), take frames with
+    get() or latest(), or give a callback to World.subscribe. At most `queue_size` frames wait here;
+    beyond that the oldest are dropped (counted in `dropped_here`; the server's own replacements are in
+    each State's `dropped`). close() (or leaving a `with` block) unsubscribes."""
+
+    def __init__(self, world, sub_id, rate_hz, include, queue_size, callback):
+        self.world = world
+        self.id = sub_id
+        self.rate_hz = rate_hz
+        self.include = include
+        self.dropped_here = 0
+        self.callback_error = None
+        self._frames = collections.deque()
+        self._queue_size = max(1, int(queue_size))
+        self._cond = threading.Condition()
+        self._closed = None
+        self._unsubscribed = False
+        self._thread = None
+        if callback is not None:
+            self._thread = threading.Thread(target=self._run_callback, args=(callback,),
+                                            name="sinew-subscription-%d" % sub_id, daemon=True)
+
+    def _start(self):
+        if self._thread is not None:
+            self._thread.start()
+
+    # Called by the connection's reader thread.
+    def _push(self, frame):
+        with self._cond:
+            if len(self._frames) >= self._queue_size:
+                self._frames.popleft()
+                self.dropped_here += 1
+            self._frames.append(frame)
+            self._cond.notify_all()
+
+    def _close(self, reason):
+        with self._cond:
+            if self._closed is None:
+                self._closed = reason
+            self._cond.notify_all()
+
+    def get(self, timeout=None):
+        """The oldest waiting State, waiting up to `timeout` s (None: forever). Raises TimeoutError if
+        none came, ConnectionClosed once the subscription or connection is closed and nothing waits."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while not self._frames:
+                if self._closed is not None:
+                    raise self._closed
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    raise TimeoutError("sinew: no state frame within %.3g s" % timeout)
+                self._cond.wait(remaining)
+            return State(self._frames.popleft())
+
+    def latest(self):
+        """The newest waiting State (older waiting ones are discarded), or None if none waits."""
+        with self._cond:
+            if not self._frames:
+                return None
+            frame = self._frames.pop()
+            self._frames.clear()
+            return State(frame)
+
+    def __iter__(self):
+        while True:
+            try:
+                yield self.get()
+            except ConnectionClosed:
+                return
+
+    def _run_callback(self, callback):
+        for state in self:
+            try:
+                callback(state)
+            except Exception as exc:  # kept for close() to raise; the stream stops
+                self.callback_error = exc
+                self._close(ConnectionClosed(pb.ERR_OK, "callback raised %r" % exc))
+                return
+
+    def close(self):
+        """Unsubscribe (if the connection is still open) and stop the callback thread. Raises the
+        callback's exception, if it raised one."""
+        client = self.world.client
+        self._close(ConnectionClosed(pb.ERR_OK, "unsubscribed"))
+        client._conn.forget_subscription(self.id)
+        if not self._unsubscribed and client._conn.closed is None:
+            self._unsubscribed = True
+            msg = pb.Unsubscribe(subscription_id=self.id)
+            try:
+                client._conn.request("unsubscribe", msg)
+            except ConnectionClosed:
+                pass
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(5.0)
+        if self.callback_error is not None:
+            error, self.callback_error = self.callback_error, None
+            raise error
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

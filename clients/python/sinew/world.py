@@ -1,0 +1,316 @@
+"""A world on the server, seen through one client: stepping, time modes, state, subscriptions,
+articulations, snapshots, and lockstep control."""
+
+from dataclasses import dataclass
+
+from ._pb import pb
+from .articulation import Articulation, Pose, build_links, _fill_transform
+from .errors import SinewError
+from .state import State, Subscription
+
+TIME_MODES = {
+    "paused": pb.TIME_PAUSED,
+    "realtime": pb.TIME_REALTIME,
+    "fast": pb.TIME_FAST,
+    "lockstep": pb.TIME_LOCKSTEP,
+}
+SOLVERS = {
+    None: pb.SOLVER_DEFAULT,
+    "default": pb.SOLVER_DEFAULT,
+    "pgs": pb.SOLVER_PGS,
+    "tgs": pb.SOLVER_TGS,
+    "xpbd": pb.SOLVER_XPBD,
+    "direct": pb.SOLVER_DIRECT,
+}
+ROLES = {
+    "observer": pb.ROLE_OBSERVER,
+    "controller": pb.ROLE_CONTROLLER,
+    "owner": pb.ROLE_OWNER,
+}
+
+
+def role_name(role):
+    return {v: k for k, v in ROLES.items()}.get(role, "none")
+
+
+def mode_name(mode):
+    return {v: k for k, v in TIME_MODES.items()}.get(mode, "unknown")
+
+
+def _enum(table, value, what):
+    if isinstance(value, int):
+        return value
+    try:
+        return table[value]
+    except KeyError:
+        raise ValueError("%s must be one of %s, not %r"
+                         % (what, ", ".join(k for k in table if k), value)) from None
+
+
+def settings_message(dt=None, solver=None, gravity=None, position_iterations=None, velocity_iterations=None,
+                     substeps=None, erp=None, divergence_speed=None):
+    """WorldSettings: dt (s), solver ('pgs', 'tgs', 'xpbd', 'direct'), gravity (m/s^2), iterations,
+    substeps, erp, divergence_speed (m/s or rad/s). None leaves a field absent (the core's default at
+    creation, unchanged when configuring)."""
+    s = pb.WorldSettings(solver=_enum(SOLVERS, solver, "solver"))
+    if gravity is not None:
+        s.gravity.x, s.gravity.y, s.gravity.z = gravity
+    for name, value in (("time_step", dt), ("position_iterations", position_iterations),
+                        ("velocity_iterations", velocity_iterations), ("substeps", substeps), ("erp", erp),
+                        ("divergence_speed", divergence_speed)):
+        if value is not None:
+            setattr(s, name, value)
+    return s
+
+
+def time_message(mode, rate=None, lockstep_timeout_ms=None):
+    t = pb.TimeSettings(mode=_enum(TIME_MODES, mode, "mode"))
+    if rate is not None:
+        t.rate = rate
+    if lockstep_timeout_ms is not None:
+        t.lockstep_timeout_ms = lockstep_timeout_ms
+    return t
+
+
+@dataclass
+class StepResult:
+    """Where a world stands after a step: `step_count` (its tick), `time` (s), `diverged`."""
+
+    step_count: int
+    time: float
+    diverged: bool
+
+
+@dataclass
+class WorldInfo:
+    """A world as the server lists it. `role` is the asking session's role in it ('owner',
+    'controller', 'observer' or 'none'); `mode` the time mode's name; `time` in s."""
+
+    id: int
+    name: str
+    owner_session: int
+    mode: str
+    rate: float
+    time: float
+    step_count: int
+    body_count: int
+    joint_count: int
+    articulation_count: int
+    diverged: bool
+    role: str
+    dt: float
+    lag_s: float
+    lag_resets: int
+
+    @classmethod
+    def from_proto(cls, w):
+        return cls(w.world_id, w.name, w.owner_session, mode_name(w.mode), w.rate, w.time, w.step_count,
+                   w.body_count, w.joint_count, w.articulation_count, w.diverged, role_name(w.your_role),
+                   w.settings.time_step, w.lag_s, w.lag_resets)
+
+
+def _step(reply):
+    return StepResult(reply.step.step_count, reply.step.time, reply.step.diverged)
+
+
+class World:
+    """A world this client created or opened. `id`, `name`, `role` (this session's role in it)."""
+
+    def __init__(self, client, world_id, name, role):
+        self.client = client
+        self.id = world_id
+        self.name = name
+        self.role = role
+        self.articulations = {}
+
+    def __repr__(self):
+        return "World(id=%d, name=%r, role=%r)" % (self.id, self.name, self.role)
+
+    def _request(self, command, message, timeout=None, on_reply=None):
+        return self.client._conn.request(command, message, timeout, on_reply)
+
+    # ---- information and time ----------------------------------------------------------------------------
+
+    def info(self):
+        """This world's WorldInfo (from the server's world list)."""
+        for w in self.client.worlds():
+            if w.id == self.id:
+                return w
+        raise SinewError(pb.ERR_UNKNOWN_WORLD, "world %d is not on the server's list" % self.id, "list_worlds")
+
+    def configure(self, **settings):
+        """Change world settings between steps (see settings_message for the names); owner only.
+        Returns the new WorldInfo."""
+        msg = pb.ConfigureWorld(world_id=self.id)
+        msg.settings.CopyFrom(settings_message(**settings))
+        return WorldInfo.from_proto(self._request("configure_world", msg).world)
+
+    def set_time_mode(self, mode, rate=None, lockstep_timeout_ms=None):
+        """'paused', 'realtime' (at `rate` simulated seconds per wall second, default 1), 'fast' or
+        'lockstep'; owner only. Returns where the world stands."""
+        msg = pb.SetTimeMode(world_id=self.id)
+        msg.time.CopyFrom(time_message(mode, rate, lockstep_timeout_ms))
+        return _step(self._request("set_time_mode", msg))
+
+    def pause(self):
+        return self.set_time_mode("paused")
+
+    def play(self, rate=1.0):
+        return self.set_time_mode("realtime", rate)
+
+    def step(self, count=1, timeout=None):
+        """Step a paused world `count` times (1 to the server's max_steps_per_request); returns when they
+        are done. Controller or owner."""
+        return _step(self._request("step", pb.Step(world_id=self.id, count=count), timeout))
+
+    def reset(self):
+        """Back to the reset point (the state at creation, or the last restore or reset-point snapshot)."""
+        self._request("reset", pb.Reset(world_id=self.id))
+
+    def snapshot(self, make_reset_point=False):
+        """The world's whole state as bytes (the core's versioned format)."""
+        return self._request("snapshot", pb.Snapshot(world_id=self.id, make_reset_point=make_reset_point)).snapshot.data
+
+    def restore(self, data):
+        """Replace the world's whole state by a snapshot's bytes; it becomes the reset point."""
+        self._request("restore", pb.Restore(world_id=self.id, data=data))
+
+    # ---- state -----------------------------------------------------------------------------------------
+
+    def state(self, include=0):
+        """The current State (include: bits from sinew.state, 0 means poses and joint positions)."""
+        return State(self._request("get_state", pb.GetState(world_id=self.id, include=include)).state)
+
+    def subscribe(self, rate_hz=60.0, include=0, callback=None, queue_size=64):
+        """A Subscription streaming this world's state at up to `rate_hz` frames per second. With
+        `callback`, callback(state) runs for every frame on the subscription's own thread (it may call
+        the client); otherwise iterate the subscription or call get()/latest()."""
+        conn = self.client._conn
+        holder = {}
+
+        def register(reply):
+            sub = Subscription(self, reply.created.id, rate_hz, include, queue_size, callback)
+            holder["sub"] = sub
+            conn.register_subscription(sub.id, sub)
+
+        self._request("subscribe", pb.Subscribe(world_id=self.id, rate_hz=rate_hz, include=include),
+                      on_reply=register)
+        sub = holder["sub"]
+        sub._start()
+        return sub
+
+    # ---- contents --------------------------------------------------------------------------------------
+
+    def create_articulation(self, links, fixed_base=True, base_pose=None, gravity_scale=None):
+        """Create an articulation from a list of Link (link 0 first, parents before children); owner
+        only. Returns an Articulation whose joints are addressed by their links' joint names."""
+        defs, joints = build_links(links)
+        msg = pb.CreateArticulation(world_id=self.id)
+        msg.articulation.fixed_base = fixed_base
+        if base_pose is not None:
+            _fill_transform(msg.articulation.base_pose, base_pose)
+        if gravity_scale is not None:
+            msg.articulation.gravity_scale = gravity_scale
+        msg.links.extend(defs)
+        created = self._request("create_articulation", msg).created
+        art = Articulation(self, created.id, created.dof_count, joints, [link.name for link in links])
+        self.articulations[art.id] = art
+        return art
+
+    def articulation(self, articulation_id, dof_count=None):
+        """A handle on an articulation this client did not create (joints addressed by dof index)."""
+        if articulation_id in self.articulations:
+            return self.articulations[articulation_id]
+        if dof_count is None:
+            state = self.state(pb.INCLUDE_JOINT_POSITIONS)
+            dof_count = len(state.articulation(articulation_id).positions)
+        art = Articulation(self, articulation_id, dof_count)
+        self.articulations[art.id] = art
+        return art
+
+    def create_mimic(self, articulation, joints, gearing, offset=0.0, max_force=None):
+        """Couple dofs: q_0 + sum_{i>=1} gearing[i] q_i + offset = 0 (gearing[0] is ignored). `joints` are
+        names or dof indices of `articulation`. Returns the mimic joint's id."""
+        msg = pb.CreateMimic(world_id=self.id)
+        msg.mimic.articulation_id = articulation.id
+        msg.mimic.dofs.extend(articulation.dof(j) for j in joints)
+        msg.mimic.gearing.extend(float(g) for g in gearing)
+        msg.mimic.offset = offset
+        if max_force is not None:
+            msg.mimic.max_force = max_force
+        return self._request("create_mimic", msg).created.id
+
+    def create_body(self, position=(0.0, 0.0, 0.0), rotation=(0.0, 0.0, 0.0, 1.0), mass=None, kind="dynamic",
+                    inertia=None, linear_velocity=None, angular_velocity=None):
+        """Create a rigid body (maximal coordinates); returns its id. kind 'dynamic', 'static' or
+        'kinematic'; mass kg (None: 1); inertia (xx, yy, zz[, xy, xz, yz]) kg*m^2."""
+        kinds = {"dynamic": pb.BODY_DYNAMIC, "static": pb.BODY_STATIC, "kinematic": pb.BODY_KINEMATIC}
+        msg = pb.CreateBody(world_id=self.id)
+        b = msg.body
+        b.type = _enum(kinds, kind, "kind")
+        _fill_transform(b.pose, Pose(position, rotation))
+        if mass is not None:
+            b.mass = mass
+        if inertia is not None:
+            values = list(inertia) + [0.0] * (6 - len(inertia))
+            b.inertia.xx, b.inertia.yy, b.inertia.zz, b.inertia.xy, b.inertia.xz, b.inertia.yz = values[:6]
+        if linear_velocity is not None:
+            b.linear_velocity.x, b.linear_velocity.y, b.linear_velocity.z = linear_velocity
+        if angular_velocity is not None:
+            b.angular_velocity.x, b.angular_velocity.y, b.angular_velocity.z = angular_velocity
+        return self._request("create_body", msg).created.id
+
+    def create_joint(self, message):
+        """Create a maximal-coordinate joint from a pb.CreateJoint (its world_id is filled in); returns
+        its id. See proto/sinew.proto for the joint types."""
+        msg = pb.CreateJoint()
+        msg.CopyFrom(message)
+        msg.world_id = self.id
+        return self._request("create_joint", msg).created.id
+
+    # ---- lockstep and membership --------------------------------------------------------------------------
+
+    def lockstep(self):
+        """A Lockstep controller: joins this world as a controller (lockstep inputs come from the
+        sessions that joined as controllers) and steps tick by tick. The world's owner sets the time mode
+        to 'lockstep'."""
+        joined = self._request("join_world", pb.JoinWorld(world_id=self.id, role=pb.ROLE_CONTROLLER)).joined
+        self.role = role_name(joined.role)
+        return Lockstep(self, joined.tick)
+
+    def leave(self):
+        """End this session's membership (an owner stays the owner but leaves lockstep)."""
+        self._request("leave_world", pb.LeaveWorld(world_id=self.id))
+
+    def destroy(self):
+        """Destroy the world (owner only)."""
+        self._request("destroy_world", pb.DestroyWorld(world_id=self.id))
+
+
+class Lockstep:
+    """Drive a lockstep world as one of its controllers: each step() sends this controller's input for
+    the current tick and returns when the tick has stepped (every controller's input arrived, or the
+    world's lockstep timeout demoted the ones that did not). `tick` is the next tick to send."""
+
+    def __init__(self, world, tick):
+        self.world = world
+        self.tick = tick
+
+    def step(self, targets=None, joint_forces=None, timeout=None):
+        """Send the input for `tick`: `targets` {Articulation: {joint: target}} (or (Articulation, {..}));
+        `joint_forces` {Articulation: {joint: force}}. Returns the StepResult; `tick` advances."""
+        msg = pb.LockstepInput(world_id=self.world.id, tick=self.tick)
+        if targets:
+            items = targets.items() if isinstance(targets, dict) else [targets]
+            items = list(items)
+            if len(items) > 1:
+                raise ValueError("one articulation's targets per lockstep input (the protocol's limit)")
+            art, values = items[0]
+            msg.targets.articulation.CopyFrom(art.targets_message(values))
+        if joint_forces:
+            for art, forces in joint_forces.items():
+                for joint, force in forces.items():
+                    msg.forces.dofs.add(articulation_id=art.id, dof=art.dof(joint), force=float(force))
+        result = _step(self.world._request("lockstep_input", msg, timeout))
+        self.tick = result.step_count
+        return result
