@@ -12,7 +12,7 @@ case "$flavour" in
   release) flags=(-DCMAKE_BUILD_TYPE=Release -DSINEW_WERROR=ON) ;;
   sanitize) flags=(-DCMAKE_BUILD_TYPE=Debug -DSINEW_WERROR=ON -DSINEW_SANITIZE=ON) ;;
   fuzz) flags=(-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSINEW_WERROR=ON -DSINEW_FUZZ=ON
-               -DSINEW_BUILD_TESTS=OFF -DSINEW_BUILD_BENCH=OFF) ;;
+               -DSINEW_BUILD_TESTS=OFF -DSINEW_BUILD_BENCH=OFF -DSINEW_BUILD_WEB=OFF) ;;
   *) echo "build.sh: unknown flavour '$flavour' (release, sanitize or fuzz)" >&2; exit 2 ;;
 esac
 

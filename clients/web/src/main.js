@@ -1,0 +1,426 @@
+// The dashboard: connects to the sinewd that served the page, lists its worlds, and for the selected one
+// shows a live 3D view, a joint table with target sliders, a plot, time controls, the time mode and the
+// measured real-time factor. When the server goes away a banner says so and the page reconnects by
+// itself, picking the same world again (by name) when it comes back.
+import { Connection } from './connection.js';
+import { Include, Role, TimeMode, modeName, roleName, shortId } from './protocol.js';
+import { View3D } from './view3d.js';
+import { JointTable } from './joints.js';
+import { Plot } from './plot.js';
+import { describeWorld } from './describe.js';
+
+const STREAM_RATE_HZ = 30;
+const STREAM_INCLUDE = Include.INCLUDE_POSES | Include.INCLUDE_VELOCITIES | Include.INCLUDE_JOINT_POSITIONS | Include.INCLUDE_DRIVE_EFFORTS;
+const WORLD_LIST_INTERVAL_MS = 1000;
+const TARGET_INTERVAL_MS = 50; // slider targets are sent at most 20 times a second
+const RTF_WINDOW_S = 1.0;
+const PLOT_DEFAULT_ROWS = 2; // the first joints are plotted when a world is opened
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+
+const app = {
+	worlds: [],
+	selected: null, // { id, name, role, subscriptionId, info }
+	wanted: params.get('world'), // a world name to select (the URL's ?world=, then whatever the user picks)
+	generation: 0,
+	rtfSamples: [],
+	latestFrame: null,
+	framesReceived: 0,
+	pendingTargets: new Map(), // articulation id -> Map(dof -> value)
+	targetTimer: null,
+	listTimer: null,
+};
+
+const view = new View3D($('view'));
+const plot = new Plot($('plot'), $('plot-legend'));
+const table = new JointTable($('joint-rows'), {
+	onTarget: (row, value) => queueTarget(row.articulationId, row.dof, value),
+	onPlot: (row, on) => plot.toggle(row.key, row.label, on),
+});
+
+const wsUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
+const conn = new Connection(wsUrl, { name: 'dashboard', token: params.get('token') ?? '' }, {
+	onStatus: showStatus,
+	onOpen: opened,
+	onState: frameArrived,
+	onEvent: eventArrived,
+});
+
+// ---- connection state ---------------------------------------------------------------------------------
+
+function showStatus(s) {
+	const pill = $('connection');
+	pill.className = `pill ${s.state}`;
+	const banner = $('banner');
+	if (s.state === 'open') {
+		pill.textContent = 'connected';
+		banner.hidden = true;
+		return;
+	}
+	if (s.state === 'connecting') {
+		pill.textContent = 'connecting…';
+		return;
+	}
+	pill.textContent = 'disconnected';
+	banner.hidden = false;
+	const wait = Math.max(0, Math.round((s.retryAt - Date.now()) / 100) / 10);
+	banner.textContent = `The server at ${location.host} is not reachable (${s.reason}). Reconnecting${s.attempt > 1 ? ` (attempt ${s.attempt})` : ''} in ${wait.toFixed(1)} s…`;
+	setControls(false);
+	table.setControllable(false);
+	if (app.selected) {
+		app.selected.subscriptionId = null;
+	}
+}
+
+function opened(hs) {
+	$('server-info').textContent = `sinewd ${hs.serverVersion} · session ${shortId(hs.sessionId)}`;
+	message('');
+	if (app.selected) {
+		// A new session: the old subscription and role are gone; open the world again below.
+		app.wanted = app.wanted ?? app.selected.name;
+		app.selected = null;
+	}
+	refreshWorlds();
+	if (!app.listTimer) {
+		app.listTimer = setInterval(refreshWorlds, WORLD_LIST_INTERVAL_MS);
+	}
+}
+
+function message(text) {
+	$('message').textContent = text;
+}
+
+
+function failed(what) {
+	return (err) => message(`${what}: ${err.serverMessage ?? err.message}`);
+}
+
+// ---- worlds -------------------------------------------------------------------------------------------
+
+async function refreshWorlds() {
+	if (conn.status.state !== 'open') {
+		return;
+	}
+	let reply;
+	try {
+		reply = await conn.request('listWorlds', {});
+	} catch {
+		return; // the connection's banner says what happened
+	}
+	app.worlds = reply.worlds.worlds;
+	renderWorlds();
+	const sel = app.selected;
+	if (sel) {
+		const info = app.worlds.find((w) => w.worldId === sel.id);
+		if (!info) {
+			message(`world ${sel.name} is gone`);
+			closeWorld();
+		} else {
+			sel.info = info;
+			showInfo(info);
+		}
+	}
+	if (!app.selected && app.worlds.length > 0) {
+		const pick = app.worlds.find((w) => w.name === app.wanted) ?? app.worlds.find((w) => w.name === 'demo') ?? app.worlds[0];
+		openWorld(pick);
+	}
+}
+
+function renderWorlds() {
+	$('worlds-empty').hidden = app.worlds.length > 0;
+	$('worlds').replaceChildren(...app.worlds.map((w) => {
+		const li = document.createElement('li');
+		li.dataset.worldId = w.worldId;
+		li.dataset.testid = 'world';
+		li.className = app.selected?.id === w.worldId ? 'selected' : '';
+		const name = document.createElement('div');
+		name.textContent = w.name || `world ${shortId(w.worldId)}`;
+		const meta = document.createElement('div');
+		meta.className = 'meta';
+		meta.textContent = `${modeName(w.mode)} · ${Number(w.time).toFixed(1)} s · ${w.articulationCount} artic. · ${w.bodyCount} bodies${w.diverged ? ' · diverged' : ''}`;
+		li.append(name, meta);
+		li.addEventListener('click', () => {
+			app.wanted = w.name;
+			openWorld(w);
+		});
+		return li;
+	}));
+}
+
+function closeWorld() {
+	const sel = app.selected;
+	if (sel?.subscriptionId) {
+		conn.request('unsubscribe', { subscriptionId: sel.subscriptionId }).catch(() => {});
+	}
+	app.selected = null;
+	app.generation += 1;
+	app.latestFrame = null;
+	app.rtfSamples = [];
+	view.clear();
+	table.clear();
+	plot.clear();
+	$('world-title').textContent = '';
+	$('role').textContent = '';
+	setControls(false);
+	renderWorlds();
+}
+
+// Join the world with the most say it will give (the owner of an ownerless world, else a controller,
+// else an observer), describe it, and subscribe to its state.
+async function openWorld(info) {
+	if (app.selected?.id === info.worldId) {
+		return;
+	}
+	closeWorld();
+	const generation = app.generation;
+	const sel = { id: info.worldId, name: info.name, role: Role.ROLE_OBSERVER, subscriptionId: null, info, description: null };
+	app.selected = sel;
+	renderWorlds();
+	$('world-title').textContent = info.name || `world ${shortId(info.worldId)}`;
+	showInfo(info);
+	const attempts = info.ownerSession === '0' ? [Role.ROLE_OWNER, Role.ROLE_CONTROLLER] : [Role.ROLE_CONTROLLER];
+	for (const role of attempts) {
+		try {
+			const reply = await conn.request('joinWorld', { worldId: info.worldId, role });
+			sel.role = reply.joined.role;
+			break;
+		} catch {
+			// someone else owns it, or this session may not control it: try the next role
+		}
+	}
+	if (generation !== app.generation) {
+		return;
+	}
+	$('role').textContent = `you: ${roleName(sel.role)}`;
+	try {
+		sel.description = await describeWorld(conn, info.worldId);
+	} catch (err) {
+		sel.description = null;
+		message(`no description of this world (${err.serverMessage ?? err.message}); links are drawn as boxes`);
+	}
+	if (generation !== app.generation) {
+		return;
+	}
+	view.setDescription(sel.description);
+	table.setDescription(sel.description);
+	try {
+		const reply = await conn.request('subscribe', { worldId: info.worldId, rateHz: STREAM_RATE_HZ, include: STREAM_INCLUDE });
+		if (generation !== app.generation) {
+			conn.request('unsubscribe', { subscriptionId: reply.created.id }).catch(() => {});
+			return;
+		}
+		sel.subscriptionId = reply.created.id;
+	} catch (err) {
+		failed('subscribe')(err);
+	}
+	setControls(true);
+}
+
+function showInfo(info) {
+	const rate = info.mode === TimeMode.TIME_REALTIME && info.rate !== 1 ? ` ×${Number(info.rate).toFixed(2)}` : '';
+	$('mode').textContent = `${modeName(info.mode)}${rate}`;
+	setControls(true);
+}
+
+// ---- controls -----------------------------------------------------------------------------------------
+
+function setControls(on) {
+	const sel = app.selected;
+	const open = on && sel && conn.status.state === 'open';
+	const owner = open && sel.role === Role.ROLE_OWNER;
+	const controller = open && (sel.role === Role.ROLE_OWNER || sel.role === Role.ROLE_CONTROLLER);
+	const paused = sel?.info?.mode === TimeMode.TIME_PAUSED;
+	$('play').disabled = !owner;
+	$('pause').disabled = !owner;
+	$('reset').disabled = !owner;
+	$('step').disabled = !controller || !paused;
+	table.setControllable(Boolean(controller));
+	for (const b of ['play', 'pause', 'reset', 'step']) {
+		$(b).title = $(b).disabled && open ? `needs ${b === 'step' ? 'a controller of a paused world' : 'the world\'s owner'}` : '';
+	}
+}
+
+async function setMode(mode) {
+	const sel = app.selected;
+	if (!sel) {
+		return;
+	}
+	try {
+		await conn.request('setTimeMode', { worldId: sel.id, time: { mode, rate: 1 } });
+		message('');
+		await refreshWorlds();
+	} catch (err) {
+		failed('time mode')(err);
+	}
+}
+
+$('play').addEventListener('click', () => setMode(TimeMode.TIME_REALTIME));
+$('pause').addEventListener('click', () => setMode(TimeMode.TIME_PAUSED));
+$('step').addEventListener('click', () => {
+	if (app.selected) {
+		conn.request('step', { worldId: app.selected.id, count: 1 }).then(() => message(''), failed('step'));
+	}
+});
+$('reset').addEventListener('click', () => {
+	if (app.selected) {
+		conn.request('reset', { worldId: app.selected.id }).then(() => {
+			message('');
+			app.rtfSamples = [];
+		}, failed('reset'));
+	}
+});
+
+function queueTarget(articulationId, dof, value) {
+	if (!app.pendingTargets.has(articulationId)) {
+		app.pendingTargets.set(articulationId, new Map());
+	}
+	app.pendingTargets.get(articulationId).set(dof, value);
+	if (!app.targetTimer) {
+		sendTargets();
+		app.targetTimer = setTimeout(function again() {
+			app.targetTimer = null;
+			if (app.pendingTargets.size > 0) {
+				sendTargets();
+				app.targetTimer = setTimeout(again, TARGET_INTERVAL_MS);
+			}
+		}, TARGET_INTERVAL_MS);
+	}
+}
+
+function sendTargets() {
+	const sel = app.selected;
+	if (!sel) {
+		app.pendingTargets.clear();
+		return;
+	}
+	for (const [articulationId, dofs] of app.pendingTargets) {
+		conn.request('setDriveTargets', {
+			worldId: sel.id,
+			articulation: { articulationId, dofs: [...dofs.keys()], positions: [...dofs.values()] },
+		}).catch(failed('drive target'));
+	}
+	app.pendingTargets.clear();
+}
+
+// ---- state and events ---------------------------------------------------------------------------------
+
+function frameArrived(frame) {
+	const sel = app.selected;
+	if (!sel || frame.subscriptionId !== sel.subscriptionId) {
+		return;
+	}
+	app.latestFrame = frame;
+	app.framesReceived += 1;
+	view.update(frame);
+	const firstRows = table.rows.size === 0;
+	table.update(frame);
+	if (firstRows) {
+		let n = 0;
+		for (const row of table.rows.values()) {
+			if (n < PLOT_DEFAULT_ROWS) {
+				row.plotBox.checked = true;
+				plot.toggle(row.key, row.label, true);
+				n += 1;
+			}
+		}
+	}
+	plot.add(frame.time, (key) => table.valueOf(frame, key));
+	$('sim-time').textContent = Number(frame.time).toFixed(3);
+	$('tick').textContent = frame.tick;
+	measureRtf(frame);
+}
+
+function measureRtf(frame) {
+	const wall = Number(frame.serverClockNs) / 1e9;
+	const samples = app.rtfSamples;
+	if (samples.length > 0 && frame.time < samples[samples.length - 1].sim) {
+		samples.length = 0; // time went back: reset or restore
+	}
+	samples.push({ wall, sim: frame.time });
+	while (samples.length > 2 && wall - samples[0].wall > RTF_WINDOW_S) {
+		samples.shift();
+	}
+	showRtf();
+}
+
+function showRtf() {
+	const samples = app.rtfSamples;
+	const sel = app.selected;
+	if (sel?.info?.mode === TimeMode.TIME_PAUSED) {
+		$('rtf').textContent = 'paused';
+		return;
+	}
+	if (samples.length < 2) {
+		$('rtf').textContent = '–';
+		return;
+	}
+	const a = samples[0];
+	const b = samples[samples.length - 1];
+	const dw = b.wall - a.wall;
+	$('rtf').textContent = dw > 0 ? ((b.sim - a.sim) / dw).toFixed(2) : '–';
+}
+
+function eventArrived(event) {
+	const sel = app.selected;
+	const mine = sel && event.worldId === sel.id;
+	switch (event.event) {
+		case 'timeMode':
+			if (mine) {
+				sel.info = { ...sel.info, mode: event.timeMode.time.mode, rate: event.timeMode.time.rate ?? 1 };
+				showInfo(sel.info);
+				app.rtfSamples = [];
+				showRtf();
+			}
+			break;
+		case 'diverged':
+			if (mine) {
+				message(`the world diverged at t = ${Number(event.diverged.time).toFixed(3)} s: ${event.diverged.detail} (reset it)`);
+			}
+			break;
+		case 'destroyed':
+			if (mine) {
+				message(`world ${sel.name} was destroyed: ${event.destroyed.reason}`);
+				closeWorld();
+				refreshWorlds();
+			}
+			break;
+		case 'demoted':
+			if (mine) {
+				message(`a lockstep controller was demoted: ${event.demoted.reason}`);
+			}
+			break;
+		default:
+	}
+}
+
+// Read-only hooks for tests and the curious (window.sinewDashboard in the console).
+window.sinewDashboard = {
+	get connection() {
+		return conn.status.state;
+	},
+	get selectedWorld() {
+		return app.selected ? { id: app.selected.id, name: app.selected.name, role: roleName(app.selected.role) } : null;
+	},
+	get framesReceived() {
+		return app.framesReceived;
+	},
+	get framesRendered() {
+		return view.frameCount;
+	},
+	get latestFrame() {
+		return app.latestFrame;
+	},
+	get description() {
+		return app.selected?.description ?? null;
+	},
+};
+
+setControls(false);
+conn.start();
+// The banner counts down to the next attempt.
+setInterval(() => {
+	if (conn.status.state === 'down') {
+		showStatus(conn.status);
+	}
+}, 250);
