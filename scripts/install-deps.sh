@@ -1,29 +1,49 @@
 #!/usr/bin/env bash
 # Install what Sinew needs to build, run and test, from Debian 12's packages only.
+#   bash scripts/install-deps.sh                everything (what CI and run.sh use)
+#   bash scripts/install-deps.sh --build-only   only what building needs (the container image's build stage)
 # Set SINEW_SKIP_INSTALL=1 to skip (for a machine that already has them).
+# The dashboard's JavaScript packages come from the npm registry at build time (npm ci, pinned by
+# clients/web/package-lock.json), not from here.
 set -euo pipefail
 
 if [[ "${SINEW_SKIP_INSTALL:-0}" == "1" ]]; then
   echo "install-deps: skipped (SINEW_SKIP_INSTALL=1)"
   exit 0
 fi
+mode="${1:-all}"
+case "$mode" in
+  all|--build-only) ;;
+  *) echo "install-deps: unknown argument '$mode' (none or --build-only)" >&2; exit 2 ;;
+esac
 
 packages=(
   # build
-  build-essential cmake ninja-build pkg-config
-  # core tests
+  build-essential cmake ninja-build pkg-config ca-certificates
+  # core tests (built with the release flavour)
   libcmocka-dev
-  # fuzzing (libFuzzer ships with clang) and LeakSanitizer runtime
-  clang libclang-rt-14-dev
   # wire protocol and server
   libuv1-dev libwebsockets-dev libwebsockets-evlib-uv nanopb libnanopb-dev protobuf-compiler
   # model import
   libexpat1-dev
-  # python client
-  python3 python3-protobuf python3-pytest python3-numpy
-  # script checks
-  shellcheck
 )
+# The dashboard is bundled with node and npm. A machine that has them from elsewhere (a newer node) keeps
+# them; otherwise Debian's.
+if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+  packages+=(nodejs npm)
+fi
+if [[ "$mode" == "all" ]]; then
+  packages+=(
+    # fuzzing (libFuzzer ships with clang) and LeakSanitizer runtime
+    clang libclang-rt-14-dev
+    # python client and its tests (Debian's own /usr/bin/python3 sees these)
+    python3 python3-protobuf python3-pytest python3-numpy
+    # browser tests: Debian's chromium, driven headless by playwright-core (no downloaded browser)
+    chromium
+    # script checks, and the deployment files' checks (deploy/check.py)
+    shellcheck python3-yaml
+  )
+fi
 
 sudo_cmd=()
 if [[ "$(id -u)" -ne 0 ]]; then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Every test: install what is needed, build the release flavour and run its tests (core and server:
-# the server tests start real sinewd processes on loopback ports chosen free), then build with
-# AddressSanitizer + UndefinedBehaviorSanitizer and run the tests again, then fuzz the server's
-# decode-and-dispatch path briefly (libFuzzer; SINEW_FUZZ_SECONDS, default 25). CI runs this (.ci/run).
+# Every test: install what is needed, build the release flavour and run its tests (core; server, Python
+# client, dashboard in headless chromium and deployment checks, which start real sinewd processes on
+# loopback ports chosen free), then build with AddressSanitizer + UndefinedBehaviorSanitizer and run the
+# tests again, then fuzz the server's decode-and-dispatch path briefly (libFuzzer; SINEW_FUZZ_SECONDS,
+# default 25). CI runs this (.ci/run). Screenshots of the dashboard: build/<flavour>/artifacts/.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="${SINEW_JOBS:-$(nproc)}"
@@ -11,7 +12,7 @@ start=$(date +%s)
 bash "$root/scripts/install-deps.sh"
 
 echo "== shellcheck"
-shellcheck "$root"/scripts/*.sh "$root/.ci/run"
+shellcheck "$root"/scripts/*.sh "$root"/deploy/*.sh "$root/.ci/run"
 
 echo "== release build and tests"
 bash "$root/scripts/build.sh" release
