@@ -1,5 +1,5 @@
 """Sinew's Python client: speaks sinewd's protocol (proto/sinew.proto, varint-delimited protobuf over
-TCP). See clients/python/README.md.
+TCP). See "The Python client" in the repository's README.md.
 
     import sinew
     with sinew.connect("127.0.0.1", 7420) as client:
