@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: install what is needed, build the release flavour and run its tests, then build with
-# AddressSanitizer + UndefinedBehaviorSanitizer and run the tests again. CI runs this (.ci/run).
+# AddressSanitizer + UndefinedBehaviorSanitizer and run the tests again, then run each fuzz target briefly
+# (SINEW_FUZZ_SECONDS, default 20). CI runs this (.ci/run).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="${SINEW_JOBS:-$(nproc)}"
@@ -19,5 +20,9 @@ echo "== sanitizer build and tests (ASan + UBSan)"
 bash "$root/scripts/build.sh" sanitize
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$root/build/sanitize" --output-on-failure --parallel "$jobs"
+
+echo "== fuzzing (libFuzzer + ASan + UBSan, ${SINEW_FUZZ_SECONDS:-20} s per target)"
+bash "$root/scripts/build.sh" fuzz
+bash "$root/scripts/fuzz.sh"
 
 echo "== all tests passed in $(( $(date +%s) - start )) s"
