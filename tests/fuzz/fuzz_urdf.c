@@ -1,7 +1,10 @@
 // libFuzzer target for the URDF importer: any bytes go through snm_parse_urdf; a model that parses must
-// satisfy the invariants the build layer relies on, and a failure must carry a message. ASan and UBSan
-// (SINEW_FUZZ) catch memory errors, leaks and undefined behaviour; libFuzzer's -timeout catches hangs.
+// satisfy the invariants the build layer relies on, and a failure must carry a message. A model that
+// parses is then built into a world (when the core has articulations: SINEW_FUZZ_BUILD) and stepped a
+// few times, with and without drives. ASan and UBSan (SINEW_FUZZ) catch memory errors, leaks and
+// undefined behaviour; libFuzzer's -timeout catches hangs.
 #include "sinew/model.h"
+#include "sinew/sinew.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,6 +59,35 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 		check(jt->parent >= 0 && jt->child >= 0 && jt->parent != jt->child);
 		check(!jt->has_mimic || (jt->mimic >= 0 && jt->mimic != j && model->joints[jt->mimic].mimic < 0));
 	}
+#if SINEW_FUZZ_BUILD
+	// Build it: the checks of the build layer and of the core, then a few steps.
+	sn_world* world = NULL;
+	sn_world_def wd = sn_default_world_def();
+	wd.solver = (size & 2) ? SN_SOLVER_PGS : SN_SOLVER_TGS;
+	check(sn_world_create(&wd, &world) == SN_ERR_OK);
+	snm_build_def bd = snm_default_build_def();
+	bd.massless_link_mass = (size & 1) ? 0.01 : 0.0;
+	bd.drive_all.drive.enabled = (size & 4) != 0;
+	bd.drive_all.drive.stiffness = 100.0;
+	bd.drive_all.drive.damping = 10.0;
+	snm_build_result built;
+	snm_error build_error;
+	err = snm_build(world, model, &bd, &built, &build_error);
+	if (err == SN_ERR_OK)
+	{
+		check(built.articulation_link_count >= 1 && built.articulation_link_count <= model->link_count);
+		for (int i = 0; i < 3; ++i)
+		{
+			sn_world_step(world);
+		}
+		snm_build_result_free(&built);
+	}
+	else
+	{
+		check(build_error.code == err && build_error.text[0] != '\0' && sn_world_get_articulations(world, NULL, 0) == 0);
+	}
+	sn_world_destroy(world);
+#endif
 	snm_model_destroy(model);
 	return 0;
 }

@@ -314,8 +314,9 @@ static void test_mimic_sign(void** state)
 	assert_near(ql, 0.03, 1e-4, "left finger settled at its target");
 	// URDF: thumb = -0.5 wrist + 0.1 = -0.4; right = -left + 0.01 = -0.02. The wrong sign would give
 	// +0.6 and +0.04: far outside the bound.
-	assert_near(qt, -0.5 * qw + 0.1, 1e-6, "mimic relation at rest, hard row with erp");
-	assert_near(qr, -ql + 0.01, 1e-6, "mimic relation at rest, hard row with erp");
+	// The hard rows hold to rounding: 3000 steps of rounding on positions of order 1 is ~7e-13.
+	assert_near(qt, -0.5 * qw + 0.1, 1e-12, "mimic relation, hard row, rounding only");
+	assert_near(qr, -ql + 0.01, 1e-12, "mimic relation, hard row, rounding only");
 	assert_true(qt < 0.0 && qr < 0.0);
 	snm_build_result_free(&built);
 	snm_model_destroy(model);
@@ -344,7 +345,7 @@ static void test_demo_gripper_mimic_bound(void** state)
 		int right_joint = snm_model_find_joint(model, "finger_right_joint");
 		sn_mimic_id mimic = built.joint_mimic[right_joint];
 		assert_false(sn_mimic_id_is_null(mimic));
-		double worst = 0.0;
+		double worst = 0.0, widest = 0.0;
 		int steps = (int)(6.0 / dts[k]);
 		for (int i = 0; i < steps; ++i)
 		{
@@ -354,10 +355,16 @@ static void test_demo_gripper_mimic_bound(void** state)
 			assert_sn_ok(sn_articulation_set_drive_target(world, art, j2, 0.8 * sin(SN_PI * t), 0.0));
 			assert_sn_ok(sn_world_step(world));
 			worst = fmax(worst, fabs(sn_mimic_joint_get_error(world, mimic)));
+			widest = fmax(widest, sn_articulation_get_joint_position(world, art, left));
 		}
-		print_message("demo gripper mimic error, dt = %.4g s: max |q_A + G q_B + gamma| = %.3g m\n", dts[k], worst);
-		// A hard row at erp 0.2 leaves a lag of about the per-step change of the coupled speed times h.
-		assert_below(worst, 1e-4, "hard mimic row; bound measured, see the closing note");
+		// The gripper did open: past half its 0.04 m range (the finger lags its target through the drive's
+		// 10 rad/s bandwidth and the fingers' joint damping).
+		assert_below(0.02 - widest, 0.0, "the left finger follows its drive");
+		print_message("demo gripper, dt = %.4g s: opened to %.4g m, max |q_A + G q_B + gamma| = %.3g m\n", dts[k],
+					  widest, worst);
+		// The articulation solves the hard mimic row to rounding (3.5e-18 m measured at both steps); the bound
+		// allows rounding of 0.04 m positions accumulated over 6000 steps: 6000 * 0.04 * 2.2e-16 = 5e-14.
+		assert_below(worst, 1e-12, "hard mimic row, rounding only");
 		snm_build_result_free(&built);
 		sn_world_destroy(world);
 	}
