@@ -283,11 +283,19 @@ static sn_error check_def(const snm_model* m, const snm_build_def* def, snm_erro
 		return model_fail(error, SN_ERR_INVALID_ARGUMENT, m->file, 0, 0, "", "base_mode %d is not a mode",
 						  (int)def->base_mode);
 	}
-	if (!(def->mimic_erp >= 0.0 && def->mimic_erp <= 1.0) || !(def->mimic_max_force >= 0.0) ||
+	// The mimic rows' settings are checked here, before the articulation exists, so that the core never
+	// rejects a mimic row after the articulation was created.
+	const sn_soft* soft = &def->mimic_soft;
+	bool soft_ok = (soft->kind == SN_SOFT_RIGID || soft->kind == SN_SOFT_STIFFNESS || soft->kind == SN_SOFT_FREQUENCY) &&
+				   soft->stiffness >= 0.0 && soft->damping >= 0.0 && soft->frequency >= 0.0 &&
+				   soft->damping_ratio >= 0.0 && isfinite(soft->stiffness) && isfinite(soft->damping) &&
+				   isfinite(soft->frequency) && isfinite(soft->damping_ratio);
+	if (!(def->mimic_erp >= 0.0 && def->mimic_erp <= 1.0) || !(def->mimic_max_force >= 0.0) || !soft_ok ||
 		!(def->massless_link_mass >= 0.0) || !isfinite(def->massless_link_mass))
 	{
 		return model_fail(error, SN_ERR_INVALID_ARGUMENT, m->file, 0, 0, "",
-						  "mimic_erp must be in [0, 1], mimic_max_force and massless_link_mass >= 0");
+						  "mimic_erp must be in [0, 1], mimic_soft finite and >= 0, mimic_max_force and "
+						  "massless_link_mass >= 0");
 	}
 	if (def->drive_count < 0 || (def->drive_count > 0 && def->drives == NULL) || def->initial_count < 0 ||
 		(def->initial_count > 0 && def->initial == NULL))
