@@ -50,7 +50,7 @@ static sn_error check_spring(sn_world* world, const char* what, bool enabled, sn
 	return joint_check_soft(world, what, spring);
 }
 
-static sn_error check_distance_limit(sn_world* world, const char* what, sn_limit limit)
+sn_error distance_joint_check_limit(sn_world* world, const char* what, sn_limit limit)
 {
 	if (!limit.enabled)
 	{
@@ -86,7 +86,7 @@ sn_error sn_create_distance_joint(sn_world* world, const sn_distance_joint_def* 
 	}
 	if (err == SN_ERR_OK)
 	{
-		err = check_distance_limit(world, what, def->limit);
+		err = distance_joint_check_limit(world, what, def->limit);
 	}
 	if (err != SN_ERR_OK)
 	{

@@ -261,7 +261,9 @@ sn_error joint_create(sn_world* world, sn_joint_type type, const sn_joint_base* 
 	{
 		return world_fail(world, SN_ERR_NEGATIVE_VALUE, "create joint: break thresholds must be >= 0");
 	}
-	for (int a = 0; a < SN_AXIS_COUNT; ++a)
+	// A distance joint has checked its one range itself (its max may be INFINITY, which the generic
+	// axis rule refuses) and has no motors or springs on its axes.
+	for (int a = 0; a < SN_AXIS_COUNT && type != SN_JOINT_DISTANCE; ++a)
 	{
 		err = check_axis(world, config->axes + a, a);
 		if (err != SN_ERR_OK)
@@ -447,6 +449,7 @@ void joint_axis_jacobian(const joint_frame* f, int axis, sn_vec3* lin, sn_vec3* 
 int joint_build_rows(const sn_world* world, const joint* j, const joint_frame* f, row_builder* b)
 {
 	(void)world;
+	int first = b->count;
 	switch (j->type)
 	{
 		case SN_JOINT_FIXED:
@@ -454,15 +457,19 @@ int joint_build_rows(const sn_world* world, const joint* j, const joint_frame* f
 		case SN_JOINT_PRISMATIC:
 		case SN_JOINT_CYLINDRICAL:
 		case SN_JOINT_SIX_AXIS:
-			return axes_joint_build_rows(j, f, b);
+			axes_joint_build_rows(j, f, b);
+			break;
 		case SN_JOINT_SPHERICAL:
-			return spherical_joint_build_rows(j, f, b);
+			spherical_joint_build_rows(j, f, b);
+			break;
 		case SN_JOINT_DISTANCE:
-			return distance_joint_build_rows(j, f, b);
+			distance_joint_build_rows(j, f, b);
+			break;
 		case SN_JOINT_TYPE_COUNT:
 			break;
 	}
-	return 0;
+	builder_project_free_rows(b, first);
+	return b->count - first;
 }
 
 // ---- getters ----------------------------------------------------------------------------------------
@@ -679,15 +686,11 @@ sn_error sn_joint_set_limit(sn_world* world, sn_joint_id id, sn_axis axis, sn_li
 	{
 		return SN_ERR_INVALID_ARGUMENT;
 	}
-	bool angular = axis_is_angular(axis) && j->type != SN_JOINT_DISTANCE;
-	sn_error err = joint_check_limit(world, "set limit", limit, angular);
+	sn_error err = j->type == SN_JOINT_DISTANCE ? distance_joint_check_limit(world, "set limit", limit)
+												: joint_check_limit(world, "set limit", limit, axis_is_angular(axis));
 	if (err != SN_ERR_OK)
 	{
 		return err;
-	}
-	if (j->type == SN_JOINT_DISTANCE && limit.enabled && limit.lower < 0.0)
-	{
-		return world_fail(world, SN_ERR_NEGATIVE_VALUE, "set limit: distance limits must be >= 0 m");
 	}
 	ax->mode = limit.enabled ? SN_AXIS_LIMITED : SN_AXIS_FREE;
 	ax->lower = limit.lower;

@@ -101,6 +101,18 @@ row* builder_emit(row_builder* b, int slot, sn_vec3 lin, sn_vec3 ang_a, sn_vec3 
 				  double lo, double hi, double target_speed, uint16_t flags);
 // Solve rows [first, b->count) as one block if they are rigid bilateral rows and K is invertible.
 void builder_make_block(row_builder* b, int first);
+// Project a joint's rows on free axes (springs, motors, limits, the cone: rows [first, lock block)) out
+// of its lock block, so each is solved with the effective mass of its axis while the locks hold.
+//   Solved alone, a free row sees only K = J M^-1 J^T (for a torque, the body's inertia about its own
+//   centre), and the lock block then undoes most of each impulse: for a bob of inertia I on an arm r,
+//   Gauss-Seidel gains only I / (I + m r^2) of the way per sweep, so a limit hit at speed overshoots
+//   and bounces back. With the block's K_L and the couplings c_j = J M^-1 J_j^T,
+//     J' = J - sum_j alpha_j J_j,   alpha = K_L^-1 c,   so that  J_j M^-1 J'^T = 0:
+//   an impulse along J' leaves the locks' velocities as they are, K' = J' M^-1 J'^T = K - c . alpha is
+//   the inverse effective mass of the axis with the locks holding (1 / (I + m r^2) for the bob), and
+//   J' v is the axis speed J v that solving the locks will leave. The impulse P along J' is P on the row
+//   plus -alpha_j P on each lock, which is what forces out (lin, anchor_torque) add up.
+void builder_project_free_rows(row_builder* b, int first);
 // Jacobian pieces of a coordinate: linear axis k (0..2) or angular coordinate (3..5).
 void joint_axis_jacobian(const joint_frame* f, int axis, sn_vec3* lin, sn_vec3* ang_a, sn_vec3* ang_b);
 
@@ -117,6 +129,8 @@ sn_error joint_check_limit(sn_world* world, const char* what, sn_limit limit, bo
 sn_error joint_check_motor(sn_world* world, const char* what, sn_motor motor);
 sn_error joint_check_spring(sn_world* world, const char* what, sn_spring spring);
 sn_error joint_check_soft(sn_world* world, const char* what, sn_soft soft);
+// A distance joint's min and max length: 0 <= min <= max, min finite, max may be INFINITY.
+sn_error distance_joint_check_limit(sn_world* world, const char* what, sn_limit limit);
 // A free axis with a limit, motor and spring from a def.
 sn_joint_axis joint_moving_axis(sn_limit limit, sn_motor motor, sn_spring spring);
 int joint_max_rows(const joint* j);

@@ -31,6 +31,8 @@ row* builder_emit(row_builder* b, int slot, sn_vec3 lin, sn_vec3 ang_a, sn_vec3 
 	r->mb = b->mb;
 	r->ia = sn_mat33_mul_v(b->inv_ia, ang_a);
 	r->ib = sn_mat33_mul_v(b->inv_ib, ang_b);
+	// Rows with a linear part push at B's anchor (ang_b = rB x lin): no torque about it.
+	r->anchor_torque = sn_length_sq(lin) == 0.0 ? ang_b : sn_v3(0, 0, 0);
 	r->k = row_inverse_mass(r);
 	if (!(r->k > 1e-300))
 	{
@@ -102,6 +104,54 @@ void builder_make_block(row_builder* b, int first)
 	blk->n = n;
 	rows[0].block = b->block_count;
 	b->block_count += 1;
+}
+
+void builder_project_free_rows(row_builder* b, int first)
+{
+	// The joint's lock block, if it has one, is made of its last rows.
+	const row_block* blk = NULL;
+	for (int i = first; i < b->count; ++i)
+	{
+		if (b->rows[i].block >= 0)
+		{
+			blk = b->blocks + b->rows[i].block;
+			break;
+		}
+	}
+	if (blk == NULL)
+	{
+		return;
+	}
+	const row* locks = b->rows + blk->first;
+	int n = blk->n;
+	for (int i = first; i < blk->first; ++i)
+	{
+		row* r = b->rows + i;
+		double c[ROW_BLOCK_MAX], alpha[ROW_BLOCK_MAX];
+		for (int j = 0; j < n; ++j)
+		{
+			c[j] = row_coupling(r, locks + j);
+		}
+		ldlt_solve(blk->l, blk->d_inv, n, c, alpha);
+		row p = *r;
+		for (int j = 0; j < n; ++j)
+		{
+			const row* l = locks + j;
+			p.lin = sn_mul_add(p.lin, -alpha[j], l->lin);
+			p.ang_a = sn_mul_add(p.ang_a, -alpha[j], l->ang_a);
+			p.ang_b = sn_mul_add(p.ang_b, -alpha[j], l->ang_b);
+			p.ia = sn_mul_add(p.ia, -alpha[j], l->ia);
+			p.ib = sn_mul_add(p.ib, -alpha[j], l->ib);
+			p.anchor_torque = sn_mul_add(p.anchor_torque, -alpha[j], l->anchor_torque);
+		}
+		p.k = row_inverse_mass(&p);
+		// An axis the locks hold entirely (a degenerate pose) keeps its unprojected row.
+		if (!(p.k > 1e-9 * r->k) || !soft_coefficients_for(p.soft, p.k, b->h, b->rigid_bias_rate, &p.coef))
+		{
+			continue;
+		}
+		*r = p;
+	}
 }
 
 static double force_bound(double max_force, double h)

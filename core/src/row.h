@@ -34,6 +34,7 @@ typedef struct row
 	uint16_t flags;      // row_flags
 	sn_vec3 lin, ang_a, ang_b;
 	sn_vec3 ia, ib;      // IA^-1 ang_a and IB^-1 ang_b, world frame
+	sn_vec3 anchor_torque; // torque on B about its joint anchor per unit impulse (forces out)
 	double ma, mb;       // inverse masses
 	double k;            // J M^-1 J^T
 	double c0;           // position error when the row was built, m or rad

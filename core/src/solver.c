@@ -219,7 +219,8 @@ static void solve_block(sn_world* world, const row_block* blk, bool tgs, bool pu
 	solver_body* sb = world->solver_bodies;
 	row* rows = world->rows + blk->first;
 	int n = blk->n;
-	double rhs[ROW_BLOCK_MAX], x[ROW_BLOCK_MAX];
+	// Zeroed: GCC -O3 cannot see that n >= 2 and warns that ldlt_solve may read an unset rhs.
+	double rhs[ROW_BLOCK_MAX] = { 0.0 }, x[ROW_BLOCK_MAX];
 	for (int i = 0; i < n; ++i)
 	{
 		rhs[i] = -(row_cdot(rows + i, sb) - rows[i].target_speed);
@@ -343,10 +344,7 @@ static void accumulate_joints(sn_world* world, double h_row)
 		joint* j = world->joints + rw->joint;
 		j->warm[rw->slot] = rw->impulse * inv_h;
 		j->force = sn_mul_add(j->force, rw->total, rw->lin);
-		if (sn_length_sq(rw->lin) == 0.0)
-		{
-			j->torque = sn_mul_add(j->torque, rw->total, rw->ang_b);
-		}
+		j->torque = sn_mul_add(j->torque, rw->total, rw->anchor_torque);
 		rw->total = 0.0;
 	}
 }

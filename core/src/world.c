@@ -254,6 +254,13 @@ static bool body_state_finite(const body* b)
 		   sn_vec3_is_finite(b->w);
 }
 
+// A moving body faster than divergence_speed (m/s, or rad/s for its spin) counts as blown up.
+static bool body_too_fast(const sn_world* world, const body* b)
+{
+	double limit = world->def.divergence_speed;
+	return b->type != SN_BODY_STATIC && (sn_length(b->v) > limit || sn_length(b->w) > limit);
+}
+
 sn_error sn_world_clear_divergence(sn_world* world)
 {
 	for (int i = 0; i < world->body_high; ++i)
@@ -262,6 +269,11 @@ sn_error sn_world_clear_divergence(sn_world* world)
 		if (b->live && !body_state_finite(b))
 		{
 			return world_fail(world, SN_ERR_NOT_FINITE, "body slot %d still has a non-finite state", i);
+		}
+		if (b->live && body_too_fast(world, b))
+		{
+			return world_fail(world, SN_ERR_DIVERGED, "body slot %d still moves faster than divergence_speed %g", i,
+							  world->def.divergence_speed);
 		}
 	}
 	world->diverged = false;
@@ -441,7 +453,6 @@ static void finish_joints(sn_world* world, double dt)
 
 static bool check_divergence(sn_world* world)
 {
-	double limit = world->def.divergence_speed;
 	for (int i = 0; i < world->body_high; ++i)
 	{
 		const body* b = world->bodies + i;
@@ -449,7 +460,7 @@ static bool check_divergence(sn_world* world)
 		{
 			continue;
 		}
-		if (!body_state_finite(b) || sn_length(b->v) > limit || sn_length(b->w) > limit)
+		if (!body_state_finite(b) || body_too_fast(world, b))
 		{
 			return true;
 		}

@@ -67,7 +67,9 @@ uint64_t sn_world_get_step_count(const sn_world* world);
 // True once a step produced a non-finite or runaway state (see divergence_speed). Stays true until the
 // state is replaced (sn_world_clear_divergence after fixing bodies, or restoring a snapshot).
 bool sn_world_is_diverged(const sn_world* world);
-// Clear the diverged flag; fails with SN_ERR_NOT_FINITE if any body state is still not finite.
+// Clear the diverged flag once the state is fixed; fails (keeping the flag) with SN_ERR_NOT_FINITE if
+// any body state is still not finite, or SN_ERR_DIVERGED if a body still moves faster than
+// divergence_speed (which the next step would flag again).
 sn_error sn_world_clear_divergence(sn_world* world);
 
 // Joints that broke in the last step. The pointer is valid until the next step or destroy call.

@@ -1,0 +1,422 @@
+// Memory: the allocator hook sees every allocation, stepping does not allocate once the world has
+// stopped growing, and an allocation that fails leaves the world as it was.
+//
+// The counting allocator keeps a header with each block's size, so it also checks the hook's contract
+// that free receives the size that was allocated, and that every block is returned on destroy.
+#include "core_support.h"
+
+#include <stdlib.h>
+
+typedef struct counting
+{
+	uint64_t allocations;
+	uint64_t frees;
+	size_t bytes;          // live bytes
+	int64_t fail_after;    // this many more allocations succeed, then one fails; negative: never fail
+	uint64_t failures;     // allocations refused
+	uint64_t size_mismatches;
+} counting;
+
+enum
+{
+	HEADER = 16
+};
+
+static void* counting_alloc(void* context, size_t size)
+{
+	counting* c = context;
+	if (c->fail_after == 0)
+	{
+		c->fail_after = -1;
+		c->failures += 1;
+		return NULL;
+	}
+	if (c->fail_after > 0)
+	{
+		c->fail_after -= 1;
+	}
+	unsigned char* p = malloc(size + HEADER);
+	if (p == NULL)
+	{
+		return NULL;
+	}
+	memcpy(p, &size, sizeof(size));
+	c->allocations += 1;
+	c->bytes += size;
+	return p + HEADER;
+}
+
+static void counting_free(void* context, void* pointer, size_t size)
+{
+	counting* c = context;
+	unsigned char* p = (unsigned char*)pointer - HEADER;
+	size_t stored;
+	memcpy(&stored, p, sizeof(stored));
+	if (stored != size)
+	{
+		c->size_mismatches += 1;
+	}
+	c->frees += 1;
+	c->bytes -= stored;
+	free(p);
+}
+
+static sn_world* counted_world(counting* c, sn_solver solver)
+{
+	memset(c, 0, sizeof(*c));
+	c->fail_after = -1;
+	sn_world_def wd = sn_default_world_def();
+	wd.solver = solver;
+	wd.allocator = (sn_allocator){ counting_alloc, counting_free, c };
+	sn_world* world = NULL;
+	assert_sn_ok(sn_world_create(&wd, &world));
+	return world;
+}
+
+static void destroy_and_check_balance(sn_world* world, counting* c)
+{
+	sn_world_destroy(world);
+	assert_int_equal(c->allocations, c->frees);
+	assert_int_equal(c->bytes, 0);
+	assert_int_equal(c->size_mismatches, 0);
+}
+
+// A body for the scenes below, placed by index along x.
+static sn_body_id scene_body(sn_world* world, int index)
+{
+	sn_body_def bd = sn_default_body_def();
+	bd.pose.p = sn_v3(0.5 * index, 0, 0);
+	sn_body_id id;
+	assert_sn_ok(sn_create_body(world, &bd, &id));
+	return id;
+}
+
+// One joint of the given type between a (or the world, if null) and b, with each type's extras on.
+static sn_error scene_joint(sn_world* world, sn_joint_type type, sn_body_id a, sn_body_id b, sn_joint_id* id)
+{
+	sn_joint_base base = sn_default_joint_base();
+	base.body_a = a;
+	base.body_b = b;
+	base.frame_b.p = sn_v3(-0.25, 0, 0);
+	base.frame_a.p = sn_body_id_is_null(a) ? sn_transform_point(sn_body_get_pose(world, b), base.frame_b.p)
+											: sn_v3(0.25, 0, 0);
+	switch (type)
+	{
+		case SN_JOINT_FIXED:
+		{
+			sn_fixed_joint_def d = sn_default_fixed_joint_def();
+			d.base = base;
+			d.base.break_force = 1e3;
+			return sn_create_fixed_joint(world, &d, id);
+		}
+		case SN_JOINT_HINGE:
+		{
+			sn_hinge_joint_def d = sn_default_hinge_joint_def();
+			d.base = base;
+			d.limit = (sn_limit){ true, -0.5, 0.5, sn_soft_rigid() };
+			d.motor = (sn_motor){ true, 1.0, 1.0 };
+			return sn_create_hinge_joint(world, &d, id);
+		}
+		case SN_JOINT_PRISMATIC:
+		{
+			sn_prismatic_joint_def d = sn_default_prismatic_joint_def();
+			d.base = base;
+			d.spring = (sn_spring){ true, 0.0, sn_soft_stiffness(100.0, 1.0), INFINITY };
+			return sn_create_prismatic_joint(world, &d, id);
+		}
+		case SN_JOINT_SPHERICAL:
+		{
+			sn_spherical_joint_def d = sn_default_spherical_joint_def();
+			d.base = base;
+			d.swing = (sn_cone_limit){ true, 0.3, 0.5, sn_soft_rigid() };
+			d.twist.enabled = true;
+			return sn_create_spherical_joint(world, &d, id);
+		}
+		case SN_JOINT_DISTANCE:
+		{
+			sn_distance_joint_def d = sn_default_distance_joint_def();
+			d.base = base;
+			d.length = 0.5;
+			d.spring_enabled = true;
+			d.spring = sn_soft_stiffness(500.0, 5.0);
+			d.limit = (sn_limit){ true, 0.3, 0.7, sn_soft_rigid() };
+			return sn_create_distance_joint(world, &d, id);
+		}
+		case SN_JOINT_CYLINDRICAL:
+		{
+			sn_cylindrical_joint_def d = sn_default_cylindrical_joint_def();
+			d.base = base;
+			d.linear_limit = (sn_limit){ true, -0.1, 0.1, sn_soft_rigid() };
+			d.angular_motor = (sn_motor){ true, 2.0, 0.5 };
+			return sn_create_cylindrical_joint(world, &d, id);
+		}
+		default:
+		{
+			sn_six_axis_joint_def d = sn_default_six_axis_joint_def();
+			d.base = base;
+			d.axes[SN_AXIS_RX].mode = SN_AXIS_LIMITED;
+			d.axes[SN_AXIS_RX].lower = -0.2;
+			d.axes[SN_AXIS_RX].upper = 0.2;
+			d.axes[SN_AXIS_RY].mode = SN_AXIS_FREE;
+			d.axes[SN_AXIS_RY].spring = (sn_spring){ true, 0.1, sn_soft_stiffness(10.0, 0.1), INFINITY };
+			return sn_create_six_axis_joint(world, &d, id);
+		}
+	}
+}
+
+// A chain of one joint of each type (the first to the world), a kinematic body and a static body.
+static void build_scene(sn_world* world)
+{
+	sn_body_id previous = { 0, 0 };
+	for (int type = 0; type < SN_JOINT_TYPE_COUNT; ++type)
+	{
+		sn_body_id b = scene_body(world, type + 1);
+		sn_joint_id j;
+		assert_sn_ok(scene_joint(world, (sn_joint_type)type, previous, b, &j));
+		previous = b;
+	}
+	sn_body_def bd = sn_default_body_def();
+	bd.type = SN_BODY_KINEMATIC;
+	bd.linear_velocity = sn_v3(0, 0, 0.1);
+	sn_body_id k;
+	assert_sn_ok(sn_create_body(world, &bd, &k));
+	bd.type = SN_BODY_STATIC;
+	assert_sn_ok(sn_create_body(world, &bd, &k));
+}
+
+// After the first step of a world that no longer grows, stepping allocates nothing (Box2D's rule:
+// the count is the same at step N and step N + 100), in both solvers, through a joint breaking and a
+// joint and a body being destroyed.
+static void test_no_allocation_in_step(void** state)
+{
+	(void)state;
+	const sn_solver solvers[2] = { SN_SOLVER_PGS, SN_SOLVER_TGS };
+	for (int s = 0; s < 2; ++s)
+	{
+		counting c;
+		sn_world* world = counted_world(&c, solvers[s]);
+		build_scene(world);
+		assert_sn_ok(sn_world_step(world));
+		uint64_t after_first = c.allocations;
+		sn_memory_stats stats = sn_world_get_memory_stats(world);
+		assert_int_equal(stats.allocations, c.allocations);
+		assert_int_equal(stats.bytes_in_use, c.bytes);
+		for (int i = 0; i < 100; ++i)
+		{
+			assert_sn_ok(sn_world_step(world));
+		}
+		assert_int_equal(c.allocations, after_first);
+		assert_int_equal(c.frees, sn_world_get_memory_stats(world).frees);
+		// A break event, and objects destroyed: still no allocation.
+		sn_joint_id joints[SN_JOINT_TYPE_COUNT];
+		assert_int_equal(sn_world_get_joints(world, joints, SN_JOINT_TYPE_COUNT), SN_JOINT_TYPE_COUNT);
+		assert_sn_ok(sn_joint_set_break_thresholds(world, joints[0], 0.0, INFINITY));
+		assert_sn_ok(sn_world_step(world));
+		int breaks;
+		sn_world_get_break_events(world, &breaks);
+		assert_int_equal(breaks, 1);
+		assert_sn_ok(sn_destroy_joint(world, joints[3]));
+		sn_body_id bodies[16];
+		int n = sn_world_get_bodies(world, bodies, 16);
+		assert_sn_ok(sn_destroy_body(world, bodies[n - 1]));
+		for (int i = 0; i < 100; ++i)
+		{
+			assert_sn_ok(sn_world_step(world));
+		}
+		assert_int_equal(c.allocations, after_first);
+		// Recreating into the freed slots does not allocate either.
+		sn_body_id again = scene_body(world, 20);
+		sn_joint_id j;
+		assert_sn_ok(scene_joint(world, SN_JOINT_HINGE, bodies[0], again, &j));
+		assert_sn_ok(sn_world_step(world));
+		assert_int_equal(c.allocations, after_first);
+		destroy_and_check_balance(world, &c);
+	}
+}
+
+// Fill the body pool and the joint pool to their first capacity (8) so that the next create grows them.
+static void fill_pools(sn_world* world)
+{
+	sn_body_id bodies[8];
+	for (int i = 0; i < 8; ++i)
+	{
+		bodies[i] = scene_body(world, i);
+	}
+	for (int i = 0; i < 8; ++i)
+	{
+		sn_joint_id j;
+		assert_sn_ok(scene_joint(world, (sn_joint_type)(i % SN_JOINT_TYPE_COUNT),
+								 i > 0 ? bodies[i - 1] : (sn_body_id){ 0, 0 }, bodies[i], &j));
+	}
+}
+
+typedef struct world_mark
+{
+	uint64_t hash;
+	int bodies, joints;
+	double time;
+	uint64_t steps;
+} world_mark;
+
+static world_mark mark(const sn_world* world)
+{
+	world_mark m = { sn_world_state_hash(world), sn_world_get_body_count(world), sn_world_get_joint_count(world),
+					 sn_world_get_time(world), sn_world_get_step_count(world) };
+	return m;
+}
+
+static void assert_unchanged(const sn_world* world, world_mark before)
+{
+	world_mark now = mark(world);
+	assert_true(now.hash == before.hash);
+	assert_int_equal(now.bodies, before.bodies);
+	assert_int_equal(now.joints, before.joints);
+	assert_true(now.time == before.time);
+	assert_int_equal(now.steps, before.steps);
+	assert_true(strlen(sn_world_last_error_detail(world)) > 0);
+}
+
+// Each create call that must grow a pool, made with the k-th allocation failing for k = 1, 2, ...: it
+// returns SN_ERR_NO_MEMORY and leaves the world as it was, until enough memory is there and it succeeds.
+static void test_create_fails_cleanly(void** state)
+{
+	(void)state;
+	for (int what = -1; what < SN_JOINT_TYPE_COUNT; ++what) // -1: a body; otherwise a joint type
+	{
+		counting c;
+		sn_world* world = counted_world(&c, SN_SOLVER_TGS);
+		fill_pools(world);
+		assert_sn_ok(sn_world_step(world));
+		sn_body_id ids[16];
+		sn_world_get_bodies(world, ids, 16);
+		// Joints: a 9th body to attach to (this grows the body pool, before the test's call).
+		sn_body_id last = what < 0 ? (sn_body_id){ 0, 0 } : scene_body(world, 8);
+		int failures = 0;
+		for (int k = 0;; ++k)
+		{
+			world_mark before = mark(world);
+			c.fail_after = k;
+			sn_error err;
+			sn_body_id body;
+			sn_joint_id joint;
+			if (what < 0)
+			{
+				sn_body_def bd = sn_default_body_def();
+				err = sn_create_body(world, &bd, &body);
+			}
+			else
+			{
+				err = scene_joint(world, (sn_joint_type)what, ids[7], last, &joint);
+			}
+			c.fail_after = -1;
+			if (err == SN_ERR_OK)
+			{
+				break;
+			}
+			assert_sn_error(err, SN_ERR_NO_MEMORY);
+			assert_unchanged(world, before);
+			failures += 1;
+			assert_true(k < 10);
+		}
+		assert_true(failures >= 1); // the call did need memory
+		assert_sn_ok(sn_world_step(world));
+		destroy_and_check_balance(world, &c);
+	}
+}
+
+// A grown world for the step tests: the scene, 10 steps, then 40 more bodies and joints, so that the
+// next step must grow every scratch array.
+static sn_world* grown_world(counting* c, sn_solver solver)
+{
+	sn_world* world = counted_world(c, solver);
+	build_scene(world);
+	for (int i = 0; i < 10; ++i)
+	{
+		assert_sn_ok(sn_world_step(world));
+	}
+	for (int i = 0; i < 40; ++i)
+	{
+		sn_body_id a = scene_body(world, 10 + i);
+		sn_joint_id j;
+		assert_sn_ok(scene_joint(world, (sn_joint_type)(i % SN_JOINT_TYPE_COUNT), (sn_body_id){ 0, 0 }, a, &j));
+	}
+	return world;
+}
+
+// A step after the world grew must grow its scratch. For k = 0, 1, ... a fresh grown world is stepped
+// with its k-th allocation failing: the step returns SN_ERR_NO_MEMORY without stepping (same time, step
+// count and state hash), then steps when memory is back exactly like a world that never failed, until
+// k is past the step's last allocation.
+static void test_step_fails_cleanly(void** state)
+{
+	(void)state;
+	const sn_solver solvers[2] = { SN_SOLVER_PGS, SN_SOLVER_TGS };
+	for (int s = 0; s < 2; ++s)
+	{
+		counting t;
+		sn_world* twin = grown_world(&t, solvers[s]);
+		uint64_t before_step = t.allocations;
+		for (int i = 0; i < 20; ++i)
+		{
+			assert_sn_ok(sn_world_step(twin));
+		}
+		uint64_t step_allocations = t.allocations - before_step;
+		int failures = 0;
+		for (int k = 0;; ++k)
+		{
+			counting c;
+			sn_world* world = grown_world(&c, solvers[s]);
+			world_mark before = mark(world);
+			c.fail_after = k;
+			sn_error err = sn_world_step(world);
+			c.fail_after = -1;
+			if (err == SN_ERR_OK)
+			{
+				destroy_and_check_balance(world, &c);
+				break;
+			}
+			assert_sn_error(err, SN_ERR_NO_MEMORY);
+			assert_unchanged(world, before);
+			assert_false(sn_world_is_diverged(world));
+			failures += 1;
+			for (int i = 0; i < 20; ++i)
+			{
+				assert_sn_ok(sn_world_step(world));
+			}
+			assert_true(sn_world_state_hash(world) == sn_world_state_hash(twin));
+			destroy_and_check_balance(world, &c);
+			assert_true(k < 20);
+		}
+		report_measure("allocations in the first step after growing", step_allocations);
+		assert_int_equal(failures, step_allocations); // every one of them was made to fail once
+		assert_true(failures >= 5); // solver bodies, their infos, rows, blocks and break events
+		destroy_and_check_balance(twin, &t);
+	}
+}
+
+// A world that cannot get its first allocation is not created, and *out is left alone.
+static void test_world_create_fails_cleanly(void** state)
+{
+	(void)state;
+	counting c;
+	memset(&c, 0, sizeof(c));
+	c.fail_after = 0;
+	sn_world_def wd = sn_default_world_def();
+	wd.allocator = (sn_allocator){ counting_alloc, counting_free, &c };
+	sn_world* world = (sn_world*)&c; // a sentinel that must survive
+	assert_sn_error(sn_world_create(&wd, &world), SN_ERR_NO_MEMORY);
+	assert_ptr_equal(world, (sn_world*)&c);
+	assert_int_equal(c.failures, 1);
+	assert_int_equal(c.allocations, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_allocation_in_step),
+		cmocka_unit_test(test_create_fails_cleanly),
+		cmocka_unit_test(test_step_fails_cleanly),
+		cmocka_unit_test(test_world_create_fails_cleanly),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
