@@ -47,7 +47,7 @@ body* body_get(const sn_world* world, sn_body_id id)
 		return NULL;
 	}
 	body* b = world->bodies + (id.index1 - 1);
-	return (b->live && b->generation == id.generation) ? b : NULL;
+	return (b->live && world_id_generation(world, b->generation) == id.generation) ? b : NULL;
 }
 
 int32_t body_solver_index(const sn_world* world, int32_t body_index)
@@ -225,7 +225,7 @@ sn_error sn_create_body(sn_world* world, const sn_body_def* def, sn_body_id* out
 	b->user_data = def->user_data;
 	world->body_count += 1;
 	out_id->index1 = index + 1;
-	out_id->generation = generation;
+	out_id->generation = world_id_generation(world, generation);
 	return SN_ERR_OK;
 }
 

@@ -19,12 +19,12 @@ joint* joint_get(const sn_world* world, sn_joint_id id)
 		return NULL;
 	}
 	joint* j = world->joints + (id.index1 - 1);
-	return (j->live && j->generation == id.generation) ? j : NULL;
+	return (j->live && world_id_generation(world, j->generation) == id.generation) ? j : NULL;
 }
 
 sn_joint_id joint_id_of(const sn_world* world, int32_t index)
 {
-	sn_joint_id id = { index + 1, world->joints[index].generation };
+	sn_joint_id id = { index + 1, world_id_generation(world, world->joints[index].generation) };
 	return id;
 }
 
@@ -490,7 +490,7 @@ static sn_body_id body_id_at(const sn_world* world, int32_t index)
 	if (index >= 0)
 	{
 		id.index1 = index + 1;
-		id.generation = world->bodies[index].generation;
+		id.generation = world_id_generation(world, world->bodies[index].generation);
 	}
 	return id;
 }

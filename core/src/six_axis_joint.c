@@ -41,10 +41,10 @@ sn_error sn_create_six_axis_joint(sn_world* world, const sn_six_axis_joint_def* 
 		{
 			config.movable |= (uint8_t)(1u << a);
 		}
-		else
+		else if (def->axes[a].motor.enabled || def->axes[a].spring.enabled)
 		{
-			config.axes[a].motor.enabled = false;
-			config.axes[a].spring.enabled = false;
+			return world_fail(world, SN_ERR_INVALID_ARGUMENT,
+							  "create six-axis joint: axis %d is locked, so it cannot have a motor or spring", a);
 		}
 	}
 	return joint_create(world, SN_JOINT_SIX_AXIS, &def->base, &config, out_id);

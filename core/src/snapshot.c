@@ -235,6 +235,7 @@ static void write_world(snap_writer* w, const sn_world* world)
 	snap_put_i32(w, d->substeps);
 	snap_put_f64(w, d->erp);
 	snap_put_f64(w, d->divergence_speed);
+	snap_put_u32(w, d->id_tag);
 	snap_put_f64(w, world->time);
 	snap_put_u64(w, world->step_count);
 	snap_put_u8(w, world->diverged ? 1 : 0);
@@ -729,6 +730,7 @@ static sn_error read_world_settings(snap_reader* r, sn_world_def* def, double* t
 	def->substeps = snap_get_i32(r);
 	def->erp = snap_get_f64(r);
 	def->divergence_speed = snap_get_f64(r);
+	def->id_tag = snap_get_u32(r);
 	*time = snap_get_f64(r);
 	*steps = snap_get_u64(r);
 	uint8_t d = snap_get_u8(r);

@@ -299,7 +299,7 @@ int sn_world_get_bodies(const sn_world* world, sn_body_id* ids, int capacity)
 			if (ids != NULL && n < capacity)
 			{
 				ids[n].index1 = i + 1;
-				ids[n].generation = world->bodies[i].generation;
+				ids[n].generation = world_id_generation(world, world->bodies[i].generation);
 			}
 			n += 1;
 		}

@@ -60,6 +60,19 @@ struct sn_world
 	char error_detail[256];
 };
 
+// The generation an id carries for a slot generation: mixed with the world's id tag (murmur3's
+// finaliser, so nearby tags give unrelated masks).
+static inline uint32_t world_id_generation(const sn_world* world, uint32_t slot_generation)
+{
+	uint32_t h = world->def.id_tag;
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return slot_generation ^ h;
+}
+
 // Record a failure's detail line and return the error.
 sn_error world_fail(sn_world* world, sn_error error, const char* format, ...)
 #if defined(__GNUC__)

@@ -223,6 +223,52 @@ static void test_break_events_lifetime(void** state)
 	sn_world_destroy(world);
 }
 
+// Two worlds with different id tags: the same slot and slot generation give ids that do not validate
+// in the other world (rejected with SN_ERR_INVALID_ID and no change), while a world keeps accepting its
+// own ids, also after a snapshot round trip (which keeps the tag).
+static void test_foreign_ids_rejected(void** state)
+{
+	(void)state;
+	sn_world_def da = sn_default_world_def(), db = sn_default_world_def();
+	da.id_tag = 1;
+	db.id_tag = 2;
+	sn_world *a, *b;
+	assert_sn_ok(sn_world_create(&da, &a));
+	assert_sn_ok(sn_world_create(&db, &b));
+	sn_body_def bd = sn_default_body_def();
+	sn_body_id ia, ib;
+	assert_sn_ok(sn_create_body(a, &bd, &ia));
+	assert_sn_ok(sn_create_body(b, &bd, &ib));
+	assert_int_equal(ia.index1, ib.index1); // same slot in both worlds
+	assert_false(sn_body_id_equals(ia, ib));
+	assert_true(sn_body_is_valid(a, ia));
+	assert_false(sn_body_is_valid(b, ia));
+	assert_false(sn_body_is_valid(a, ib));
+	uint64_t before = sn_world_state_hash(b);
+	assert_sn_error(sn_body_set_linear_velocity(b, ia, sn_v3(1, 0, 0)), SN_ERR_INVALID_ID);
+	assert_true(sn_world_state_hash(b) == before);
+
+	sn_hinge_joint_def hd = sn_default_hinge_joint_def();
+	hd.base.body_b = ia;
+	assert_sn_error(sn_create_hinge_joint(b, &hd, &(sn_joint_id){ 0, 0 }), SN_ERR_INVALID_ID);
+	sn_joint_id ja;
+	assert_sn_ok(sn_create_hinge_joint(a, &hd, &ja));
+	assert_false(sn_joint_is_valid(b, ja));
+
+	size_t size = sn_world_snapshot_size(a);
+	void* bytes = test_malloc(size);
+	assert_sn_ok(sn_world_snapshot_write(a, bytes, size, NULL));
+	sn_world* copy;
+	assert_sn_ok(sn_world_create_from_snapshot(bytes, size, NULL, &copy));
+	assert_true(sn_body_is_valid(copy, ia));
+	assert_true(sn_joint_is_valid(copy, ja));
+	assert_int_equal(sn_world_get_def(copy).id_tag, 1);
+	test_free(bytes);
+	sn_world_destroy(copy);
+	sn_world_destroy(a);
+	sn_world_destroy(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_divergence_runaway),
 		cmocka_unit_test(test_divergence_non_finite),
 		cmocka_unit_test(test_break_events_lifetime),
+		cmocka_unit_test(test_foreign_ids_rejected),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

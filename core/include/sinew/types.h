@@ -45,6 +45,10 @@ typedef struct sn_world_def
 	double erp;
 	// Speed (m/s, or rad/s for spin) above which a body counts as numerically blown up. Default 1e6.
 	double divergence_speed;
+	// Mixed into the generation of every id this world hands out, so that an id from a world with
+	// another tag does not validate here (it fails with SN_ERR_INVALID_ID). A host of many worlds gives
+	// each its own tag. Default 0. A world created from a snapshot keeps the original's tag.
+	uint32_t id_tag;
 	// Memory hooks; NULL functions mean malloc and free.
 	sn_allocator allocator;
 } sn_world_def;
