@@ -21,6 +21,32 @@ void chain_scene_destroy(chain_scene* scene);
 // Largest distance between a joint's two anchors, m.
 double chain_scene_max_joint_error(const chain_scene* scene);
 
+// The same chain as an articulation in its own world: link 0 is a fixed base at the origin, links 1..n
+// are the boxes, each hinged (axis along y) to the previous one at its end. Returns 0 on success.
+typedef struct artic_chain_scene
+{
+	sn_world* world;
+	int n;
+	sn_articulation_id chain;
+} artic_chain_scene;
+
+// midpoint: sn_articulation_def.midpoint_velocity_terms (true is the default).
+int artic_chain_scene_create(artic_chain_scene* scene, int n, sn_solver solver, double dt, int position_iterations,
+							 int velocity_iterations, bool midpoint);
+void artic_chain_scene_destroy(artic_chain_scene* scene);
+
+// The driven arm of issue 3: seven 0.3 m, 2 kg links laid along +x from a fixed base at the origin,
+// hinge axes alternating y, z, y, ... (root about y), each with an implicit drive kp = 1e6 N*m/rad,
+// kd = 1e3 N*m*s/rad towards 0.5 rad from 0. Gravity -z. Returns 0 on success.
+enum
+{
+	ARM_LINKS = 7
+};
+int arm_scene_create(sn_world** out_world, sn_articulation_id* out_arm, sn_solver solver, double dt);
+// The root joint's exact static deflection (rad) at the drive targets: the gravity torque about the root
+// axis divided by kp, by hand (each link's centre of mass from the joint rotations).
+double arm_scene_root_sag(void);
+
 // Monotonic clock, seconds.
 double bench_now(void);
 

@@ -6,3 +6,4 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/install-deps.sh"
 bash "$root/scripts/build.sh" release
 "$root/build/release/bench/bench_chain" "$@"
+"$root/build/release/bench/bench_articulation" "$@"

@@ -115,6 +115,55 @@ sn_quat quat_integrate(sn_quat q, sn_vec3 w, double h)
 	return sn_quat_normalize(sn_quat_mul(quat_exp(sn_scale(h, w)), q));
 }
 
+sn_quat quat_from_mat33(sn_mat33 m)
+{
+	// Element (row, column): m.cx is column 0.
+	double m00 = m.cx.x, m11 = m.cy.y, m22 = m.cz.z;
+	double m01 = m.cy.x, m10 = m.cx.y, m02 = m.cz.x, m20 = m.cx.z, m12 = m.cz.y, m21 = m.cy.z;
+	double trace = m00 + m11 + m22;
+	sn_quat q;
+	if (trace >= m00 && trace >= m11 && trace >= m22)
+	{
+		double s = 2.0 * sqrt(1.0 + trace);
+		q.w = 0.25 * s;
+		q.x = (m21 - m12) / s;
+		q.y = (m02 - m20) / s;
+		q.z = (m10 - m01) / s;
+	}
+	else if (m00 >= m11 && m00 >= m22)
+	{
+		double s = 2.0 * sqrt(1.0 + m00 - m11 - m22);
+		q.w = (m21 - m12) / s;
+		q.x = 0.25 * s;
+		q.y = (m01 + m10) / s;
+		q.z = (m02 + m20) / s;
+	}
+	else if (m11 >= m22)
+	{
+		double s = 2.0 * sqrt(1.0 + m11 - m00 - m22);
+		q.w = (m02 - m20) / s;
+		q.x = (m01 + m10) / s;
+		q.y = 0.25 * s;
+		q.z = (m12 + m21) / s;
+	}
+	else
+	{
+		double s = 2.0 * sqrt(1.0 + m22 - m00 - m11);
+		q.w = (m10 - m01) / s;
+		q.x = (m02 + m20) / s;
+		q.y = (m12 + m21) / s;
+		q.z = 0.25 * s;
+	}
+	if (q.w < 0.0)
+	{
+		q.x = -q.x;
+		q.y = -q.y;
+		q.z = -q.z;
+		q.w = -q.w;
+	}
+	return sn_quat_normalize(q);
+}
+
 double wrap_angle(double a)
 {
 	if (a > -SN_PI && a <= SN_PI)

@@ -25,6 +25,8 @@ sn_quat quat_exp(sn_vec3 rotation_vector);
 sn_vec3 quat_log(sn_quat q);
 // Advance orientation q by angular velocity w (world frame) over h: exp(h w) q, normalised.
 sn_quat quat_integrate(sn_quat q, sn_vec3 w, double h);
+// Unit quaternion of a rotation matrix (Shepperd's method: the largest of w, x, y, z first), w >= 0.
+sn_quat quat_from_mat33(sn_mat33 m);
 
 // LDL^T factor of a symmetric positive definite n x n matrix (row-major, n <= 6): unit lower L
 // (row-major, n x n) and the reciprocals of D. Returns false if a pivot is not positive relative to the

@@ -4,6 +4,7 @@
 // the same as in the original.
 #include "snapshot.h"
 
+#include "artic.h"
 #include "body.h"
 #include "joint.h"
 #include "mathx.h"
@@ -23,7 +24,8 @@ enum
 	TAG_WORLD = 0x444c5257,  // "WRLD"
 	TAG_BODIES = 0x59444f42, // "BODY"
 	TAG_JOINTS = 0x544e4f4a, // "JONT"
-	SECTION_COUNT = 3,
+	TAG_ARTICULATIONS = 0x43545241, // "ARTC" (artic_snapshot.c)
+	SECTION_COUNT = 4,
 	MAX_POOL_SLOTS = 1 << 26
 };
 
@@ -351,6 +353,7 @@ static void write_payload(snap_writer* w, const sn_world* world)
 	write_section(w, TAG_WORLD, world, write_world);
 	write_section(w, TAG_BODIES, world, write_bodies);
 	write_section(w, TAG_JOINTS, world, write_joints);
+	write_section(w, TAG_ARTICULATIONS, world, artic_snapshot_write);
 }
 
 size_t sn_world_snapshot_size(const sn_world* world)
@@ -804,6 +807,18 @@ sn_error sn_world_create_from_snapshot(const void* data, size_t size, const sn_a
 		if (enter_section(&r, TAG_JOINTS, &section))
 		{
 			err = read_joints(&section, world);
+			if (err == SN_ERR_OK && section.at != section.size)
+			{
+				err = SN_ERR_BAD_SNAPSHOT;
+			}
+		}
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = SN_ERR_BAD_SNAPSHOT;
+		if (enter_section(&r, TAG_ARTICULATIONS, &section))
+		{
+			err = artic_snapshot_read(&section, world);
 			if (err == SN_ERR_OK && section.at != section.size)
 			{
 				err = SN_ERR_BAD_SNAPSHOT;

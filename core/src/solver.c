@@ -28,6 +28,7 @@
 //
 #include "solver.h"
 
+#include "artic.h"
 #include "body.h"
 #include "joint.h"
 #include "mathx.h"
@@ -356,17 +357,23 @@ static void pgs_substep(sn_world* world, double h)
 	integrate_velocities(world, h);
 	build_rows(world, h, def->erp / h);
 	warm_start(world);
+	// Articulations: free motion (ABA), their rows and warm starts (artic_solve.c).
+	artic_solve_begin(world, h, false, 1);
 	for (int i = 0; i < def->position_iterations; ++i)
 	{
 		solve_rows(world, SOLVE_PGS_POSITION, h);
+		artic_solve_sweep(world, ARTIC_SWEEP_PGS_POSITION, 1);
 	}
 	integrate_positions(world, h);
+	artic_solve_advance(world, h);
 	for (int i = 0; i < def->velocity_iterations; ++i)
 	{
 		solve_rows(world, SOLVE_PGS_VELOCITY, h);
+		artic_solve_sweep(world, ARTIC_SWEEP_PGS_VELOCITY, 1);
 	}
 	store_velocities(world);
 	accumulate_joints(world, h);
+	artic_solve_end(world);
 }
 
 static void tgs_substep(sn_world* world, double h)
@@ -374,6 +381,9 @@ static void tgs_substep(sn_world* world, double h)
 	const sn_world_def* def = &world->def;
 	int n = def->position_iterations;
 	double rho = h / n;
+	// Articulations: one ABA for the whole solve, then one window of length rho per position iteration
+	// (artic_solve.c).
+	artic_solve_begin(world, h, true, n);
 	for (int i = 0; i < n; ++i)
 	{
 		prepare_bodies(world);
@@ -381,7 +391,9 @@ static void tgs_substep(sn_world* world, double h)
 		build_rows(world, rho, def->erp / rho);
 		warm_start(world);
 		solve_rows(world, SOLVE_TGS_POSITION, rho);
+		artic_solve_sweep(world, ARTIC_SWEEP_TGS_POSITION, i + 1);
 		integrate_positions(world, rho);
+		artic_solve_advance(world, rho);
 		store_velocities(world);
 		accumulate_joints(world, rho);
 	}
@@ -390,10 +402,12 @@ static void tgs_substep(sn_world* world, double h)
 		for (int i = 0; i < def->velocity_iterations; ++i)
 		{
 			solve_rows(world, SOLVE_TGS_VELOCITY, rho);
+			artic_solve_sweep(world, ARTIC_SWEEP_TGS_VELOCITY, 0);
 		}
 		store_velocities(world);
 		accumulate_joints(world, rho);
 	}
+	artic_solve_end(world);
 }
 
 void solver_substep(sn_world* world, double h)

@@ -2,6 +2,7 @@
 // the queries that span all objects.
 #include "world.h"
 
+#include "artic.h"
 #include "solver.h"
 
 #include <math.h>
@@ -121,6 +122,7 @@ void sn_world_destroy(sn_world* world)
 	memory_free(m, world->rows, (size_t)world->row_capacity * sizeof(row));
 	memory_free(m, world->blocks, (size_t)world->block_capacity * sizeof(row_block));
 	memory_free(m, world->break_events, (size_t)world->break_capacity * sizeof(sn_joint_break_event));
+	artic_store_destroy(world);
 	sn_memory last = world->memory;
 	memory_free(&last, world, sizeof(sn_world));
 }
@@ -276,6 +278,13 @@ sn_error sn_world_clear_divergence(sn_world* world)
 							  world->def.divergence_speed);
 		}
 	}
+	sn_error artic_state = artic_check_state(world, world->def.divergence_speed);
+	if (artic_state != SN_ERR_OK)
+	{
+		return world_fail(world, artic_state, artic_state == SN_ERR_NOT_FINITE
+												  ? "an articulation still has a non-finite state"
+												  : "an articulation still moves faster than divergence_speed");
+	}
 	world->diverged = false;
 	return SN_ERR_OK;
 }
@@ -391,7 +400,7 @@ uint64_t sn_world_state_hash(const sn_world* world)
 		h = hash_vec(hash_vec(h, j->force), j->torque);
 		h = hash_bytes(h, &j->broken, sizeof(j->broken));
 	}
-	return h;
+	return artic_state_hash(world, h);
 }
 
 // Grow the step's scratch to the world's current size. Only allocates when the world grew; on failure
@@ -465,7 +474,7 @@ static bool check_divergence(sn_world* world)
 			return true;
 		}
 	}
-	return false;
+	return artic_diverged(world, world->def.divergence_speed);
 }
 
 sn_error sn_world_step(sn_world* world)
@@ -484,6 +493,7 @@ sn_error sn_world_step(sn_world* world)
 	int substeps = world->def.substeps;
 	double h = dt / substeps;
 	solver_begin_step(world);
+	artic_step_begin(world);
 	for (int s = 0; s < substeps; ++s)
 	{
 		solver_substep(world, h);
@@ -491,6 +501,7 @@ sn_error sn_world_step(sn_world* world)
 	world->time += dt;
 	world->step_count += 1;
 	finish_joints(world, dt);
+	artic_step_end(world, dt);
 	solver_end_step(world, dt);
 	if (check_divergence(world))
 	{

@@ -11,6 +11,8 @@
 
 #include <stdarg.h>
 
+struct artic_store;
+
 typedef struct solver_body_info
 {
 	int32_t body;            // body index
@@ -48,6 +50,9 @@ struct sn_world
 	row_block* blocks;
 	int block_capacity;
 	int block_count;
+
+	// Articulations and mimic joints (artic.h); NULL until the first articulation is created.
+	struct artic_store* artics;
 
 	sn_joint_break_event* break_events;
 	int break_capacity;

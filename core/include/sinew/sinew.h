@@ -17,6 +17,7 @@
 #ifndef SINEW_SINEW_H
 #define SINEW_SINEW_H
 
+#include "sinew/articulation.h"
 #include "sinew/base.h"
 #include "sinew/body.h"
 #include "sinew/id.h"

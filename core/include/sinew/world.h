@@ -92,7 +92,7 @@ uint64_t sn_world_state_hash(const sn_world* world);
 // original, and every id of the original stays valid in it. Bytes from outside are validated like defs:
 // a malformed, truncated or foreign snapshot gives SN_ERR_BAD_SNAPSHOT (or the field's own error) and
 // creates nothing. The allocator of the new world comes from `allocator` (NULL: malloc and free).
-#define SN_SNAPSHOT_VERSION 1
+#define SN_SNAPSHOT_VERSION 2
 // Bytes sn_world_snapshot_write needs.
 size_t sn_world_snapshot_size(const sn_world* world);
 // Write the snapshot; *written (if not NULL) receives its size. SN_ERR_CAPACITY if it does not fit.

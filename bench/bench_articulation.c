@@ -1,0 +1,263 @@
+// Articulation benchmarks (issue 3), each on one core:
+//   chain   the hanging chain of bench_chain as a reduced-coordinate articulation (N = 10, 50, 200 boxes,
+//           0.1 x 0.1 x 0.5 m, 1 kg, root fixed, released horizontally, gravity -z, dt = 1 ms, 5 s), with
+//           the velocity terms at the midpoint speeds (the default) and at the start speeds (explicit)
+//   arm     the 7-link driven arm (kp = 1e6 N*m/rad, kd = 1e3 N*m*s/rad, targets 0.5 rad) at dt = 1 ms
+//           and 1/60 s, 5 s, with the root joint's settled deviation against its exact gravity sag
+//   worlds  1000 independent worlds holding one 10-link chain each, stepped 1000 times each,
+//           interleaved (world 0 step 1, world 1 step 1, ..., world 0 step 2, ...)
+// Prints a table and BENCH key=value lines: steps per second, nanoseconds per link per step,
+// link-steps per second.
+#include "scenes.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench_articulation [--seconds S] [--n N]... [--solver pgs|tgs]... [--worlds W]\n"
+					"  [--only chain|arm|worlds] [--terms midpoint|explicit]\n");
+}
+
+static int solver_from_name(const char* name)
+{
+	for (int s = 0; s < SN_SOLVER_COUNT; ++s)
+	{
+		if (strcmp(name, sn_solver_name((sn_solver)s)) == 0)
+		{
+			return s;
+		}
+	}
+	return -1;
+}
+
+static const char* terms_name(bool midpoint)
+{
+	return midpoint ? "midpoint" : "explicit";
+}
+
+static void bench_chains(double seconds, const int* sizes, int size_count, const sn_solver* solvers, int solver_count,
+						 const bool* terms, int term_count)
+{
+	const double dt = 0.001;
+	int steps = (int)(seconds / dt + 0.5);
+	printf("# hanging chain, articulation, dt = %g s, %d steps, default iterations (8 position, 1 velocity)\n", dt,
+		   steps);
+	printf("# %-7s %-9s %5s %12s %16s %18s %16s\n", "solver", "terms", "n", "steps/s", "ns/link/step", "link-steps/s",
+		   "energy change J");
+	for (int run = 0; run < term_count * solver_count; ++run)
+	{
+		int ti = run / solver_count, si = run % solver_count;
+		for (int ni = 0; ni < size_count; ++ni)
+		{
+			int n = sizes[ni];
+			artic_chain_scene scene;
+			if (artic_chain_scene_create(&scene, n, solvers[si], dt, 8, 1, terms[ti]) != 0)
+			{
+				fprintf(stderr, "could not build the chain\n");
+				exit(1);
+			}
+			// Potential energy of the boxes (centres at z = 0 at the start) plus kinetic energy.
+			int done = 0;
+			double t0 = bench_now();
+			for (; done < steps; ++done)
+			{
+				if (sn_world_step(scene.world) != SN_ERR_OK)
+				{
+					break;
+				}
+			}
+			double elapsed = bench_now() - t0;
+			double energy = sn_articulation_get_kinetic_energy(scene.world, scene.chain);
+			for (int i = 1; i <= n; ++i)
+			{
+				energy += 9.81 * sn_articulation_get_link_pose(scene.world, scene.chain, i).p.z;
+			}
+			double sps = done / elapsed;
+			double ns = 1e9 * elapsed / ((double)done * n);
+			const char* name = sn_solver_name(solvers[si]);
+			printf("  %-7s %-9s %5d %12.1f %16.1f %18.4g %16.4g%s\n", name, terms_name(terms[ti]), n, sps, ns, sps * n,
+				   energy, done < steps ? "  (diverged)" : "");
+			printf("BENCH scene=chain coords=reduced solver=%s velocity_terms=%s n=%d dt_s=%g steps=%d "
+				   "steps_per_s=%.1f ns_per_link_step=%.1f link_steps_per_s=%.4g energy_change_j=%.4g diverged=%d\n",
+				   name, terms_name(terms[ti]), n, dt, done, sps, ns, sps * n, energy, done < steps);
+			fflush(stdout);
+			artic_chain_scene_destroy(&scene);
+		}
+	}
+}
+
+static void bench_arm(double seconds, const sn_solver* solvers, int solver_count)
+{
+	const double dts[2] = { 0.001, 1.0 / 60.0 };
+	double sag = arm_scene_root_sag();
+	printf("# driven 7-link arm, %g s, exact root sag %.6e rad\n", seconds, sag);
+	printf("# %-7s %9s %12s %16s %20s\n", "solver", "dt (s)", "steps/s", "ns/link/step", "sag error (rel)");
+	for (int si = 0; si < solver_count; ++si)
+	{
+		for (int di = 0; di < 2; ++di)
+		{
+			double dt = dts[di];
+			sn_world* world;
+			sn_articulation_id arm;
+			if (arm_scene_create(&world, &arm, solvers[si], dt) != 0)
+			{
+				fprintf(stderr, "could not build the arm\n");
+				exit(1);
+			}
+			int steps = (int)(seconds / dt + 0.5);
+			int done = 0;
+			double t0 = bench_now();
+			for (; done < steps; ++done)
+			{
+				if (sn_world_step(world) != SN_ERR_OK)
+				{
+					break;
+				}
+			}
+			double elapsed = bench_now() - t0;
+			double dev = sn_articulation_get_joint_position(world, arm, 0) - 0.5;
+			double rel = (dev - sag) / sag;
+			double sps = done / elapsed;
+			double ns = 1e9 * elapsed / ((double)done * ARM_LINKS);
+			const char* name = sn_solver_name(solvers[si]);
+			printf("  %-7s %9.6f %12.1f %16.1f %20.3e%s\n", name, dt, sps, ns, rel, done < steps ? "  (diverged)" : "");
+			printf("BENCH scene=arm solver=%s dt_s=%.17g steps=%d steps_per_s=%.1f ns_per_link_step=%.1f "
+				   "root_sag_rad=%.6e exact_sag_rad=%.6e sag_rel_error=%.3e diverged=%d\n",
+				   name, dt, done, sps, ns, dev, sag, rel, done < steps);
+			fflush(stdout);
+			sn_world_destroy(world);
+		}
+	}
+}
+
+static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int solver_count, const bool* terms,
+						 int term_count)
+{
+	const int n = 10;
+	printf("# %d worlds x one %d-link chain, %d steps each, interleaved, dt = 1 ms\n", worlds, n, steps);
+	printf("# %-7s %-9s %14s %16s %18s\n", "solver", "terms", "world-steps/s", "ns/link/step", "link-steps/s");
+	artic_chain_scene* scenes = calloc((size_t)worlds, sizeof(artic_chain_scene));
+	if (scenes == NULL)
+	{
+		exit(1);
+	}
+	for (int run = 0; run < term_count * solver_count; ++run)
+	{
+		int ti = run / solver_count, si = run % solver_count;
+		for (int w = 0; w < worlds; ++w)
+		{
+			if (artic_chain_scene_create(scenes + w, n, solvers[si], 0.001, 8, 1, terms[ti]) != 0)
+			{
+				fprintf(stderr, "could not build world %d\n", w);
+				exit(1);
+			}
+		}
+		int failed = 0;
+		double t0 = bench_now();
+		for (int s = 0; s < steps; ++s)
+		{
+			for (int w = 0; w < worlds; ++w)
+			{
+				failed += sn_world_step(scenes[w].world) != SN_ERR_OK;
+			}
+		}
+		double elapsed = bench_now() - t0;
+		double world_steps = (double)worlds * steps;
+		double ns = 1e9 * elapsed / (world_steps * n);
+		const char* name = sn_solver_name(solvers[si]);
+		printf("  %-7s %-9s %14.1f %16.1f %18.4g\n", name, terms_name(terms[ti]), world_steps / elapsed, ns,
+			   world_steps * n / elapsed);
+		printf("BENCH scene=worlds solver=%s velocity_terms=%s worlds=%d links=%d steps=%d world_steps_per_s=%.1f "
+			   "ns_per_link_step=%.1f link_steps_per_s=%.4g failed_steps=%d\n",
+			   name, terms_name(terms[ti]), worlds, n, steps, world_steps / elapsed, ns, world_steps * n / elapsed,
+			   failed);
+		fflush(stdout);
+		for (int w = 0; w < worlds; ++w)
+		{
+			artic_chain_scene_destroy(scenes + w);
+		}
+	}
+	free(scenes);
+}
+
+int main(int argc, char** argv)
+{
+	double seconds = 5.0;
+	int sizes[8] = { 10, 50, 200 };
+	int size_count = 3, user_sizes = 0;
+	sn_solver solvers[SN_SOLVER_COUNT] = { SN_SOLVER_PGS, SN_SOLVER_TGS };
+	int solver_count = 2, user_solvers = 0;
+	int worlds = 1000, world_steps = 1000;
+	const char* only = NULL;
+	bool terms[2] = { true, false };
+	int term_count = 2;
+	for (int i = 1; i < argc; ++i)
+	{
+		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
+		{
+			seconds = atof(argv[++i]);
+		}
+		else if (strcmp(argv[i], "--n") == 0 && i + 1 < argc && user_sizes < 8)
+		{
+			sizes[user_sizes++] = atoi(argv[++i]);
+			size_count = user_sizes;
+		}
+		else if (strcmp(argv[i], "--solver") == 0 && i + 1 < argc && user_solvers < SN_SOLVER_COUNT)
+		{
+			int s = solver_from_name(argv[++i]);
+			if (s != SN_SOLVER_PGS && s != SN_SOLVER_TGS)
+			{
+				usage();
+				return 2;
+			}
+			solvers[user_solvers++] = (sn_solver)s;
+			solver_count = user_solvers;
+		}
+		else if (strcmp(argv[i], "--worlds") == 0 && i + 1 < argc)
+		{
+			worlds = atoi(argv[++i]);
+		}
+		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+		{
+			only = argv[++i];
+		}
+		else if (strcmp(argv[i], "--terms") == 0 && i + 1 < argc)
+		{
+			const char* t = argv[++i];
+			if (strcmp(t, "midpoint") != 0 && strcmp(t, "explicit") != 0)
+			{
+				usage();
+				return 2;
+			}
+			terms[0] = strcmp(t, "midpoint") == 0;
+			term_count = 1;
+		}
+		else
+		{
+			usage();
+			return 2;
+		}
+	}
+	if (!(seconds > 0.0) || worlds < 1)
+	{
+		usage();
+		return 2;
+	}
+	if (only == NULL || strcmp(only, "chain") == 0)
+	{
+		bench_chains(seconds, sizes, size_count, solvers, solver_count, terms, term_count);
+	}
+	if (only == NULL || strcmp(only, "arm") == 0)
+	{
+		bench_arm(seconds, solvers, solver_count);
+	}
+	if (only == NULL || strcmp(only, "worlds") == 0)
+	{
+		bench_worlds(worlds, world_steps, solvers, solver_count, terms, term_count);
+	}
+	return 0;
+}
