@@ -1,8 +1,7 @@
 // libFuzzer target for the URDF importer: any bytes go through snm_parse_urdf; a model that parses must
 // satisfy the invariants the build layer relies on, and a failure must carry a message. A model that
-// parses is then built into a world (when the core has articulations: SINEW_FUZZ_BUILD) and stepped a
-// few times, with and without drives. ASan and UBSan (SINEW_FUZZ) catch memory errors, leaks and
-// undefined behaviour; libFuzzer's -timeout catches hangs.
+// parses is then built into a world and stepped a few times, with and without drives. ASan and UBSan
+// (SINEW_FUZZ) catch memory errors, leaks and undefined behaviour; libFuzzer's -timeout catches hangs.
 #include "sinew/model.h"
 #include "sinew/sinew.h"
 
@@ -59,7 +58,6 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 		check(jt->parent >= 0 && jt->child >= 0 && jt->parent != jt->child);
 		check(!jt->has_mimic || (jt->mimic >= 0 && jt->mimic != j && model->joints[jt->mimic].mimic < 0));
 	}
-#if SINEW_FUZZ_BUILD
 	// Build it: the checks of the build layer and of the core, then a few steps.
 	sn_world* world = NULL;
 	sn_world_def wd = sn_default_world_def();
@@ -87,7 +85,6 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 		check(build_error.code == err && build_error.text[0] != '\0' && sn_world_get_articulations(world, NULL, 0) == 0);
 	}
 	sn_world_destroy(world);
-#endif
 	snm_model_destroy(model);
 	return 0;
 }
