@@ -1,55 +1,145 @@
-// Hanging chain benchmark (issue 2): N hinge-jointed boxes released horizontally, dt = 1 ms, 5 s of
-// simulated time, for N = 10, 50, 200 in each maximal-coordinate solver. Prints a table and one BENCH
-// line per run: steps per second, nanoseconds per joint per step, and the largest joint position error
-// at the end (distance between a joint's two anchors).
+// Solver benchmark (issues 2 and 4): the hanging chain of N hinge-jointed boxes (released horizontally,
+// dt = 1 ms) for N = 10, 50, 200, and a 20 x 20 sheet of plates joined by hinges in closed loops, each in
+// every maximal-coordinate solver (PGS, TGS, XPBD, DIRECT) at its default settings. Prints a table and
+// one BENCH line per run: steps per second, nanoseconds per joint per step, the joint position error at
+// the end (largest distance between a joint's two anchors), and the largest anchor gap and hinge-axis
+// misalignment seen during the run (sampled every 10 ms of simulated time; sampling is not timed).
+// Ends with the 200-link chain's figures side by side.
 #include "scenes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+enum
+{
+	MAX_SIZES = 8,
+	SAMPLE_STEPS = 10
+};
+
+typedef struct run_result
+{
+	int steps;
+	double steps_per_s;
+	double ns_per_joint_step;
+	double end_error_m;   // largest anchor gap at the end
+	double worst_error_m; // largest anchor gap seen
+	double worst_axis_rad; // largest hinge-axis misalignment seen
+	bool diverged;
+} run_result;
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_chain [--seconds S] [--n N]... [--solver pgs|tgs]...\n"
-					"  Simulates S seconds (default 5) of each chain and prints BENCH lines.\n");
+	fprintf(stderr, "usage: bench_chain [--seconds S] [--grid-seconds S] [--n N]... [--grid SIDE] "
+					"[--solver pgs|tgs|xpbd|direct]...\n"
+					"  Chains of N links (default 10, 50, 200) for S seconds (default 5), a SIDE x SIDE sheet\n"
+					"  (default 20, 0 for none) for its own seconds (default 1), in each solver (default all).\n");
+}
+
+// Step for `seconds`, timing only the steps; sample the joints' errors every SAMPLE_STEPS steps.
+static run_result run(sn_world* world, const sn_joint_id* joints, int joint_count, double dt, double seconds)
+{
+	run_result r;
+	memset(&r, 0, sizeof(r));
+	int steps = (int)(seconds / dt + 0.5);
+	double elapsed = 0.0;
+	while (r.steps < steps && !r.diverged)
+	{
+		int chunk = steps - r.steps < SAMPLE_STEPS ? steps - r.steps : SAMPLE_STEPS;
+		double t0 = bench_now();
+		for (int i = 0; i < chunk; ++i)
+		{
+			if (sn_world_step(world) != SN_ERR_OK)
+			{
+				r.diverged = true;
+				break;
+			}
+			r.steps += 1;
+		}
+		elapsed += bench_now() - t0;
+		if (r.diverged)
+		{
+			break;
+		}
+		double gap = joints_max_anchor_gap(world, joints, joint_count);
+		double axis = joints_max_axis_error(world, joints, joint_count);
+		r.worst_error_m = gap > r.worst_error_m ? gap : r.worst_error_m;
+		r.worst_axis_rad = axis > r.worst_axis_rad ? axis : r.worst_axis_rad;
+	}
+	r.end_error_m = joints_max_anchor_gap(world, joints, joint_count);
+	r.steps_per_s = r.steps / elapsed;
+	r.ns_per_joint_step = 1e9 * elapsed / ((double)r.steps * joint_count);
+	return r;
+}
+
+static void print_run(const char* scene, sn_solver solver, int n, int joints, double dt, const run_result* r,
+					  sn_world* world)
+{
+	const char* name = sn_solver_name(solver);
+	printf("  %-7s %-6s %5d %6d %11.1f %14.1f %13.3e %13.3e %12.3e%s\n", name, scene, n, joints, r->steps_per_s,
+		   r->ns_per_joint_step, r->end_error_m, r->worst_error_m, r->worst_axis_rad, r->diverged ? "  (diverged)" : "");
+	printf("BENCH scene=%s coords=maximal solver=%s n=%d joints=%d dt_s=%g steps=%d steps_per_s=%.1f "
+		   "ns_per_joint_step=%.1f max_joint_error_m=%.3e worst_joint_error_m=%.3e worst_axis_error_rad=%.3e "
+		   "diverged=%d",
+		   scene, name, n, joints, dt, r->steps, r->steps_per_s, r->ns_per_joint_step, r->end_error_m, r->worst_error_m,
+		   r->worst_axis_rad, r->diverged);
+	if (solver == SN_SOLVER_DIRECT)
+	{
+		sn_solver_stats st = sn_world_get_solver_stats(world);
+		printf(" graph_edges=%d factor_blocks=%d dependent_rows=%d", st.direct_graph_edges, st.direct_factor_blocks,
+			   st.direct_dependent_rows);
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+static int parse_solver(const char* name, sn_solver* out)
+{
+	for (int s = 0; s < SN_SOLVER_COUNT; ++s)
+	{
+		if (strcmp(name, sn_solver_name((sn_solver)s)) == 0)
+		{
+			*out = (sn_solver)s;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 int main(int argc, char** argv)
 {
-	double seconds = 5.0;
-	int sizes[8] = { 10, 50, 200 };
-	int size_count = 3, user_sizes = 0;
-	sn_solver solvers[SN_SOLVER_COUNT] = { SN_SOLVER_PGS, SN_SOLVER_TGS };
-	int solver_count = 2, user_solvers = 0;
+	double seconds = 5.0, grid_seconds = 1.0;
+	int sizes[MAX_SIZES] = { 10, 50, 200 };
+	int size_count = 3, user_sizes = 0, grid = 20;
+	sn_solver solvers[SN_SOLVER_COUNT] = { SN_SOLVER_PGS, SN_SOLVER_TGS, SN_SOLVER_XPBD, SN_SOLVER_DIRECT };
+	int solver_count = 4, user_solvers = 0;
 	for (int i = 1; i < argc; ++i)
 	{
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
 		{
 			seconds = atof(argv[++i]);
 		}
-		else if (strcmp(argv[i], "--n") == 0 && i + 1 < argc && user_sizes < 8)
+		else if (strcmp(argv[i], "--grid-seconds") == 0 && i + 1 < argc)
+		{
+			grid_seconds = atof(argv[++i]);
+		}
+		else if (strcmp(argv[i], "--n") == 0 && i + 1 < argc && user_sizes < MAX_SIZES)
 		{
 			sizes[user_sizes++] = atoi(argv[++i]);
 			size_count = user_sizes;
 		}
+		else if (strcmp(argv[i], "--grid") == 0 && i + 1 < argc)
+		{
+			grid = atoi(argv[++i]);
+		}
 		else if (strcmp(argv[i], "--solver") == 0 && i + 1 < argc && user_solvers < SN_SOLVER_COUNT)
 		{
-			const char* name = argv[++i];
-			int found = -1;
-			for (int s = 0; s < SN_SOLVER_COUNT; ++s)
-			{
-				if (strcmp(name, sn_solver_name((sn_solver)s)) == 0)
-				{
-					found = s;
-				}
-			}
-			if (found < 0)
+			if (parse_solver(argv[++i], solvers + user_solvers) != 0)
 			{
 				usage();
 				return 2;
 			}
-			solvers[user_solvers++] = (sn_solver)found;
-			solver_count = user_solvers;
+			solver_count = ++user_solvers;
 		}
 		else
 		{
@@ -57,43 +147,75 @@ int main(int argc, char** argv)
 			return 2;
 		}
 	}
+	if (!(seconds > 0.0 && seconds < 3600.0 && grid_seconds > 0.0 && grid_seconds < 3600.0) || grid < 0 || grid > 100)
+	{
+		usage();
+		return 2;
+	}
+	for (int i = 0; i < size_count; ++i)
+	{
+		if (sizes[i] < 1 || sizes[i] > 100000)
+		{
+			usage();
+			return 2;
+		}
+	}
 	const double dt = 0.001;
-	int steps = (int)(seconds / dt + 0.5);
-	printf("# hanging chain, maximal coordinates, dt = %g s, %d steps, default iterations (8 position, 1 velocity)\n",
-		   dt, steps);
-	printf("# %-7s %5s %12s %18s %20s\n", "solver", "n", "steps/s", "ns/joint/step", "max joint error (m)");
+	printf("# maximal coordinates, dt = %g s, default settings (8 position iterations, 1 velocity)\n", dt);
+	printf("# chains: %g s of simulated time; %dx%d sheet: %g s\n", seconds, grid, grid, grid_seconds);
+	printf("# %-7s %-6s %5s %6s %11s %14s %13s %13s %12s\n", "solver", "scene", "n", "joints", "steps/s",
+		   "ns/joint/step", "end error m", "worst gap m", "worst axis rad");
+	run_result chain200[SN_SOLVER_COUNT];
+	bool have200[SN_SOLVER_COUNT] = { false };
 	for (int si = 0; si < solver_count; ++si)
 	{
+		sn_solver solver = solvers[si];
 		for (int ni = 0; ni < size_count; ++ni)
 		{
-			int n = sizes[ni];
 			chain_scene scene;
-			if (chain_scene_create(&scene, n, solvers[si], dt, 8, 1) != 0)
+			if (chain_scene_create(&scene, sizes[ni], solver, dt, 8, 1) != 0)
 			{
-				fprintf(stderr, "could not build the scene\n");
+				fprintf(stderr, "could not build the chain\n");
 				return 1;
 			}
-			int done = 0;
-			double t0 = bench_now();
-			for (; done < steps; ++done)
+			run_result r = run(scene.world, scene.joints, scene.n, dt, seconds);
+			print_run("chain", solver, scene.n, scene.n, dt, &r, scene.world);
+			if (sizes[ni] == 200)
 			{
-				if (sn_world_step(scene.world) != SN_ERR_OK)
-				{
-					break;
-				}
+				chain200[si] = r;
+				have200[si] = true;
 			}
-			double elapsed = bench_now() - t0;
-			double err = chain_scene_max_joint_error(&scene);
-			double sps = done / elapsed;
-			double ns = 1e9 * elapsed / ((double)done * n);
-			const char* name = sn_solver_name(solvers[si]);
-			printf("  %-7s %5d %12.1f %18.1f %20.3e%s\n", name, n, sps, ns, err,
-				   done < steps ? "  (diverged)" : "");
-			printf("BENCH scene=chain coords=maximal solver=%s n=%d dt_s=%g steps=%d steps_per_s=%.1f "
-				   "ns_per_joint_step=%.1f max_joint_error_m=%.3e diverged=%d\n",
-				   name, n, dt, done, sps, ns, err, done < steps);
-			fflush(stdout);
 			chain_scene_destroy(&scene);
+		}
+		if (grid > 0)
+		{
+			grid_scene scene;
+			if (grid_scene_create(&scene, grid, solver, dt, 8, 1) != 0)
+			{
+				fprintf(stderr, "could not build the grid\n");
+				return 1;
+			}
+			run_result r = run(scene.world, scene.joints, scene.joint_count, dt, grid_seconds);
+			print_run("grid", solver, grid, scene.joint_count, dt, &r, scene.world);
+			grid_scene_destroy(&scene);
+		}
+	}
+	bool any200 = false;
+	for (int si = 0; si < solver_count; ++si)
+	{
+		any200 = any200 || have200[si];
+	}
+	if (any200)
+	{
+		printf("# 200-link chain after %g s, side by side\n", seconds);
+		printf("# %-7s %11s %22s %18s\n", "solver", "steps/s", "end joint error (m)", "worst gap (m)");
+	}
+	for (int si = 0; si < solver_count; ++si)
+	{
+		if (have200[si])
+		{
+			printf("  %-7s %11.1f %22.3e %18.3e\n", sn_solver_name(solvers[si]), chain200[si].steps_per_s,
+				   chain200[si].end_error_m, chain200[si].worst_error_m);
 		}
 	}
 	return 0;

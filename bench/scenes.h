@@ -21,6 +21,29 @@ void chain_scene_destroy(chain_scene* scene);
 // Largest distance between a joint's two anchors, m.
 double chain_scene_max_joint_error(const chain_scene* scene);
 
+// A sheet of side x side plates (0.25 x 0.25 x 0.04 m, 1 kg) in the horizontal x-y plane, each joined by
+// a hinge about y to the plate before it along x (the first row to the world at x = 0) and to the plate
+// before it along y: side + 2 side (side - 1) hinges, every square of four a closed loop. Released flat,
+// it swings down about its pinned edge like one wide chain; its loops repeat constraints (parallel hinge
+// axes), which stresses iterative solvers and the direct solver's factorisation (fill-in) alike.
+typedef struct grid_scene
+{
+	sn_world* world;
+	int side;
+	int joint_count;
+	sn_body_id* bodies;
+	sn_joint_id* joints;
+} grid_scene;
+
+int grid_scene_create(grid_scene* scene, int side, sn_solver solver, double dt, int position_iterations,
+					  int velocity_iterations);
+void grid_scene_destroy(grid_scene* scene);
+
+// Largest distance between a joint's two anchors over the given joints, m.
+double joints_max_anchor_gap(sn_world* world, const sn_joint_id* joints, int count);
+// Largest angle between a joint's two frame x axes (the hinge axes), rad.
+double joints_max_axis_error(sn_world* world, const sn_joint_id* joints, int count);
+
 // The same chain as an articulation in its own world: link 0 is a fixed base at the origin, links 1..n
 // are the boxes, each hinged (axis along y) to the previous one at its end. Returns 0 on success.
 typedef struct artic_chain_scene

@@ -1,9 +1,24 @@
 #!/usr/bin/env bash
-# Benchmarks: install, build the release flavour, run every benchmark. Each prints a table for people
-# and BENCH key=value lines for scripts (grep '^BENCH').
+# Benchmarks: install, build the release flavour, run them. Each prints a table for people and BENCH
+# key=value lines for scripts (grep '^BENCH').
+#   bash scripts/bench.sh                       every benchmark with its defaults
+#   bash scripts/bench.sh chain [args]          bench_chain: hanging chains (N = 10, 50, 200) and a 20 x 20
+#                                               sheet of hinge loops in PGS, TGS, XPBD and DIRECT (about a
+#                                               minute); args: --seconds --grid-seconds --n --grid --solver
+#   bash scripts/bench.sh articulation [args]   bench_articulation (see README.md)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+case "${1:-}" in
+  ""|chain|articulation) ;;
+  *) echo "bench.sh: first argument chain or articulation (or none for every benchmark)" >&2; exit 2 ;;
+esac
 bash "$root/scripts/install-deps.sh"
 bash "$root/scripts/build.sh" release
-"$root/build/release/bench/bench_chain" "$@"
-"$root/build/release/bench/bench_articulation" "$@"
+case "${1:-}" in
+  chain) shift; "$root/build/release/bench/bench_chain" "$@" ;;
+  articulation) shift; "$root/build/release/bench/bench_articulation" "$@" ;;
+  *)
+    "$root/build/release/bench/bench_chain"
+    "$root/build/release/bench/bench_articulation"
+    ;;
+esac

@@ -44,11 +44,23 @@ int main(int argc, char** argv)
 		else if (strcmp(argv[i], "--solver") == 0 && i + 1 < argc)
 		{
 			++i;
-			solver = strcmp(argv[i], "pgs") == 0 ? SN_SOLVER_PGS : SN_SOLVER_TGS;
+			solver = SN_SOLVER_COUNT;
+			for (int k = 0; k < SN_SOLVER_COUNT; ++k)
+			{
+				if (strcmp(argv[i], sn_solver_name((sn_solver)k)) == 0)
+				{
+					solver = (sn_solver)k;
+				}
+			}
+			if (solver == SN_SOLVER_COUNT)
+			{
+				fprintf(stderr, "sinew-demo: unknown solver '%s' (pgs, tgs, xpbd or direct)\n", argv[i]);
+				return 2;
+			}
 		}
 		else
 		{
-			fprintf(stderr, "usage: sinew-demo [--seconds S] [--solver tgs|pgs]\n");
+			fprintf(stderr, "usage: sinew-demo [--seconds S] [--solver tgs|pgs|xpbd|direct]\n");
 			return 2;
 		}
 	}

@@ -35,5 +35,13 @@ int32_t body_solver_index(const sn_world* world, int32_t body_index);
 sn_mat33 body_inv_inertia_world(const body* b);
 // Pose of the body frame.
 sn_transform body_pose(const body* b);
+// Velocities of a dynamic body after h: scaled gravity, applied force and torque, implicit gyroscopic
+// torque (one Newton step, see solver.c) and damping. Shared by the XPBD and DIRECT solvers; the same
+// arithmetic as PGS/TGS's velocity integration.
+void body_integrate_velocity(const body* b, sn_vec3 gravity, double h, sn_vec3* v, sn_vec3* w);
+// Solver body slots for a step (XPBD, DIRECT): slot 0 is the static ground; every non-static body gets a
+// slot with its velocities, inverse mass and world inverse inertia, and its solver_index. The same layout
+// as PGS/TGS's (solver.c), so rows (row.h) index the same arrays.
+void body_prepare_solver_slots(sn_world* world);
 
 #endif

@@ -71,7 +71,7 @@ sn_error joint_check_soft(sn_world* world, const char* what, sn_soft soft)
 		case SN_ERR_NOT_FINITE:
 			return world_fail(world, err, "%s: softness values must be finite", what);
 		case SN_ERR_NEGATIVE_VALUE:
-			return world_fail(world, err, "%s: stiffness, damping, frequency and damping ratio must be >= 0", what);
+			return world_fail(world, err, "%s: stiffness, damping, frequency, damping ratio, compliance and damping time must be >= 0", what);
 		default:
 			return world_fail(world, SN_ERR_INVALID_ARGUMENT, "%s: unknown softness kind %d", what, (int)soft.kind);
 	}
@@ -659,6 +659,12 @@ sn_error sn_joint_set_lock_soft(sn_world* world, sn_joint_id id, sn_soft soft)
 		j->lock_soft = soft;
 	}
 	return err;
+}
+
+sn_soft sn_joint_get_lock_soft(const sn_world* world, sn_joint_id id)
+{
+	JOINT_GET_OR_(world, id, sn_soft_rigid());
+	return j->lock_soft;
 }
 
 // The axis record a run-time control call may change, or NULL (with the error recorded).

@@ -38,7 +38,7 @@ row* builder_emit(row_builder* b, int slot, sn_vec3 lin, sn_vec3 ang_a, sn_vec3 
 	{
 		return NULL; // neither side can move along this row
 	}
-	if (soft.kind != SN_SOFT_RIGID && (flags & ROW_VELOCITY) == 0)
+	if (!soft_is_hard(soft) && (flags & ROW_VELOCITY) == 0)
 	{
 		flags |= ROW_SOFT;
 	}

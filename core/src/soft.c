@@ -1,6 +1,17 @@
+// Softness: validation and the one mapping between its forms and each solver's coefficients (derived in
+// soft.h).
 #include "soft.h"
 
 #include <math.h>
+
+static sn_error check_pair(double a, double b)
+{
+	if (!isfinite(a) || !isfinite(b))
+	{
+		return SN_ERR_NOT_FINITE;
+	}
+	return (a < 0.0 || b < 0.0) ? SN_ERR_NEGATIVE_VALUE : SN_ERR_OK;
+}
 
 sn_error soft_check(sn_soft soft)
 {
@@ -9,17 +20,11 @@ sn_error soft_check(sn_soft soft)
 		case SN_SOFT_RIGID:
 			return SN_ERR_OK;
 		case SN_SOFT_STIFFNESS:
-			if (!isfinite(soft.stiffness) || !isfinite(soft.damping))
-			{
-				return SN_ERR_NOT_FINITE;
-			}
-			return (soft.stiffness < 0.0 || soft.damping < 0.0) ? SN_ERR_NEGATIVE_VALUE : SN_ERR_OK;
+			return check_pair(soft.stiffness, soft.damping);
 		case SN_SOFT_FREQUENCY:
-			if (!isfinite(soft.frequency) || !isfinite(soft.damping_ratio))
-			{
-				return SN_ERR_NOT_FINITE;
-			}
-			return (soft.frequency < 0.0 || soft.damping_ratio < 0.0) ? SN_ERR_NEGATIVE_VALUE : SN_ERR_OK;
+			return check_pair(soft.frequency, soft.damping_ratio);
+		case SN_SOFT_COMPLIANCE:
+			return check_pair(soft.compliance, soft.damping_time);
 	}
 	return SN_ERR_INVALID_ARGUMENT;
 }
@@ -40,12 +45,40 @@ bool soft_spring_constants(sn_soft soft, double inv_eff_mass, double* stiffness,
 			*damping = 2.0 * m_eff * soft.damping_ratio * omega;
 			return true;
 		}
+		case SN_SOFT_COMPLIANCE:
+			if (soft.compliance > 0.0)
+			{
+				*stiffness = 1.0 / soft.compliance;
+				*damping = soft.damping_time / soft.compliance;
+				return true;
+			}
+			break; // c = 0: a hard row
 		case SN_SOFT_RIGID:
 			break;
 	}
 	*stiffness = 0.0;
 	*damping = 0.0;
 	return false;
+}
+
+bool soft_compliance_of(sn_soft soft, double inv_eff_mass, double* compliance, double* damping_time)
+{
+	if (soft.kind == SN_SOFT_COMPLIANCE && soft.compliance > 0.0)
+	{
+		*compliance = soft.compliance;
+		*damping_time = soft.damping_time;
+		return true;
+	}
+	double k, b;
+	if (!soft_spring_constants(soft, inv_eff_mass, &k, &b))
+	{
+		*compliance = 0.0;
+		*damping_time = 0.0;
+		return false;
+	}
+	*compliance = k > 0.0 ? 1.0 / k : INFINITY;
+	*damping_time = k > 0.0 ? b / k : (b > 0.0 ? INFINITY : 0.0);
+	return true;
 }
 
 bool soft_coefficients_for(sn_soft soft, double inv_eff_mass, double h, double rigid_bias_rate,
@@ -74,5 +107,37 @@ bool soft_coefficients_for(sn_soft soft, double inv_eff_mass, double h, double r
 	out->impulse_scale = gamma * out->eff_mass;
 	out->bias_rate = h * k * gamma;
 	out->vel_scale = h * c * gamma;
+	return true;
+}
+
+bool soft_xpbd_for(sn_soft soft, double inv_eff_mass, double h, double* alpha_tilde, double* damping_compliance)
+{
+	double k, b;
+	if (!soft_spring_constants(soft, inv_eff_mass, &k, &b))
+	{
+		*alpha_tilde = 0.0;
+		*damping_compliance = INFINITY;
+		return false;
+	}
+	*alpha_tilde = k > 0.0 ? 1.0 / (k * h * h) : INFINITY;
+	*damping_compliance = b > 0.0 ? 1.0 / (h * b) : INFINITY;
+	return true;
+}
+
+bool soft_direct_for(sn_soft soft, double inv_eff_mass, double h, double alpha, double beta, soft_direct* out)
+{
+	double k, b;
+	if (!soft_spring_constants(soft, inv_eff_mass, &k, &b))
+	{
+		return false;
+	}
+	double a = alpha * (h * beta * k + b);
+	if (!(a > 0.0))
+	{
+		return false;
+	}
+	out->compliance = 1.0 / (h * a);
+	out->phi_coef = -k / a;
+	out->phidot_coef = (alpha * h * k * (beta - 1.0) + b * (alpha - 1.0)) / a;
 	return true;
 }

@@ -1,10 +1,7 @@
 // PGS and TGS for maximal coordinates (seed 001's velocity-level rows, seed 002's iteration schemes).
 //
-// Velocity update with implicit gyroscopic torque: in body axes, I (w' - w) + h w' x (I w') = h tau is
-// solved by one Newton step from w:
-//   f = h (w x I w - tau),  J = I + h ([w]x I - [I w]x),  w' = w - J^-1 f
-// which keeps a spinning asymmetric body's energy bounded where the explicit term would add energy.
-// Orientation advances by the exact exponential map q' = exp(h w) q.
+// Bodies integrate as in body.c (implicit gyroscopic torque); orientation advances by the exact
+// exponential map q' = exp(h w) q.
 //
 // Velocity and position are corrected apart (split impulse, the "separate position pass"): each
 // sweep solves every row's velocity condition with a physical impulse that is warm-started and reported
@@ -30,10 +27,12 @@
 
 #include "artic.h"
 #include "body.h"
+#include "direct.h"
 #include "joint.h"
 #include "mathx.h"
 #include "row.h"
 #include "world.h"
+#include "xpbd.h"
 
 #include <math.h>
 #include <string.h>
@@ -48,7 +47,26 @@ enum solve_mode
 
 bool solver_supported(sn_solver solver)
 {
-	return solver == SN_SOLVER_PGS || solver == SN_SOLVER_TGS;
+	return (int)solver >= 0 && solver < SN_SOLVER_COUNT;
+}
+
+sn_error solver_prepare(sn_world* world)
+{
+	switch (world->def.solver)
+	{
+		case SN_SOLVER_XPBD:
+			return xpbd_reserve(world);
+		case SN_SOLVER_DIRECT:
+			return direct_prepare(world);
+		default:
+			return SN_ERR_OK;
+	}
+}
+
+void solver_release(sn_world* world)
+{
+	xpbd_release(world);
+	direct_release(world);
 }
 
 void solver_begin_step(sn_world* world)
@@ -72,41 +90,11 @@ void solver_end_step(sn_world* world, double dt)
 	}
 }
 
-// Solver bodies: index 0 is the static ground; every non-static body gets its own slot.
+// Solver bodies (index 0 is the static ground) and the velocity update with implicit gyroscopic
+// torque are shared with the other solvers (body.c).
 static void prepare_bodies(sn_world* world)
 {
-	solver_body* sb = world->solver_bodies;
-	solver_body_info* info = world->solver_infos;
-	memset(sb, 0, sizeof(*sb));
-	info[0].body = -1;
-	info[0].inv_mass = 0.0;
-	info[0].inv_inertia = sn_mat33_zero();
-	int n = 1;
-	for (int i = 0; i < world->body_high; ++i)
-	{
-		body* b = world->bodies + i;
-		if (!b->live)
-		{
-			continue;
-		}
-		if (b->type == SN_BODY_STATIC)
-		{
-			b->solver_index = 0;
-			continue;
-		}
-		b->solver_index = n;
-		sb[n].v = b->v;
-		sb[n].w = b->w;
-		sb[n].vp = sn_v3(0, 0, 0);
-		sb[n].wp = sn_v3(0, 0, 0);
-		sb[n].dp = sn_v3(0, 0, 0);
-		sb[n].dtheta = sn_v3(0, 0, 0);
-		info[n].body = i;
-		info[n].inv_mass = b->inv_mass;
-		info[n].inv_inertia = body_inv_inertia_world(b);
-		n += 1;
-	}
-	world->solver_count = n;
+	body_prepare_solver_slots(world);
 }
 
 static void integrate_velocities(sn_world* world, double h)
@@ -115,25 +103,11 @@ static void integrate_velocities(sn_world* world, double h)
 	for (int i = 1; i < world->solver_count; ++i)
 	{
 		const body* b = world->bodies + world->solver_infos[i].body;
-		if (b->type != SN_BODY_DYNAMIC)
+		if (b->type == SN_BODY_DYNAMIC)
 		{
-			continue;
+			solver_body* s = world->solver_bodies + i;
+			body_integrate_velocity(b, gravity, h, &s->v, &s->w);
 		}
-		solver_body* s = world->solver_bodies + i;
-		sn_vec3 accel = sn_mul_add(sn_scale(b->gravity_scale, gravity), b->inv_mass, b->force);
-		s->v = sn_mul_add(s->v, h, accel);
-
-		sn_vec3 wb = sn_inv_rotate(b->q, s->w);
-		sn_vec3 tb = sn_inv_rotate(b->q, b->torque);
-		sn_vec3 iw = sn_mat33_mul_v(b->inertia, wb);
-		sn_vec3 f = sn_scale(h, sn_sub(sn_cross(wb, iw), tb));
-		sn_mat33 jac = mat33_add(b->inertia, mat33_scale(h, mat33_add(sn_mat33_mul(mat33_skew(wb), b->inertia),
-																	   mat33_scale(-1.0, mat33_skew(iw)))));
-		wb = sn_sub(wb, mat33_solve(jac, f));
-		s->w = sn_rotate(b->q, wb);
-
-		s->v = sn_scale(1.0 / (1.0 + h * b->linear_damping), s->v);
-		s->w = sn_scale(1.0 / (1.0 + h * b->angular_damping), s->w);
 	}
 }
 
@@ -381,31 +355,48 @@ static void tgs_substep(sn_world* world, double h)
 	const sn_world_def* def = &world->def;
 	int n = def->position_iterations;
 	double rho = h / n;
+	// A world of articulations only skips the body pipeline entirely.
+	bool bodies = world->body_count > 0;
 	// Articulations: one ABA for the whole solve, then one window of length rho per position iteration
 	// (artic_solve.c).
 	artic_solve_begin(world, h, true, n);
 	for (int i = 0; i < n; ++i)
 	{
-		prepare_bodies(world);
-		integrate_velocities(world, rho);
-		build_rows(world, rho, def->erp / rho);
-		warm_start(world);
-		solve_rows(world, SOLVE_TGS_POSITION, rho);
+		if (bodies)
+		{
+			prepare_bodies(world);
+			integrate_velocities(world, rho);
+			build_rows(world, rho, def->erp / rho);
+			warm_start(world);
+			solve_rows(world, SOLVE_TGS_POSITION, rho);
+		}
 		artic_solve_sweep(world, ARTIC_SWEEP_TGS_POSITION, i + 1);
-		integrate_positions(world, rho);
+		if (bodies)
+		{
+			integrate_positions(world, rho);
+		}
 		artic_solve_advance(world, rho);
-		store_velocities(world);
-		accumulate_joints(world, rho);
+		if (bodies)
+		{
+			store_velocities(world);
+			accumulate_joints(world, rho);
+		}
 	}
 	if (def->velocity_iterations > 0)
 	{
 		for (int i = 0; i < def->velocity_iterations; ++i)
 		{
-			solve_rows(world, SOLVE_TGS_VELOCITY, rho);
+			if (bodies)
+			{
+				solve_rows(world, SOLVE_TGS_VELOCITY, rho);
+			}
 			artic_solve_sweep(world, ARTIC_SWEEP_TGS_VELOCITY, 0);
 		}
-		store_velocities(world);
-		accumulate_joints(world, rho);
+		if (bodies)
+		{
+			store_velocities(world);
+			accumulate_joints(world, rho);
+		}
 	}
 	artic_solve_end(world);
 }
@@ -419,6 +410,16 @@ void solver_substep(sn_world* world, double h)
 			break;
 		case SN_SOLVER_TGS:
 			tgs_substep(world, h);
+			break;
+		// Articulations have no XPBD or DIRECT path: in those worlds they step with their own TGS solve
+		// (artic_solve.c), here, after the maximal-coordinate bodies (the two do not interact).
+		case SN_SOLVER_XPBD:
+			xpbd_substep(world, h);
+			artic_step_tgs(world, h);
+			break;
+		case SN_SOLVER_DIRECT:
+			direct_substep(world, h);
+			artic_step_tgs(world, h);
 			break;
 		default:
 			break;

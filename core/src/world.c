@@ -26,6 +26,8 @@ sn_world_def sn_default_world_def(void)
 	def.velocity_iterations = 1;
 	def.substeps = 1;
 	def.erp = 0.2;
+	def.implicit_alpha = 1.0;
+	def.implicit_beta = 1.0;
 	def.divergence_speed = 1e6;
 	return def;
 }
@@ -61,6 +63,12 @@ static sn_error check_def(const sn_world_def* def, char* detail, size_t cap)
 		FAIL_(SN_ERR_NOT_FINITE, "erp must be finite");
 	if (def->erp < 0.0 || def->erp > 1.0)
 		FAIL_(SN_ERR_INVALID_ARGUMENT, "erp must be in [0, 1], got %g", def->erp);
+	if (!isfinite(def->implicit_alpha) || !isfinite(def->implicit_beta))
+		FAIL_(SN_ERR_NOT_FINITE, "implicit_alpha and implicit_beta must be finite");
+	if (!(def->implicit_alpha >= 0.5 && def->implicit_alpha <= 1.0))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "implicit_alpha must be in [0.5, 1], got %g", def->implicit_alpha);
+	if (!(def->implicit_beta >= 0.5 && def->implicit_beta <= 1.0))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "implicit_beta must be in [0.5, 1], got %g", def->implicit_beta);
 	if (!isfinite(def->divergence_speed))
 		FAIL_(SN_ERR_NOT_FINITE, "divergence_speed must be finite");
 	if (!(def->divergence_speed > 0.0))
@@ -122,6 +130,7 @@ void sn_world_destroy(sn_world* world)
 	memory_free(m, world->rows, (size_t)world->row_capacity * sizeof(row));
 	memory_free(m, world->blocks, (size_t)world->block_capacity * sizeof(row_block));
 	memory_free(m, world->break_events, (size_t)world->break_capacity * sizeof(sn_joint_break_event));
+	solver_release(world);
 	artic_store_destroy(world);
 	sn_memory last = world->memory;
 	memory_free(&last, world, sizeof(sn_world));
@@ -230,6 +239,24 @@ double sn_world_get_erp(const sn_world* world)
 	return world->def.erp;
 }
 
+sn_error sn_world_set_implicit_factors(sn_world* world, double alpha, double beta)
+{
+	sn_world_def d = world->def;
+	d.implicit_alpha = alpha;
+	d.implicit_beta = beta;
+	return apply_def(world, d);
+}
+
+double sn_world_get_implicit_alpha(const sn_world* world)
+{
+	return world->def.implicit_alpha;
+}
+
+double sn_world_get_implicit_beta(const sn_world* world)
+{
+	return world->def.implicit_beta;
+}
+
 sn_world_def sn_world_get_def(const sn_world* world)
 {
 	return world->def;
@@ -287,6 +314,20 @@ sn_error sn_world_clear_divergence(sn_world* world)
 	}
 	world->diverged = false;
 	return SN_ERR_OK;
+}
+
+sn_solver_stats sn_world_get_solver_stats(const sn_world* world)
+{
+	sn_solver_stats st;
+	memset(&st, 0, sizeof(st));
+	st.rows = world->row_count;
+	const direct_state* d = &world->direct;
+	st.direct_rounds = d->last_iterations;
+	st.direct_dependent_rows = d->last_dependent;
+	st.direct_graph_edges = d->analysed && d->node_count > 0 ? d->adj_ptr[d->node_count] / 2 : 0;
+	st.direct_factor_blocks = d->analysed ? d->ldl.nnz : 0;
+	st.direct_unsettled_steps = d->unconverged;
+	return st;
 }
 
 const sn_joint_break_event* sn_world_get_break_events(const sn_world* world, int* count)
@@ -488,6 +529,11 @@ sn_error sn_world_step(sn_world* world)
 	if (err != SN_ERR_OK)
 	{
 		return world_fail(world, err, "could not grow the step's scratch memory");
+	}
+	err = solver_prepare(world);
+	if (err != SN_ERR_OK)
+	{
+		return world_fail(world, err, "could not grow the %s solver's scratch memory", sn_solver_name(world->def.solver));
 	}
 	double dt = world->def.time_step;
 	int substeps = world->def.substeps;

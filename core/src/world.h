@@ -3,9 +3,11 @@
 #define SINEW_WORLD_INTERNAL_H
 
 #include "alloc.h"
+#include "direct.h"
 #include "body.h"
 #include "joint.h"
 #include "row.h"
+#include "xpbd.h"
 
 #include "sinew/world.h"
 
@@ -51,6 +53,9 @@ struct sn_world
 	int block_capacity;
 	int block_count;
 
+	// Scratch of the XPBD solver (xpbd.c) and the DIRECT solver's factorisation (direct.c).
+	xpbd_state xpbd;
+	direct_state direct;
 	// Articulations and mimic joints (artic.h); NULL until the first articulation is created.
 	struct artic_store* artics;
 

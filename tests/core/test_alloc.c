@@ -190,8 +190,8 @@ static void build_scene(sn_world* world)
 static void test_no_allocation_in_step(void** state)
 {
 	(void)state;
-	const sn_solver solvers[2] = { SN_SOLVER_PGS, SN_SOLVER_TGS };
-	for (int s = 0; s < 2; ++s)
+	const sn_solver solvers[4] = { SN_SOLVER_PGS, SN_SOLVER_TGS, SN_SOLVER_XPBD, SN_SOLVER_DIRECT };
+	for (int s = 0; s < 4; ++s)
 	{
 		counting c;
 		sn_world* world = counted_world(&c, solvers[s]);
@@ -210,6 +210,9 @@ static void test_no_allocation_in_step(void** state)
 		// A break event, and objects destroyed: still no allocation.
 		sn_joint_id joints[SN_JOINT_TYPE_COUNT];
 		assert_int_equal(sn_world_get_joints(world, joints, SN_JOINT_TYPE_COUNT), SN_JOINT_TYPE_COUNT);
+		// (XPBD projects the scene's initial violation, a distance joint 0.3 m short of its minimum, in
+		// its first substep; the forces of that snap break the 1 kN weld early. Re-enabling it mends it.)
+		assert_sn_ok(sn_joint_set_enabled(world, joints[0], true));
 		assert_sn_ok(sn_joint_set_break_thresholds(world, joints[0], 0.0, INFINITY));
 		assert_sn_ok(sn_world_step(world));
 		int breaks;
@@ -350,8 +353,8 @@ static sn_world* grown_world(counting* c, sn_solver solver)
 static void test_step_fails_cleanly(void** state)
 {
 	(void)state;
-	const sn_solver solvers[2] = { SN_SOLVER_PGS, SN_SOLVER_TGS };
-	for (int s = 0; s < 2; ++s)
+	const sn_solver solvers[4] = { SN_SOLVER_PGS, SN_SOLVER_TGS, SN_SOLVER_XPBD, SN_SOLVER_DIRECT };
+	for (int s = 0; s < 4; ++s)
 	{
 		counting t;
 		sn_world* twin = grown_world(&t, solvers[s]);
@@ -385,7 +388,7 @@ static void test_step_fails_cleanly(void** state)
 			}
 			assert_true(sn_world_state_hash(world) == sn_world_state_hash(twin));
 			destroy_and_check_balance(world, &c);
-			assert_true(k < 20);
+			assert_true(k < 64); // DIRECT's first step sizes ~40 arrays (scratch and factorisation)
 		}
 		report_measure("allocations in the first step after growing", step_allocations);
 		assert_int_equal(failures, step_allocations); // every one of them was made to fail once

@@ -164,6 +164,8 @@ static const int golden_steps = 1500;
 // sn_world_state_hash after golden_steps steps of build_everything, per solver.
 static const uint64_t golden_pgs = 0x0282b67dcf37e9a4ull;
 static const uint64_t golden_tgs = 0x6d11fda647480725ull;
+static const uint64_t golden_xpbd = 0xcf19e72a89e1672cull;
+static const uint64_t golden_direct = 0x45ddad03490c10fcull;
 
 static void check_solver(sn_solver solver, uint64_t golden)
 {
@@ -186,6 +188,18 @@ static void test_golden_pgs(void** state)
 {
 	(void)state;
 	check_solver(SN_SOLVER_PGS, golden_pgs);
+}
+
+static void test_golden_xpbd(void** state)
+{
+	(void)state;
+	check_solver(SN_SOLVER_XPBD, golden_xpbd);
+}
+
+static void test_golden_direct(void** state)
+{
+	(void)state;
+	check_solver(SN_SOLVER_DIRECT, golden_direct);
 }
 
 static void test_golden_tgs(void** state)
@@ -220,6 +234,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden_pgs),
 		cmocka_unit_test(test_golden_tgs),
+		cmocka_unit_test(test_golden_xpbd),
+		cmocka_unit_test(test_golden_direct),
 		cmocka_unit_test(test_interleaved_twins),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -154,6 +154,20 @@ static void test_restore_pgs(void** state)
 	continues_bit_for_bit(SN_SOLVER_PGS);
 }
 
+// XPBD keeps no state between steps beyond the bodies and joints; DIRECT keeps its warm table (where the
+// active set starts) in the joints and analyses the joint graph again, to the same order.
+static void test_restore_xpbd(void** state)
+{
+	(void)state;
+	continues_bit_for_bit(SN_SOLVER_XPBD);
+}
+
+static void test_restore_direct(void** state)
+{
+	(void)state;
+	continues_bit_for_bit(SN_SOLVER_DIRECT);
+}
+
 static void test_small_buffer(void** state)
 {
 	(void)state;
@@ -250,6 +264,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_restore_tgs),
 		cmocka_unit_test(test_restore_pgs),
+		cmocka_unit_test(test_restore_xpbd),
+		cmocka_unit_test(test_restore_direct),
 		cmocka_unit_test(test_small_buffer),
 		cmocka_unit_test(test_corruption_rejected),
 		cmocka_unit_test(test_forged_field_rejected),

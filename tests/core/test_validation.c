@@ -402,8 +402,10 @@ static void test_world_def(void** state)
 	BAD_WORLD_DEF(solver = (sn_solver)-1, SN_ERR_INVALID_ARGUMENT);
 	BAD_WORLD_DEF(solver = SN_SOLVER_COUNT, SN_ERR_INVALID_ARGUMENT);
 	BAD_WORLD_DEF(solver = (sn_solver)77, SN_ERR_INVALID_ARGUMENT);
-	BAD_WORLD_DEF(solver = SN_SOLVER_XPBD, SN_ERR_UNSUPPORTED);
-	BAD_WORLD_DEF(solver = SN_SOLVER_DIRECT, SN_ERR_UNSUPPORTED);
+	BAD_WORLD_DEF(implicit_alpha = nan_, SN_ERR_NOT_FINITE);
+	BAD_WORLD_DEF(implicit_alpha = 0.49, SN_ERR_INVALID_ARGUMENT);
+	BAD_WORLD_DEF(implicit_beta = inf_, SN_ERR_NOT_FINITE);
+	BAD_WORLD_DEF(implicit_beta = 1.01, SN_ERR_INVALID_ARGUMENT);
 	BAD_WORLD_DEF(position_iterations = 0, SN_ERR_INVALID_ARGUMENT);
 	BAD_WORLD_DEF(position_iterations = 1001, SN_ERR_INVALID_ARGUMENT);
 	BAD_WORLD_DEF(position_iterations = -5, SN_ERR_INVALID_ARGUMENT);
@@ -450,7 +452,8 @@ static void test_world_setters(void** state)
 	REJECT(SN_ERR_INVALID_ARGUMENT, sn_world_set_time_step(w, 0.0));
 	REJECT(SN_ERR_INVALID_ARGUMENT, sn_world_set_time_step(w, 2.0));
 	REJECT(SN_ERR_INVALID_ARGUMENT, sn_world_set_solver(w, (sn_solver)-3));
-	REJECT(SN_ERR_UNSUPPORTED, sn_world_set_solver(w, SN_SOLVER_XPBD));
+	REJECT(SN_ERR_INVALID_ARGUMENT, sn_world_set_implicit_factors(w, 0.2, 1.0));
+	REJECT(SN_ERR_NOT_FINITE, sn_world_set_implicit_factors(w, 1.0, nan_));
 	REJECT(SN_ERR_INVALID_ARGUMENT, sn_world_set_iterations(w, 0, 1));
 	REJECT(SN_ERR_INVALID_ARGUMENT, sn_world_set_iterations(w, 8, -1));
 	REJECT(SN_ERR_INVALID_ARGUMENT, sn_world_set_iterations(w, 1001, 1));
@@ -637,7 +640,7 @@ static void test_joint_defs(void** state)
 {
 	(void)state;
 	const sn_joint_base base = scene_base(ids.bodies[3], ids.bodies[4]);
-	const sn_limit rigid_limit = { true, -0.5, 0.5, { SN_SOFT_RIGID, 0, 0, 0, 0 } };
+	const sn_limit rigid_limit = { true, -0.5, 0.5, sn_soft_rigid() };
 
 	// Hinge: angle limit in [-pi, pi] and in order, finite motor and spring, non-negative bounds.
 #define BAD_HINGE(assignment, expected)                                                                  \
@@ -811,10 +814,10 @@ static void test_joint_setters(void** state)
 	const sn_joint_id slider = ids.joints[SN_JOINT_PRISMATIC], ball = ids.joints[SN_JOINT_SPHERICAL];
 	const sn_joint_id rod = ids.joints[SN_JOINT_DISTANCE], cylinder = ids.joints[SN_JOINT_CYLINDRICAL];
 	const sn_joint_id six = ids.joints[SN_JOINT_SIX_AXIS];
-	const sn_limit limit = { true, -0.5, 0.5, { SN_SOFT_RIGID, 0, 0, 0, 0 } };
+	const sn_limit limit = { true, -0.5, 0.5, sn_soft_rigid() };
 	const sn_motor motor = { true, 1.0, 1.0 };
-	const sn_spring spring = { true, 0.0, { SN_SOFT_STIFFNESS, 10.0, 1.0, 0, 0 }, 1.0 };
-	const sn_cone_limit cone = { true, 0.5, 0.5, { SN_SOFT_RIGID, 0, 0, 0, 0 } };
+	const sn_spring spring = { true, 0.0, sn_soft_stiffness(10.0, 1.0), 1.0 };
+	const sn_cone_limit cone = { true, 0.5, 0.5, sn_soft_rigid() };
 
 	// Invalid ids, for every setter.
 	const sn_joint_id bad_ids[5] = { ids.stale_joint, { 0, 0 }, foreign_joint, { -1, 1 },
@@ -840,7 +843,7 @@ static void test_joint_setters(void** state)
 	REJECT(SN_ERR_NEGATIVE_VALUE, sn_joint_set_break_thresholds(w, hinge, 1.0, -1.0));
 	REJECT(SN_ERR_NEGATIVE_VALUE, sn_joint_set_lock_soft(w, fixed, sn_soft_stiffness(-1, 1)));
 	REJECT(SN_ERR_NOT_FINITE, sn_joint_set_lock_soft(w, fixed, sn_soft_frequency(inf_, 1)));
-	REJECT(SN_ERR_INVALID_ARGUMENT, sn_joint_set_lock_soft(w, fixed, (sn_soft){ (sn_soft_kind)5, 0, 0, 0, 0 }));
+	REJECT(SN_ERR_INVALID_ARGUMENT, sn_joint_set_lock_soft(w, fixed, (sn_soft){ (sn_soft_kind)5, 0, 0, 0, 0, 0, 0 }));
 
 	// Wrong axis for the joint type: an axis the type locks, or no axis at all.
 	REJECT(SN_ERR_INVALID_ARGUMENT, sn_joint_set_limit(w, hinge, SN_AXIS_X, limit));

@@ -13,6 +13,30 @@
 //
 // Forces out: after a step each joint reports the force it applied to body B (N) and the torque about
 // B's anchor (N*m), both in the world frame, from the row impulses accumulated in that step.
+//
+// The same defs in every solver (world.h): a user switches solver, not code. What each field becomes:
+//   softness (lock_soft, a limit's, a spring's)  PGS/TGS: implicit spring rows; XPBD: compliance
+//       alpha = c = 1/k in the position pass and the damping b in the velocity pass; DIRECT: seed 004's
+//       compliant rows with the world's implicit factors. One mapping (types.h, sn_soft): a constant load
+//       F deflects a soft row by F c in all four.
+//   limits      PGS/TGS: speculative unilateral rows; XPBD: the seed's LimitAngle or the axial part of
+//       RestrictToAxis while violated (inelastic: no restitution); DIRECT: complementarity solved by the
+//       active set.
+//   motors      PGS/TGS/DIRECT: a velocity row within max_force; XPBD: hinge, prismatic and cylindrical
+//       motors are the seed's velocity motor, a position target (angle at the substep's start plus
+//       hx speed) with the multiplier capped at max_force hx^2; six-axis motors act in XPBD's velocity
+//       pass, so a world with velocity_iterations = 0 leaves them off in XPBD.
+//   springs     a rigid spring is a position servo in every solver (XPBD: the seed's Servo), capped at
+//       max_force; a soft one is a spring-damper as above.
+//   swing cone  XPBD: the seed's LimitAngle when y_angle == z_angle; an elliptic cone uses XPBD's generic
+//       per-row correction on the PGS/TGS cone row.
+//   twist       the swing-twist angle of the frames in every solver (XPBD measures it on frame B's y axis
+//       turned back through the swing; the seed's bisector projection is another angle at large swing).
+//   break_force, break_torque  from the reported force and torque in every solver.
+// XPBD projects an error present when a substep starts at once (the others at erp per step): a joint
+// created out of place snaps into place with the velocity of that correction. Create joints in place.
+// No joint def field is ignored by any solver. Of the world settings, XPBD ignores erp, DIRECT ignores
+// the iteration counts, and only DIRECT reads implicit_alpha and implicit_beta.
 #ifndef SINEW_JOINT_H
 #define SINEW_JOINT_H
 
@@ -55,6 +79,8 @@ bool sn_joint_is_enabled(const sn_world* world, sn_joint_id id);
 bool sn_joint_is_broken(const sn_world* world, sn_joint_id id);
 sn_error sn_joint_set_break_thresholds(sn_world* world, sn_joint_id id, double break_force, double break_torque);
 sn_error sn_joint_set_lock_soft(sn_world* world, sn_joint_id id, sn_soft soft);
+// Softness of the locked axes (rigid for an invalid id).
+sn_soft sn_joint_get_lock_soft(const sn_world* world, sn_joint_id id);
 
 // Force (N) on body B and torque (N*m) on body B about its anchor, world frame, in the last step.
 // Either pointer may be NULL.

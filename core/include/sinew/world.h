@@ -10,6 +10,19 @@
 //        integrate velocities over rho, warm-start, one sweep with the position error recomputed from the
 //        accumulated displacement, advance positions by rho; then velocity_iterations sweeps without
 //        position bias (implicit springs frozen, seed 002).
+//   XPBD: position_iterations XPBD substeps of hx = h/n (seed 003), each: integrate bodies; a forward and
+//        a backward sweep of position corrections over every joint, dlambda = (-C - alpha~ lambda) /
+//        (w1 + w2 + alpha~) with alpha~ = alpha/hx^2 and alpha the row's compliance (rigid rows alpha = 0);
+//        derive velocities from the positions; then, unless velocity_iterations is 0, one velocity pass
+//        (soft rows' damping, six-axis motors). erp unused.
+//   DIRECT: rows built at the start pose; the compliant system of seed 004,
+//        (J M^-1 J^T + D) P = t - J v_free with D and t from each row's compliance and the implicit
+//        factors implicit_alpha and implicit_beta, solved exactly by a sparse LDL^T over the joint graph
+//        (analysed again only when the joint graph changes), bounds by an active set; positions advance by
+//        h (v + beta dv). Hard rows solve J v = -erp C / h. Iteration counts unused.
+// Every solver reports joint forces in the same units (sn_joint_get_reaction), and every softness means
+// the same physics in each (types.h, sn_soft). Where a joint def field means something particular in
+// XPBD or DIRECT, joint.h says so.
 // External forces and torques (sn_body_apply_*) act during the next step and are then cleared.
 #ifndef SINEW_WORLD_H
 #define SINEW_WORLD_H
@@ -57,6 +70,10 @@ sn_error sn_world_set_substeps(sn_world* world, int substeps);
 int sn_world_get_substeps(const sn_world* world);
 sn_error sn_world_set_erp(sn_world* world, double erp);
 double sn_world_get_erp(const sn_world* world);
+// DIRECT's implicit factors alpha (velocity) and beta (position), each in [0.5, 1] (see sn_world_def).
+sn_error sn_world_set_implicit_factors(sn_world* world, double alpha, double beta);
+double sn_world_get_implicit_alpha(const sn_world* world);
+double sn_world_get_implicit_beta(const sn_world* world);
 // The whole def as currently set (allocator included).
 sn_world_def sn_world_get_def(const sn_world* world);
 
@@ -71,6 +88,18 @@ bool sn_world_is_diverged(const sn_world* world);
 // any body state is still not finite, or SN_ERR_DIVERGED if a body still moves faster than
 // divergence_speed (which the next step would flag again).
 sn_error sn_world_clear_divergence(sn_world* world);
+
+// What the solver did in the last step, for tests and benchmarks.
+typedef struct sn_solver_stats
+{
+	int rows;                   // constraint rows built in the last (sub)step (PGS, TGS, DIRECT)
+	int direct_rounds;          // DIRECT: active-set rounds (factorisations) in the last (sub)step
+	int direct_dependent_rows;  // DIRECT: rows found to repeat others in the last factorisation
+	int direct_graph_edges;     // DIRECT: pairs of joints sharing a dynamic body
+	int direct_factor_blocks;   // DIRECT: off-diagonal blocks of the factor (edges plus fill-in)
+	uint64_t direct_unsettled_steps; // DIRECT: steps whose active set did not settle (bounds still held)
+} sn_solver_stats;
+sn_solver_stats sn_world_get_solver_stats(const sn_world* world);
 
 // Joints that broke in the last step. The pointer is valid until the next step or destroy call.
 const sn_joint_break_event* sn_world_get_break_events(const sn_world* world, int* count);
@@ -92,7 +121,7 @@ uint64_t sn_world_state_hash(const sn_world* world);
 // original, and every id of the original stays valid in it. Bytes from outside are validated like defs:
 // a malformed, truncated or foreign snapshot gives SN_ERR_BAD_SNAPSHOT (or the field's own error) and
 // creates nothing. The allocator of the new world comes from `allocator` (NULL: malloc and free).
-#define SN_SNAPSHOT_VERSION 2
+#define SN_SNAPSHOT_VERSION 3 // 2: articulations; 3: the world settings carry implicit_alpha and implicit_beta
 // Bytes sn_world_snapshot_write needs.
 size_t sn_world_snapshot_size(const sn_world* world);
 // Write the snapshot; *written (if not NULL) receives its size. SN_ERR_CAPACITY if it does not fit.
