@@ -6,19 +6,24 @@
 #                                               sheet of hinge loops in PGS, TGS, XPBD and DIRECT (about a
 #                                               minute); args: --seconds --grid-seconds --n --grid --solver
 #   bash scripts/bench.sh articulation [args]   bench_articulation (see README.md)
+#   bash scripts/bench.sh server [args]         bench_server: starts sinewd; step-1 latency, streaming to
+#                                               1/10/100 WebSocket clients, real-time capacity (--quick for a
+#                                               short run; see README.md)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 case "${1:-}" in
-  ""|chain|articulation) ;;
-  *) echo "bench.sh: first argument chain or articulation (or none for every benchmark)" >&2; exit 2 ;;
+  ""|chain|articulation|server) ;;
+  *) echo "bench.sh: first argument chain, articulation or server (or none for every benchmark)" >&2; exit 2 ;;
 esac
 bash "$root/scripts/install-deps.sh"
 bash "$root/scripts/build.sh" release
 case "${1:-}" in
   chain) shift; "$root/build/release/bench/bench_chain" "$@" ;;
   articulation) shift; "$root/build/release/bench/bench_articulation" "$@" ;;
+  server) shift; "$root/build/release/bench/bench_server" "$@" ;;
   *)
     "$root/build/release/bench/bench_chain"
     "$root/build/release/bench/bench_articulation"
+    "$root/build/release/bench/bench_server"
     ;;
 esac

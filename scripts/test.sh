@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Every test: install what is needed, build the release flavour and run its tests, then build with
+# Every test: install what is needed, build the release flavour and run its tests (core, model import
+# and server: the server tests start real sinewd processes on loopback ports chosen free), then build with
 # AddressSanitizer + UndefinedBehaviorSanitizer and run the tests again, then run each fuzz target briefly
-# (SINEW_FUZZ_SECONDS, default 20). CI runs this (.ci/run).
+# (scripts/fuzz.sh: the server's decode-and-dispatch path and the URDF importer; SINEW_FUZZ_SECONDS,
+# default 20 each). CI runs this (.ci/run).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="${SINEW_JOBS:-$(nproc)}"

@@ -1,0 +1,103 @@
+// A small C client for sinewd (prefix snc_): connect over TCP (varint-delimited protobuf) or WebSocket
+// (subprotocol sinew.v1), shake hands, send commands and wait for their replies, receive state frames and
+// events. One client is used from one thread. Messages are the generated nanopb types of
+// proto/sinew.proto; the fields that grow with a world (bodies, joints and articulations of a state frame,
+// the world list, snapshot bytes) are decoded into the arrays of snc_message.
+//
+//   snc_options o = snc_default_options();
+//   snc_client* c;
+//   if (snc_connect(&o, &c) == 0 && snc_handshake(c, "me", NULL, sinew_v1_Role_ROLE_CONTROLLER, NULL) == 0) {
+//       sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+//       m.which_command = sinew_v1_ClientMessage_list_worlds_tag;
+//       snc_message reply;
+//       if (snc_request(c, &m, &reply, 1000) == 0) { ... reply.worlds[i] ...; snc_message_free(&reply); }
+//   }
+//   snc_close(c);
+//
+// Errors are negative errno values: -ETIMEDOUT, -ECONNRESET (the server closed), -EPROTO (bad framing),
+// -EMSGSIZE (a message above max_message_bytes), -ENOMEM, or the connect error.
+#ifndef SINEW_CLIENT_H
+#define SINEW_CLIENT_H
+
+#include "sinew.pb.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum snc_transport
+{
+	SNC_TCP = 0,
+	SNC_WS = 1,
+} snc_transport;
+
+typedef struct snc_options
+{
+	snc_transport transport;
+	const char* host;          // default "127.0.0.1"
+	int port;                  // default 7420 (TCP) or 7421 (WebSocket) when 0
+	int timeout_ms;            // connect and handshake, default 5000
+	size_t max_message_bytes;  // largest server message accepted, default 256 MiB
+	int queue_capacity;        // messages kept while a request waits for its reply, default 1024
+	int receive_buffer_bytes;  // SO_RCVBUF of the socket; 0: the system's default
+} snc_options;
+
+snc_options snc_default_options(void);
+
+typedef struct snc_client snc_client;
+
+// A server message with its growing fields decoded. Free with snc_message_free.
+typedef struct snc_message
+{
+	sinew_v1_ServerMessage msg;
+	sinew_v1_BodyState* bodies;
+	int body_count;
+	sinew_v1_JointState* joints;
+	int joint_count;
+	sinew_v1_ArticulationState* articulations;
+	int articulation_count;
+	sinew_v1_WorldInfo* worlds;
+	int world_count;
+	uint8_t* bytes;            // SnapshotData.data
+	size_t byte_count;
+	uint64_t received_ns;      // CLOCK_MONOTONIC when it was read
+	size_t wire_size;          // bytes of the encoded message
+} snc_message;
+
+void snc_message_free(snc_message* message);
+
+int snc_connect(const snc_options* options, snc_client** out);
+void snc_close(snc_client* client);
+
+// The server refused the handshake (snc_handshake; the reason is in the reply's status).
+#define SNC_REFUSED 1
+
+// Send the handshake and wait for its answer. out (may be NULL) receives the reply. Returns 0, SNC_REFUSED
+// (the server then closes the connection), or a negative error.
+int snc_handshake(snc_client* client, const char* name, const char* token, sinew_v1_Role role,
+				  sinew_v1_HandshakeReply* out);
+
+// Send a command. A request_id of 0 is replaced by the next free one (returned in message->request_id).
+int snc_send(snc_client* client, sinew_v1_ClientMessage* message);
+// Send bytes as one message of the transport without encoding (tests: garbage, truncations). With
+// TCP the bytes go out as they are, without a length prefix.
+int snc_send_raw(snc_client* client, const void* bytes, size_t size);
+// Send a command and wait for its Reply; frames and events that arrive meanwhile are queued for
+// snc_receive. Returns 0 when the reply came (its status says whether the command succeeded).
+int snc_request(snc_client* client, sinew_v1_ClientMessage* message, snc_message* reply, int timeout_ms);
+// The next message: queued ones first. timeout_ms < 0 waits forever, 0 does not wait.
+int snc_receive(snc_client* client, snc_message* out, int timeout_ms);
+
+// Status code of a reply (0 if OK, or when the message is not a reply).
+int32_t snc_reply_code(const snc_message* reply);
+const char* snc_reply_text(const snc_message* reply);
+const char* snc_error_string(int error);
+// The socket, for poll().
+int snc_fd(const snc_client* client);
+// Messages dropped from the client's queue because it was full (oldest state frames go first).
+uint64_t snc_queue_dropped(const snc_client* client);
+
+// CLOCK_MONOTONIC, ns.
+uint64_t snc_now_ns(void);
+
+#endif

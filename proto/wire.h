@@ -1,0 +1,60 @@
+// Wire helpers shared by the server and the clients: the varint length prefix of the TCP framing,
+// encoding a message into an exact-size heap buffer, and the one callback that nanopb calls for every
+// field that grows with a world (see sinew.options).
+//
+// Growing fields inside a oneof cannot carry their own decode callback (nanopb resets a oneof member when
+// it is selected), so decoders install a per-thread hook for the duration of one pb_decode call; the hook
+// tells fields apart by field->descriptor (the message) and field->tag. Encoders set pb_callback_t as
+// usual.
+#ifndef SINEW_WIRE_H
+#define SINEW_WIRE_H
+
+#include "sinew.pb.h"
+
+#include <pb_decode.h>
+#include <pb_encode.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+// The most bytes a varint takes.
+#define WIRE_VARINT_MAX 10
+
+// The subprotocol name of the WebSocket transport (one ServerMessage or ClientMessage per binary frame).
+#define WIRE_WS_SUBPROTOCOL "sinew.v1"
+
+// Write value as a varint; returns the bytes written (1 to 10).
+size_t wire_varint_put(uint8_t* out, uint64_t value);
+
+// Read a varint from p[0, n). Returns the bytes it took (> 0), 0 if n bytes do not hold all of it yet, or
+// -1 if it is malformed (longer than 10 bytes or above 2^64 - 1).
+int wire_varint_get(const uint8_t* p, size_t n, uint64_t* value);
+
+// Encode msg into a new malloc'd buffer of exactly its size, after `headroom` unused bytes at the front
+// (for a transport's own header). *out receives the buffer, *size the message size (without headroom).
+// Returns false (and allocates nothing) if encoding fails.
+bool wire_encode_alloc(const pb_msgdesc_t* fields, const void* msg, size_t headroom, uint8_t** out, size_t* size);
+
+// Decode hook: called for a growing field that has no decode callback of its own.
+typedef bool (*wire_decode_hook)(pb_istream_t* stream, const pb_field_iter_t* field, void* context);
+
+// Decode one message with `hook` (may be NULL: growing fields are skipped) installed for this call only.
+// On failure *error (if not NULL) receives nanopb's reason.
+bool wire_decode(const pb_msgdesc_t* fields, void* msg, const uint8_t* data, size_t size, wire_decode_hook hook,
+				 void* context, const char** error);
+
+// A byte range for wire_encode_bytes.
+typedef struct wire_bytes
+{
+	const uint8_t* data;
+	size_t size;
+} wire_bytes;
+
+// pb_callback_t encode function for a bytes field; arg points to a wire_bytes.
+bool wire_encode_bytes(pb_ostream_t* stream, const pb_field_t* field, void* const* arg);
+
+// The callback nanopb calls for every growing field (sinew.options: callback_function).
+bool wire_field_callback(pb_istream_t* istream, pb_ostream_t* ostream, const pb_field_t* field);
+
+#endif

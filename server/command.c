@@ -1,0 +1,367 @@
+// The command table and the gate in front of every handler.
+#include "command.h"
+
+#include "errors.h"
+#include "log.h"
+#include "server.h"
+#include "wire.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// World id of each command that names one.
+#define WORLD_OF_(field)                                                                                  \
+	static uint64_t world_of_##field(const sinew_v1_ClientMessage* m)                                    \
+	{                                                                                                     \
+		return m->command.field.world_id;                                                                 \
+	}
+WORLD_OF_(destroy_world)
+WORLD_OF_(clone_world)
+WORLD_OF_(configure_world)
+WORLD_OF_(join_world)
+WORLD_OF_(leave_world)
+WORLD_OF_(set_time_mode)
+WORLD_OF_(step)
+WORLD_OF_(create_body)
+WORLD_OF_(destroy_body)
+WORLD_OF_(create_joint)
+WORLD_OF_(destroy_joint)
+WORLD_OF_(create_articulation)
+WORLD_OF_(destroy_articulation)
+WORLD_OF_(create_mimic)
+WORLD_OF_(destroy_mimic)
+WORLD_OF_(set_drive_targets)
+WORLD_OF_(set_joint_state)
+WORLD_OF_(set_body_state)
+WORLD_OF_(apply_forces)
+WORLD_OF_(lockstep_input)
+WORLD_OF_(subscribe)
+WORLD_OF_(get_state)
+WORLD_OF_(snapshot)
+WORLD_OF_(restore)
+WORLD_OF_(reset)
+#undef WORLD_OF_
+
+#define TAG_(field) sinew_v1_ClientMessage_##field##_tag
+#define OBS_ sinew_v1_Role_ROLE_OBSERVER
+#define CTL_ sinew_v1_Role_ROLE_CONTROLLER
+#define OWN_ sinew_v1_Role_ROLE_OWNER
+#define NONE_ sinew_v1_Role_ROLE_UNSPECIFIED
+#define W_ CMD_WORLD
+#define WAIT_ CMD_WAITS
+#define MUT_ CMD_MUTATES
+
+// One row per oneof case: tag, name, handler, least role in the world, flags, world id.
+static const command_def table[] = {
+	{ TAG_(handshake), "handshake", handle_handshake, NONE_, 0, NULL },
+	{ TAG_(ping), "ping", handle_ping, NONE_, 0, NULL },
+	{ TAG_(create_world), "create_world", handle_create_world, NONE_, MUT_, NULL },
+	{ TAG_(destroy_world), "destroy_world", handle_destroy_world, OWN_, W_ | WAIT_ | MUT_, world_of_destroy_world },
+	{ TAG_(list_worlds), "list_worlds", handle_list_worlds, NONE_, 0, NULL },
+	{ TAG_(clone_world), "clone_world", handle_clone_world, OBS_, W_ | WAIT_ | MUT_, world_of_clone_world },
+	{ TAG_(configure_world), "configure_world", handle_configure_world, OWN_, W_ | WAIT_ | MUT_, world_of_configure_world },
+	{ TAG_(join_world), "join_world", handle_join_world, OBS_, W_, world_of_join_world },
+	{ TAG_(leave_world), "leave_world", handle_leave_world, OBS_, W_, world_of_leave_world },
+	{ TAG_(set_time_mode), "set_time_mode", handle_set_time_mode, OWN_, W_ | WAIT_ | MUT_, world_of_set_time_mode },
+	{ TAG_(step), "step", handle_step, CTL_, W_ | WAIT_ | MUT_, world_of_step },
+	{ TAG_(create_body), "create_body", handle_create_body, OWN_, W_ | WAIT_ | MUT_, world_of_create_body },
+	{ TAG_(destroy_body), "destroy_body", handle_destroy_body, OWN_, W_ | WAIT_ | MUT_, world_of_destroy_body },
+	{ TAG_(create_joint), "create_joint", handle_create_joint, OWN_, W_ | WAIT_ | MUT_, world_of_create_joint },
+	{ TAG_(destroy_joint), "destroy_joint", handle_destroy_joint, OWN_, W_ | WAIT_ | MUT_, world_of_destroy_joint },
+	{ TAG_(create_articulation), "create_articulation", handle_create_articulation, OWN_, W_ | WAIT_ | MUT_,
+	  world_of_create_articulation },
+	{ TAG_(destroy_articulation), "destroy_articulation", handle_destroy_articulation, OWN_, W_ | WAIT_ | MUT_,
+	  world_of_destroy_articulation },
+	{ TAG_(create_mimic), "create_mimic", handle_create_mimic, OWN_, W_ | WAIT_ | MUT_, world_of_create_mimic },
+	{ TAG_(destroy_mimic), "destroy_mimic", handle_destroy_mimic, OWN_, W_ | WAIT_ | MUT_, world_of_destroy_mimic },
+	{ TAG_(set_drive_targets), "set_drive_targets", handle_set_drive_targets, CTL_, W_ | WAIT_ | MUT_,
+	  world_of_set_drive_targets },
+	{ TAG_(set_joint_state), "set_joint_state", handle_set_joint_state, CTL_, W_ | WAIT_ | MUT_, world_of_set_joint_state },
+	{ TAG_(set_body_state), "set_body_state", handle_set_body_state, CTL_, W_ | WAIT_ | MUT_, world_of_set_body_state },
+	{ TAG_(apply_forces), "apply_forces", handle_apply_forces, CTL_, W_ | WAIT_ | MUT_, world_of_apply_forces },
+	{ TAG_(lockstep_input), "lockstep_input", handle_lockstep_input, CTL_, W_ | WAIT_ | MUT_, world_of_lockstep_input },
+	{ TAG_(subscribe), "subscribe", handle_subscribe, OBS_, W_ | WAIT_, world_of_subscribe },
+	{ TAG_(unsubscribe), "unsubscribe", handle_unsubscribe, NONE_, 0, NULL },
+	{ TAG_(get_state), "get_state", handle_get_state, OBS_, W_ | WAIT_, world_of_get_state },
+	{ TAG_(snapshot), "snapshot", handle_snapshot, OBS_, W_ | WAIT_, world_of_snapshot },
+	{ TAG_(restore), "restore", handle_restore, OWN_, W_ | WAIT_ | MUT_, world_of_restore },
+	{ TAG_(reset), "reset", handle_reset, OWN_, W_ | WAIT_ | MUT_, world_of_reset },
+};
+
+enum
+{
+	TABLE_SIZE = (int)(sizeof(table) / sizeof(table[0]))
+};
+
+int command_count(void)
+{
+	return TABLE_SIZE;
+}
+
+const char* command_name(int index)
+{
+	return index >= 0 && index < TABLE_SIZE ? table[index].name : "unknown";
+}
+
+int command_index(pb_size_t tag)
+{
+	for (int i = 0; i < TABLE_SIZE; ++i)
+	{
+		if (table[i].tag == tag)
+		{
+			return i;
+		}
+	}
+	return -1;
+}
+
+int32_t cmd_fail(command_ctx* ctx, int32_t code, const char* format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	vsnprintf(ctx->detail, sizeof(ctx->detail), format, args);
+	va_end(args);
+	return code;
+}
+
+int32_t cmd_core(command_ctx* ctx, sn_error error)
+{
+	if (error != SN_ERR_OK && ctx->host != NULL && ctx->host->world != NULL)
+	{
+		snprintf(ctx->detail, sizeof(ctx->detail), "%s", sn_world_last_error_detail(ctx->host->world));
+	}
+	return (int32_t)error;
+}
+
+static const char* role_name(sinew_v1_Role role)
+{
+	switch (role)
+	{
+		case sinew_v1_Role_ROLE_OBSERVER:
+			return "observer";
+		case sinew_v1_Role_ROLE_CONTROLLER:
+			return "controller";
+		case sinew_v1_Role_ROLE_OWNER:
+			return "owner";
+		default:
+			return "none";
+	}
+}
+
+// ---- decoding -----------------------------------------------------------------------------------------
+
+// Growing fields of a ClientMessage: Restore.data into one buffer, CreateArticulation.links one by one up
+// to max_links_per_articulation (more are skipped and reported by the handler as LIMIT_REACHED).
+static bool decode_hook(pb_istream_t* stream, const pb_field_iter_t* field, void* context)
+{
+	command_ctx* ctx = context;
+	if (field->descriptor == &sinew_v1_Restore_msg && field->tag == sinew_v1_Restore_data_tag)
+	{
+		size_t size = stream->bytes_left;
+		free(ctx->bytes);
+		ctx->bytes = malloc(size > 0 ? size : 1);
+		ctx->bytes_size = 0;
+		if (ctx->bytes == NULL || !pb_read(stream, ctx->bytes, size))
+		{
+			return false;
+		}
+		ctx->bytes_size = size;
+		return true;
+	}
+	if (field->descriptor == &sinew_v1_CreateArticulation_msg && field->tag == sinew_v1_CreateArticulation_links_tag)
+	{
+		if (ctx->link_count >= ctx->srv->config.limits.max_links_per_articulation)
+		{
+			ctx->links_over_limit = true;
+			return true; // nanopb skips the element
+		}
+		if (ctx->link_count == ctx->link_capacity)
+		{
+			int capacity = ctx->link_capacity > 0 ? 2 * ctx->link_capacity : 16;
+			sinew_v1_LinkDef* links = realloc(ctx->links, (size_t)capacity * sizeof(sinew_v1_LinkDef));
+			if (links == NULL)
+			{
+				return false;
+			}
+			ctx->links = links;
+			ctx->link_capacity = capacity;
+		}
+		sinew_v1_LinkDef* link = ctx->links + ctx->link_count;
+		*link = (sinew_v1_LinkDef)sinew_v1_LinkDef_init_zero;
+		if (!pb_decode(stream, sinew_v1_LinkDef_fields, link))
+		{
+			return false;
+		}
+		ctx->link_count += 1;
+		return true;
+	}
+	return true;
+}
+
+static command_ctx* ctx_new(session* s)
+{
+	command_ctx* ctx = malloc(sizeof(command_ctx));
+	if (ctx == NULL)
+	{
+		return NULL;
+	}
+	ctx->srv = s->srv;
+	ctx->session = s;
+	ctx->request_id = 0;
+	ctx->index = -1;
+	ctx->host = NULL;
+	ctx->world_role = sinew_v1_Role_ROLE_UNSPECIFIED;
+	ctx->reply = (sinew_v1_Reply)sinew_v1_Reply_init_zero;
+	ctx->detail[0] = '\0';
+	ctx->deferred = false;
+	ctx->bytes = NULL;
+	ctx->bytes_size = 0;
+	ctx->links = NULL;
+	ctx->link_count = 0;
+	ctx->link_capacity = 0;
+	ctx->links_over_limit = false;
+	ctx->reply_scratch = NULL;
+	ctx->reply_scratch_free = NULL;
+	return ctx;
+}
+
+static void ctx_free(command_ctx* ctx)
+{
+	if (ctx->reply_scratch_free != NULL)
+	{
+		ctx->reply_scratch_free(ctx->reply_scratch);
+	}
+	free(ctx->bytes);
+	free(ctx->links);
+	free(ctx);
+}
+
+// ---- the gate -----------------------------------------------------------------------------------------
+
+static void finish(command_ctx* ctx, int32_t code)
+{
+	if (ctx->index >= 0)
+	{
+		metrics_count_command(&ctx->srv->metrics, ctx->index, code);
+	}
+	if (code != 0 && log_get_level() <= LOG_DEBUG)
+	{
+		char quoted[300];
+		log_debug("command failed", "session=%llu command=%s code=%s detail=%s", (unsigned long long)ctx->session->id,
+				  command_name(ctx->index), sv_error_name(code), log_quote(quoted, sizeof(quoted), ctx->detail));
+	}
+	session_reply(ctx->session, ctx->request_id, code, ctx->detail, code == 0 ? &ctx->reply : NULL);
+}
+
+// Decode, check, and run or queue one command. `queued_host` is the host whose FIFO it came from.
+static void execute(session* s, const uint8_t* data, size_t size, world_host* queued_host)
+{
+	command_ctx* ctx = ctx_new(s);
+	if (ctx == NULL)
+	{
+		session_reply(s, 0, SN_ERR_NO_MEMORY, "out of memory", NULL);
+		return;
+	}
+	const char* why = NULL;
+	ctx->msg = (sinew_v1_ClientMessage)sinew_v1_ClientMessage_init_zero;
+	if (!wire_decode(sinew_v1_ClientMessage_fields, &ctx->msg, data, size, decode_hook, ctx, &why))
+	{
+		// The request id may have been decoded before the failure: answer it if so.
+		uint64_t id = ctx->msg.request_id;
+		ctx->request_id = id;
+		cmd_fail(ctx, SV_ERR_BAD_MESSAGE, "the message could not be decoded: %s", why != NULL ? why : "unknown");
+		finish(ctx, SV_ERR_BAD_MESSAGE);
+		if (s->state == SESSION_NEW)
+		{
+			session_close(s, SV_ERR_BAD_MESSAGE, "the first message could not be decoded");
+		}
+		ctx_free(ctx);
+		return;
+	}
+	ctx->request_id = ctx->msg.request_id;
+	ctx->index = command_index(ctx->msg.which_command);
+	int32_t code = 0;
+	const command_def* row = ctx->index >= 0 ? table + ctx->index : NULL;
+	if (row == NULL)
+	{
+		code = cmd_fail(ctx, SV_ERR_UNKNOWN_COMMAND, "no command this server knows (oneof case %u)",
+						(unsigned)ctx->msg.which_command);
+	}
+	else if (s->state == SESSION_NEW && row->tag != sinew_v1_ClientMessage_handshake_tag)
+	{
+		code = cmd_fail(ctx, SV_ERR_NOT_HANDSHAKEN, "the first message must be a handshake, got %s", row->name);
+		finish(ctx, code);
+		session_close(s, SV_ERR_NOT_HANDSHAKEN, "the first message was not a handshake");
+		ctx_free(ctx);
+		return;
+	}
+	else if (s->state == SESSION_READY && row->tag == sinew_v1_ClientMessage_handshake_tag)
+	{
+		code = cmd_fail(ctx, SV_ERR_ALREADY_HANDSHAKEN, "this session has already shaken hands");
+	}
+	else if ((row->flags & CMD_MUTATES) != 0 && s->role == sinew_v1_Role_ROLE_OBSERVER)
+	{
+		code = cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "%s: observer sessions cannot change anything", row->name);
+	}
+	else if ((row->flags & CMD_WORLD) != 0)
+	{
+		uint64_t world_id = row->world_of(&ctx->msg);
+		world_host* host = server_world(s->srv, world_id);
+		if (host == NULL || host->doomed)
+		{
+			code = cmd_fail(ctx, SV_ERR_UNKNOWN_WORLD, "%s: world %llu does not exist", row->name,
+							(unsigned long long)world_id);
+		}
+		else
+		{
+			ctx->host = host;
+			ctx->world_role = world_host_role(host, s->id);
+			if (ctx->world_role < row->world_role)
+			{
+				code = cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "%s needs the %s role in world %llu; this session is %s",
+								row->name, role_name(row->world_role), (unsigned long long)world_id,
+								role_name(ctx->world_role));
+			}
+			else if ((row->flags & CMD_WAITS) != 0 &&
+					 (host->busy || (queued_host != host && host->fifo_head != NULL)))
+			{
+				// The world is stepping (or others wait before us): run when the step ends.
+				if (!world_host_enqueue(host, s->id, data, size))
+				{
+					code = cmd_fail(ctx, SN_ERR_NO_MEMORY, "could not queue the command");
+				}
+				else
+				{
+					ctx_free(ctx);
+					return;
+				}
+			}
+		}
+	}
+	if (code == 0 && row != NULL)
+	{
+		code = row->handler(ctx);
+	}
+	if (!ctx->deferred)
+	{
+		finish(ctx, code);
+	}
+	ctx_free(ctx);
+}
+
+void command_receive(session* s, const uint8_t* data, size_t size)
+{
+	execute(s, data, size, NULL);
+}
+
+void command_run_queued(world_host* host, const queued_command* queued)
+{
+	session* s = server_session(host->srv, queued->session_id);
+	if (s == NULL)
+	{
+		return; // the client left while its command waited
+	}
+	execute(s, queued->data, queued->size, host);
+}

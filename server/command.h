@@ -1,0 +1,116 @@
+// The command table: one row per ClientMessage.command oneof case, with its handler, the least role it
+// needs in its world, and flags. One gate (command.c) checks, before any handler runs: the message
+// decodes, the session state (handshake first, once), the command is known, an observer session does not
+// mutate, the world exists and the session's role in it suffices, and the world is not stepping (else
+// the command waits in the world's FIFO). Handlers then assume those hold and validate the rest (the
+// core validates every number and object id and gives its typed error).
+#ifndef SINEW_SERVER_COMMAND_H
+#define SINEW_SERVER_COMMAND_H
+
+#include "session.h"
+#include "sinew.pb.h"
+#include "world_host.h"
+
+#include "sinew/sinew.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct server;
+
+typedef struct command_ctx
+{
+	struct server* srv;
+	session* session;
+	uint64_t request_id;
+	int index;                    // row in the table
+	sinew_v1_ClientMessage msg;   // decoded
+	world_host* host;             // the named world (CMD_WORLD)
+	sinew_v1_Role world_role;     // the session's role in it
+	sinew_v1_Reply reply;         // the result the handler fills on success
+	char detail[256];             // the handler's reason on failure
+	bool deferred;                // the handler answers later (steps, lockstep)
+	// Growing fields, decoded by the hook.
+	uint8_t* bytes;               // Restore.data
+	size_t bytes_size;
+	sinew_v1_LinkDef* links;      // CreateArticulation.links
+	int link_count;
+	int link_capacity;
+	bool links_over_limit;
+	// Memory a handler's reply needs until it is encoded (freed after the reply).
+	void* reply_scratch;
+	void (*reply_scratch_free)(void*);
+} command_ctx;
+
+typedef int32_t (*command_handler)(command_ctx* ctx);
+
+enum command_flags
+{
+	CMD_WORLD = 1u,   // names a world: the gate resolves it and checks world_role
+	CMD_WAITS = 2u,   // touches the core world: waits while it steps
+	CMD_MUTATES = 4u, // changes server state: refused to observer sessions
+};
+
+typedef struct command_def
+{
+	pb_size_t tag;            // sinew_v1_ClientMessage_*_tag
+	const char* name;
+	command_handler handler;
+	sinew_v1_Role world_role; // least role in the world (CMD_WORLD)
+	unsigned flags;
+	uint64_t (*world_of)(const sinew_v1_ClientMessage* message);
+} command_def;
+
+// A whole message from a session (session_receive).
+void command_receive(session* s, const uint8_t* data, size_t size);
+// A command that waited in host's FIFO runs now (world idle).
+void command_run_queued(world_host* host, const queued_command* queued);
+
+int command_count(void);
+const char* command_name(int index);
+// Row of a oneof tag, or -1.
+int command_index(pb_size_t tag);
+
+// For handlers: record a reason and return code.
+int32_t cmd_fail(command_ctx* ctx, int32_t code, const char* format, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+// A core call failed: its typed error with the world's detail line.
+int32_t cmd_core(command_ctx* ctx, sn_error error);
+
+// The handlers (handlers_*.c).
+int32_t handle_handshake(command_ctx* ctx);
+int32_t handle_ping(command_ctx* ctx);
+int32_t handle_create_world(command_ctx* ctx);
+int32_t handle_destroy_world(command_ctx* ctx);
+int32_t handle_list_worlds(command_ctx* ctx);
+int32_t handle_clone_world(command_ctx* ctx);
+int32_t handle_configure_world(command_ctx* ctx);
+int32_t handle_join_world(command_ctx* ctx);
+int32_t handle_leave_world(command_ctx* ctx);
+int32_t handle_set_time_mode(command_ctx* ctx);
+int32_t handle_step(command_ctx* ctx);
+int32_t handle_snapshot(command_ctx* ctx);
+int32_t handle_restore(command_ctx* ctx);
+int32_t handle_reset(command_ctx* ctx);
+int32_t handle_create_body(command_ctx* ctx);
+int32_t handle_destroy_body(command_ctx* ctx);
+int32_t handle_create_joint(command_ctx* ctx);
+int32_t handle_destroy_joint(command_ctx* ctx);
+int32_t handle_create_articulation(command_ctx* ctx);
+int32_t handle_destroy_articulation(command_ctx* ctx);
+int32_t handle_create_mimic(command_ctx* ctx);
+int32_t handle_destroy_mimic(command_ctx* ctx);
+int32_t handle_set_drive_targets(command_ctx* ctx);
+int32_t handle_set_joint_state(command_ctx* ctx);
+int32_t handle_set_body_state(command_ctx* ctx);
+int32_t handle_apply_forces(command_ctx* ctx);
+int32_t handle_lockstep_input(command_ctx* ctx);
+int32_t handle_subscribe(command_ctx* ctx);
+int32_t handle_unsubscribe(command_ctx* ctx);
+int32_t handle_get_state(command_ctx* ctx);
+
+#endif

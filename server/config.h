@@ -1,0 +1,38 @@
+// sinewd's configuration: defaults, then SINEW_* environment variables, then flags. Every option and
+// every limit (server_limits.h) has both; --help lists them all with their defaults.
+#ifndef SINEW_SERVER_CONFIG_H
+#define SINEW_SERVER_CONFIG_H
+
+#include "server_limits.h"
+#include "log.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct server_config
+{
+	char host[64];        // listen address of both listeners
+	int tcp_port;         // varint-delimited protobuf; 0: any free port
+	int ws_port;          // HTTP and WebSocket; 0: any free port; -1: no HTTP/WebSocket listener
+	char port_file[512];  // if set, "tcp=PORT\nws=PORT\n" is written there once both are bound
+	char token[128];      // if set, required at the handshake
+	char web_root[512];   // directory served at / on the HTTP port (the dashboard); "" or missing: 404
+	bool demo;            // start with the demo world
+	log_level log_level;
+	int workers;          // threads that step worlds; 0: one per core
+	server_limits limits;
+} server_config;
+
+void config_default(server_config* config);
+
+// Apply SINEW_* variables from the environment. Returns false with a reason in error on a bad value.
+bool config_from_env(server_config* config, char* error, size_t error_capacity);
+
+// Apply flags. Returns 0 to run, 1 if --help was given (help printed to out), -1 on a bad flag (reason
+// in error).
+int config_from_args(server_config* config, int argc, char** argv, FILE* out, char* error, size_t error_capacity);
+
+void config_print_help(FILE* out);
+
+#endif

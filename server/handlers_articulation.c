@@ -1,0 +1,234 @@
+// Handlers for articulations (trees of links in joint coordinates, core/include/sinew/articulation.h) and
+// mimic joints. The links arrive one by one through a growing field (command.c's decode hook, at most
+// max_links_per_articulation); a state frame carries at most 256 links and 768 dofs of one articulation
+// (sinew.options), so larger ones are refused here rather than streamed cut.
+#include "command.h"
+#include "convert.h"
+#include "errors.h"
+#include "server.h"
+
+#include "sinew/articulation.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// The schema bounds what one state frame element can carry (ArticulationState in sinew.options).
+enum
+{
+	FRAME_MAX_LINKS = 256,
+	FRAME_MAX_DOFS = 768
+};
+
+static int32_t link_def(command_ctx* ctx, int index, const sinew_v1_LinkDef* in, sn_link_def* out)
+{
+	*out = sn_default_link_def();
+	out->parent = in->parent;
+	switch (in->joint_type)
+	{
+		case sinew_v1_LinkJointType_LINK_FIXED:
+			out->joint_type = SN_LINK_JOINT_FIXED;
+			break;
+		case sinew_v1_LinkJointType_LINK_REVOLUTE:
+			out->joint_type = SN_LINK_JOINT_REVOLUTE;
+			break;
+		case sinew_v1_LinkJointType_LINK_PRISMATIC:
+			out->joint_type = SN_LINK_JOINT_PRISMATIC;
+			break;
+		case sinew_v1_LinkJointType_LINK_SPHERICAL:
+			out->joint_type = SN_LINK_JOINT_SPHERICAL;
+			break;
+		default:
+			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "links[%d]: unknown joint type %d", index, (int)in->joint_type);
+	}
+	out->parent_frame = cv_transform(in->has_parent_frame, &in->parent_frame);
+	out->child_frame = cv_transform(in->has_child_frame, &in->child_frame);
+	if (in->has_mass)
+	{
+		out->mass = in->mass;
+	}
+	out->inertia = cv_inertia(in->has_inertia, &in->inertia, out->inertia);
+	out->center_of_mass = cv_vec3(in->has_center_of_mass, &in->center_of_mass, out->center_of_mass);
+	for (pb_size_t d = 0; d < in->limits_count && d < SN_LINK_MAX_DOFS; ++d)
+	{
+		out->limit[d] = cv_limit(true, in->limits + d, out->limit[d]);
+	}
+	for (pb_size_t d = 0; d < in->drives_count && d < SN_LINK_MAX_DOFS; ++d)
+	{
+		const sinew_v1_Drive* dr = in->drives + d;
+		sn_drive drive = sn_default_drive();
+		drive.enabled = dr->enabled;
+		drive.type = dr->type == sinew_v1_DriveType_DRIVE_ACCELERATION ? SN_DRIVE_ACCELERATION
+					 : dr->type == sinew_v1_DriveType_DRIVE_FORCE	   ? SN_DRIVE_FORCE
+																	   : (sn_drive_type)(100 + (int)dr->type);
+		drive.stiffness = dr->stiffness;
+		drive.damping = dr->damping;
+		drive.target_position = dr->target_position;
+		drive.target_velocity = dr->target_velocity;
+		if (dr->has_max_force)
+		{
+			drive.max_force = dr->max_force;
+		}
+		out->drive[d] = drive;
+	}
+	out->joint_damping = in->joint_damping;
+	out->joint_friction = in->joint_friction;
+	out->armature = in->armature;
+	if (in->has_max_joint_velocity)
+	{
+		out->max_joint_velocity = in->max_joint_velocity;
+	}
+	for (pb_size_t d = 0; d < in->initial_position_count && d < SN_LINK_MAX_DOFS; ++d)
+	{
+		out->initial_position[d] = in->initial_position[d];
+	}
+	for (pb_size_t d = 0; d < in->initial_velocity_count && d < SN_LINK_MAX_DOFS; ++d)
+	{
+		out->initial_velocity[d] = in->initial_velocity[d];
+	}
+	out->user_data = in->user_data;
+	return 0;
+}
+
+int32_t handle_create_articulation(command_ctx* ctx)
+{
+	const sinew_v1_CreateArticulation* c = &ctx->msg.command.create_articulation;
+	const server_limits* l = &ctx->srv->config.limits;
+	if (ctx->links_over_limit)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "create articulation: more than max_links_per_articulation (%lld) links",
+						(long long)l->max_links_per_articulation);
+	}
+	if (ctx->link_count == 0)
+	{
+		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "create articulation: no links");
+	}
+	if (ctx->link_count > FRAME_MAX_LINKS)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED,
+						"create articulation: %d links; a state frame carries at most %d per articulation",
+						ctx->link_count, FRAME_MAX_LINKS);
+	}
+	int64_t used = (int64_t)sn_world_get_body_count(ctx->host->world) + ctx->host->articulation_links;
+	if (used + ctx->link_count > l->max_bodies_per_world)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "max_bodies_per_world (%lld) reached (links count as bodies)",
+						(long long)l->max_bodies_per_world);
+	}
+	sn_link_def* links = malloc((size_t)ctx->link_count * sizeof(sn_link_def));
+	if (links == NULL)
+	{
+		return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
+	}
+	for (int i = 0; i < ctx->link_count; ++i)
+	{
+		int32_t code = link_def(ctx, i, ctx->links + i, links + i);
+		if (code != 0)
+		{
+			free(links);
+			return code;
+		}
+	}
+	sn_articulation_def def = sn_default_articulation_def();
+	if (c->has_articulation)
+	{
+		const sinew_v1_ArticulationDef* a = &c->articulation;
+		if (a->has_fixed_base)
+		{
+			def.fixed_base = a->fixed_base;
+		}
+		def.base_pose = cv_transform(a->has_base_pose, &a->base_pose);
+		def.base_linear_velocity = cv_vec3(a->has_base_linear_velocity, &a->base_linear_velocity, def.base_linear_velocity);
+		def.base_angular_velocity =
+			cv_vec3(a->has_base_angular_velocity, &a->base_angular_velocity, def.base_angular_velocity);
+		if (a->has_gravity_scale)
+		{
+			def.gravity_scale = a->gravity_scale;
+		}
+		if (a->has_midpoint_velocity_terms)
+		{
+			def.midpoint_velocity_terms = a->midpoint_velocity_terms;
+		}
+		def.user_data = a->user_data;
+	}
+	sn_articulation_id id;
+	sn_error err = sn_create_articulation(ctx->host->world, &def, links, ctx->link_count, &id);
+	free(links);
+	if (err != SN_ERR_OK)
+	{
+		return cmd_core(ctx, err);
+	}
+	int dofs = sn_articulation_get_dof_count(ctx->host->world, id);
+	if (dofs > FRAME_MAX_DOFS)
+	{
+		sn_destroy_articulation(ctx->host->world, id);
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "create articulation: %d dofs; a state frame carries at most %d",
+						dofs, FRAME_MAX_DOFS);
+	}
+	world_host_refresh(ctx->host);
+	ctx->reply.which_result = sinew_v1_Reply_created_tag;
+	ctx->reply.result.created.id = sn_articulation_id_store(id);
+	ctx->reply.result.created.dof_count = (uint32_t)dofs;
+	return 0;
+}
+
+int32_t handle_destroy_articulation(command_ctx* ctx)
+{
+	const sinew_v1_DestroyArticulation* d = &ctx->msg.command.destroy_articulation;
+	sn_error err = sn_destroy_articulation(ctx->host->world, sn_articulation_id_load(d->articulation_id));
+	if (err != SN_ERR_OK)
+	{
+		return cmd_core(ctx, err);
+	}
+	world_host_refresh(ctx->host);
+	return 0;
+}
+
+int32_t handle_create_mimic(command_ctx* ctx)
+{
+	const sinew_v1_CreateMimic* c = &ctx->msg.command.create_mimic;
+	if (!c->has_mimic)
+	{
+		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "create mimic: the mimic def is missing");
+	}
+	const sinew_v1_MimicDef* m = &c->mimic;
+	if (m->gearing_count != m->dofs_count)
+	{
+		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "create mimic: %u dofs but %u gearings", (unsigned)m->dofs_count,
+						(unsigned)m->gearing_count);
+	}
+	sn_mimic_def def = sn_default_mimic_def();
+	def.articulation = sn_articulation_id_load(m->articulation_id);
+	def.dof_count = (int)m->dofs_count;
+	for (pb_size_t i = 0; i < m->dofs_count; ++i)
+	{
+		def.dofs[i] = m->dofs[i] > (uint32_t)INT32_MAX ? -1 : (int)m->dofs[i];
+		def.gearing[i] = m->gearing[i];
+	}
+	def.offset = m->offset;
+	if (m->has_erp)
+	{
+		def.erp = m->erp;
+	}
+	def.soft = cv_soft(m->has_soft, &m->soft, def.soft);
+	if (m->has_max_force)
+	{
+		def.max_force = m->max_force;
+	}
+	def.user_data = m->user_data;
+	sn_mimic_id id;
+	sn_error err = sn_create_mimic_joint(ctx->host->world, &def, &id);
+	if (err != SN_ERR_OK)
+	{
+		return cmd_core(ctx, err);
+	}
+	ctx->reply.which_result = sinew_v1_Reply_created_tag;
+	ctx->reply.result.created.id = sn_mimic_id_store(id);
+	return 0;
+}
+
+int32_t handle_destroy_mimic(command_ctx* ctx)
+{
+	const sinew_v1_DestroyMimic* d = &ctx->msg.command.destroy_mimic;
+	return cmd_core(ctx, sn_destroy_mimic_joint(ctx->host->world, sn_mimic_id_load(d->mimic_id)));
+}
+

@@ -1,0 +1,731 @@
+// Handlers for the session and world commands: handshake, ping, create, destroy, list, clone, configure,
+// join, leave, time mode, step, snapshot, restore, reset.
+#include "command.h"
+#include "convert.h"
+#include "errors.h"
+#include "frame.h"
+#include "lockstep.h"
+#include "log.h"
+#include "server.h"
+#include "stream.h"
+#include "wire.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// ---- session ------------------------------------------------------------------------------------------
+
+// Compare without an early exit, so the time taken does not tell how much of a token was right.
+static bool same_token(const char* a, const char* b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	unsigned diff = (unsigned)(na ^ nb);
+	for (size_t i = 0; i < na && i < nb; ++i)
+	{
+		diff |= (unsigned)(a[i] ^ b[i]);
+	}
+	return diff == 0;
+}
+
+static void add_capability(sinew_v1_HandshakeReply* r, const char* name)
+{
+	if (r->capabilities_count < (pb_size_t)(sizeof(r->capabilities) / sizeof(r->capabilities[0])))
+	{
+		snprintf(r->capabilities[r->capabilities_count++], sizeof(r->capabilities[0]), "%s", name);
+	}
+}
+
+int32_t handle_handshake(command_ctx* ctx)
+{
+	session* s = ctx->session;
+	server* srv = ctx->srv;
+	const sinew_v1_Handshake* h = &ctx->msg.command.handshake;
+	sinew_v1_ServerMessage message = sinew_v1_ServerMessage_init_zero;
+	message.which_message = sinew_v1_ServerMessage_handshake_tag;
+	sinew_v1_HandshakeReply* r = &message.message.handshake;
+	r->has_status = true;
+	r->protocol_version = sinew_v1_ProtocolVersion_PROTOCOL_VERSION_CURRENT;
+	snprintf(r->server_version, sizeof(r->server_version), "%s", SINEWD_VERSION);
+	int32_t code = 0;
+	if (h->protocol_version != sinew_v1_ProtocolVersion_PROTOCOL_VERSION_CURRENT)
+	{
+		code = cmd_fail(ctx, SV_ERR_WRONG_VERSION, "this server speaks protocol version %d, the client asked for %u",
+						(int)sinew_v1_ProtocolVersion_PROTOCOL_VERSION_CURRENT, (unsigned)h->protocol_version);
+	}
+	else if (srv->config.token[0] != '\0' && !same_token(srv->config.token, h->token))
+	{
+		code = cmd_fail(ctx, SV_ERR_UNAUTHORISED, "%s", h->token[0] == '\0' ? "this server requires a token"
+																		   : "the token is wrong");
+	}
+	else if (h->role != sinew_v1_Role_ROLE_UNSPECIFIED && h->role != sinew_v1_Role_ROLE_OBSERVER &&
+			 h->role != sinew_v1_Role_ROLE_CONTROLLER && h->role != sinew_v1_Role_ROLE_OWNER)
+	{
+		code = cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "unknown role %d", (int)h->role);
+	}
+	r->status.code = (sinew_v1_ErrorCode)code;
+	snprintf(r->status.message, sizeof(r->status.message), "%s", code == 0 ? "ok" : ctx->detail);
+	if (code == 0)
+	{
+		s->state = SESSION_READY;
+		s->role = h->role == sinew_v1_Role_ROLE_OBSERVER ? sinew_v1_Role_ROLE_OBSERVER : sinew_v1_Role_ROLE_CONTROLLER;
+		snprintf(s->name, sizeof(s->name), "%s", h->client_name);
+		r->session_id = s->id;
+		r->role = s->role;
+		add_capability(r, "lockstep");
+		add_capability(r, "realtime");
+		add_capability(r, "snapshots");
+		add_capability(r, "streaming");
+		add_capability(r, "articulations");
+		if (srv->ws_port > 0)
+		{
+			add_capability(r, "websocket");
+		}
+		r->max_message_bytes = (uint32_t)srv->config.limits.max_message_bytes;
+		r->max_requests_in_flight = (uint32_t)srv->config.limits.max_requests_in_flight;
+		r->max_steps_per_request = (uint32_t)srv->config.limits.max_steps_per_request;
+		char quoted[96];
+		log_info("handshake", "session=%llu client=%s role=%s", (unsigned long long)s->id,
+				 log_quote(quoted, sizeof(quoted), s->name), s->role == sinew_v1_Role_ROLE_OBSERVER ? "observer" : "controller");
+	}
+	// The handshake is answered by a HandshakeReply, not a Reply.
+	session_send(s, &message);
+	metrics_count_command(&srv->metrics, ctx->index, code);
+	ctx->deferred = true;
+	if (s->in_flight > 0)
+	{
+		s->in_flight -= 1;
+	}
+	if (code != 0)
+	{
+		session_close(s, code, ctx->detail);
+	}
+	return code;
+}
+
+int32_t handle_ping(command_ctx* ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+// ---- worlds -------------------------------------------------------------------------------------------
+
+static int32_t check_world_quota(command_ctx* ctx)
+{
+	const server_limits* l = &ctx->srv->config.limits;
+	if (ctx->srv->worlds.count >= l->max_worlds)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "max_worlds (%lld) reached", (long long)l->max_worlds);
+	}
+	if (ctx->session->worlds_owned >= l->max_worlds_per_client)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "max_worlds_per_client (%lld) reached",
+						(long long)l->max_worlds_per_client);
+	}
+	return 0;
+}
+
+typedef struct time_request
+{
+	sinew_v1_TimeMode mode;
+	double rate;
+	uint32_t timeout_ms;
+} time_request;
+
+// Validate time settings; `current` gives the values absent fields keep.
+static int32_t check_time(command_ctx* ctx, bool has, const sinew_v1_TimeSettings* t, time_request current,
+						  time_request* out)
+{
+	*out = current;
+	if (!has)
+	{
+		return 0;
+	}
+	switch (t->mode)
+	{
+		case sinew_v1_TimeMode_TIME_PAUSED:
+		case sinew_v1_TimeMode_TIME_REALTIME:
+		case sinew_v1_TimeMode_TIME_FAST:
+		case sinew_v1_TimeMode_TIME_LOCKSTEP:
+			out->mode = t->mode;
+			break;
+		default:
+			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "unknown time mode %d", (int)t->mode);
+	}
+	if (t->has_rate)
+	{
+		if (!isfinite(t->rate))
+		{
+			return cmd_fail(ctx, SN_ERR_NOT_FINITE, "rate must be finite");
+		}
+		if (!(t->rate > 0.0 && t->rate <= 1000.0))
+		{
+			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "rate must be in (0, 1000], got %g", t->rate);
+		}
+		out->rate = t->rate;
+	}
+	if (t->has_lockstep_timeout_ms)
+	{
+		if (t->lockstep_timeout_ms < 1 || t->lockstep_timeout_ms > 3600000)
+		{
+			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "lockstep_timeout_ms must be in [1, 3600000], got %u",
+							(unsigned)t->lockstep_timeout_ms);
+		}
+		out->timeout_ms = t->lockstep_timeout_ms;
+	}
+	return 0;
+}
+
+static void announce_time_mode(world_host* host)
+{
+	sinew_v1_Event event = sinew_v1_Event_init_zero;
+	event.world_id = host->id;
+	event.which_event = sinew_v1_Event_time_mode_tag;
+	event.event.time_mode.has_time = true;
+	event.event.time_mode.time.mode = host->mode;
+	event.event.time_mode.time.has_rate = true;
+	event.event.time_mode.time.rate = host->rate;
+	event.event.time_mode.time.has_lockstep_timeout_ms = true;
+	event.event.time_mode.time.lockstep_timeout_ms = host->lockstep_timeout_ms;
+	event.event.time_mode.tick = host->step_count;
+	world_host_broadcast(host, &event);
+}
+
+int32_t handle_create_world(command_ctx* ctx)
+{
+	const sinew_v1_CreateWorld* c = &ctx->msg.command.create_world;
+	int32_t code = check_world_quota(ctx);
+	if (code != 0)
+	{
+		return code;
+	}
+	sn_world_def def = sn_default_world_def();
+	if (c->has_settings && !cv_world_settings(&c->settings, &def, ctx->detail, sizeof(ctx->detail)))
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	def.id_tag = ++ctx->srv->next_id_tag;
+	sn_error err = sn_world_def_check(&def, ctx->detail, sizeof(ctx->detail));
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	time_request defaults = { sinew_v1_TimeMode_TIME_PAUSED, 1.0,
+							  (uint32_t)ctx->srv->config.limits.lockstep_timeout_ms };
+	time_request time;
+	code = check_time(ctx, c->has_time, &c->time, defaults, &time);
+	if (code != 0)
+	{
+		return code;
+	}
+	sn_world* world = NULL;
+	err = sn_world_create(&def, &world);
+	if (err != SN_ERR_OK)
+	{
+		return cmd_fail(ctx, err, "could not create the world");
+	}
+	world_host* host = NULL;
+	code = world_host_create(ctx->srv, world, c->name, ctx->session->id, c->keep_after_disconnect, &host, ctx->detail,
+							 sizeof(ctx->detail));
+	if (code != 0)
+	{
+		return code;
+	}
+	ctx->session->worlds_owned += 1;
+	world_host_set_time(host, time.mode, time.rate, time.timeout_ms);
+	ctx->reply.which_result = sinew_v1_Reply_created_tag;
+	ctx->reply.result.created.id = host->id;
+	return 0;
+}
+
+int32_t handle_destroy_world(command_ctx* ctx)
+{
+	world_host_destroy(ctx->host, "destroyed by its owner");
+	return 0;
+}
+
+typedef struct list_context
+{
+	server* srv;
+	uint64_t session_id;
+	uint64_t now_ns; // one time for both encoding passes (callbacks must write the same bytes twice)
+} list_context;
+
+static bool encode_world_list(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const list_context* lc = *arg;
+	for (int i = 0; i < lc->srv->worlds.high; ++i)
+	{
+		const world_host* host = lc->srv->worlds.items[i];
+		if (host == NULL || host->doomed)
+		{
+			continue;
+		}
+		sinew_v1_WorldInfo info = sinew_v1_WorldInfo_init_zero;
+		world_host_info(host, lc->session_id, lc->now_ns, &info);
+		if (!pb_encode_tag_for_field(stream, field) || !pb_encode_submessage(stream, sinew_v1_WorldInfo_fields, &info))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+int32_t handle_list_worlds(command_ctx* ctx)
+{
+	list_context* lc = malloc(sizeof(list_context));
+	if (lc == NULL)
+	{
+		return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
+	}
+	lc->srv = ctx->srv;
+	lc->session_id = ctx->session->id;
+	lc->now_ns = server_now_ns();
+	ctx->reply_scratch = lc;
+	ctx->reply_scratch_free = free;
+	ctx->reply.which_result = sinew_v1_Reply_worlds_tag;
+	ctx->reply.result.worlds.worlds.funcs.encode = encode_world_list;
+	ctx->reply.result.worlds.worlds.arg = lc;
+	return 0;
+}
+
+// Snapshot a world into a new malloc'd buffer.
+static int32_t take_snapshot(command_ctx* ctx, const sn_world* world, uint8_t** out, size_t* size)
+{
+	size_t need = sn_world_snapshot_size(world);
+	uint8_t* buffer = malloc(need > 0 ? need : 1);
+	if (buffer == NULL)
+	{
+		return cmd_fail(ctx, SN_ERR_NO_MEMORY, "no memory for a %zu-byte snapshot", need);
+	}
+	sn_error err = sn_world_snapshot_write(world, buffer, need, size);
+	if (err != SN_ERR_OK)
+	{
+		free(buffer);
+		return cmd_fail(ctx, err, "could not write the snapshot");
+	}
+	*out = buffer;
+	return 0;
+}
+
+// A world built from a snapshot must fit the per-world limits.
+static int32_t check_world_limits(command_ctx* ctx, const sn_world* world)
+{
+	const server_limits* l = &ctx->srv->config.limits;
+	int bodies = sn_world_get_body_count(world);
+	int joints = sn_world_get_joint_count(world);
+	if (bodies > l->max_bodies_per_world)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "the snapshot has %d bodies; max_bodies_per_world is %lld", bodies,
+						(long long)l->max_bodies_per_world);
+	}
+	if (joints > l->max_joints_per_world)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "the snapshot has %d joints; max_joints_per_world is %lld", joints,
+						(long long)l->max_joints_per_world);
+	}
+	return 0;
+}
+
+int32_t handle_clone_world(command_ctx* ctx)
+{
+	const sinew_v1_CloneWorld* c = &ctx->msg.command.clone_world;
+	int32_t code = check_world_quota(ctx);
+	if (code != 0)
+	{
+		return code;
+	}
+	uint8_t* bytes = NULL;
+	size_t size = 0;
+	code = take_snapshot(ctx, ctx->host->world, &bytes, &size);
+	if (code != 0)
+	{
+		return code;
+	}
+	sn_world* world = NULL;
+	sn_error err = sn_world_create_from_snapshot(bytes, size, NULL, &world);
+	free(bytes);
+	if (err != SN_ERR_OK)
+	{
+		return cmd_fail(ctx, err, "could not build the clone");
+	}
+	char name[64];
+	if (c->name[0] != '\0')
+	{
+		snprintf(name, sizeof(name), "%s", c->name);
+	}
+	else
+	{
+		snprintf(name, sizeof(name), "%.50s clone", ctx->host->name);
+	}
+	world_host* host = NULL;
+	code = world_host_create(ctx->srv, world, name, ctx->session->id, c->keep_after_disconnect, &host, ctx->detail,
+							 sizeof(ctx->detail));
+	if (code != 0)
+	{
+		return code;
+	}
+	ctx->session->worlds_owned += 1;
+	world_host_set_time(host, sinew_v1_TimeMode_TIME_PAUSED, 1.0, ctx->host->lockstep_timeout_ms);
+	ctx->reply.which_result = sinew_v1_Reply_created_tag;
+	ctx->reply.result.created.id = host->id;
+	return 0;
+}
+
+int32_t handle_configure_world(command_ctx* ctx)
+{
+	const sinew_v1_ConfigureWorld* c = &ctx->msg.command.configure_world;
+	sn_world* world = ctx->host->world;
+	sn_world_def def = sn_world_get_def(world);
+	if (c->has_settings && !cv_world_settings(&c->settings, &def, ctx->detail, sizeof(ctx->detail)))
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	sn_error err = sn_world_def_check(&def, ctx->detail, sizeof(ctx->detail));
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	sn_world_def old = sn_world_get_def(world);
+	if (def.divergence_speed != old.divergence_speed)
+	{
+		return cmd_fail(ctx, SN_ERR_UNSUPPORTED, "divergence_speed can only be set when the world is created");
+	}
+	// The whole def is valid, so each setter (which checks the def with its one change) succeeds.
+	sn_world_set_gravity(world, def.gravity);
+	sn_world_set_time_step(world, def.time_step);
+	sn_world_set_solver(world, def.solver);
+	sn_world_set_iterations(world, def.position_iterations, def.velocity_iterations);
+	sn_world_set_substeps(world, def.substeps);
+	sn_world_set_erp(world, def.erp);
+	if (def.time_step != old.time_step)
+	{
+		world_host_set_time(ctx->host, ctx->host->mode, ctx->host->rate, ctx->host->lockstep_timeout_ms);
+	}
+	ctx->reply.which_result = sinew_v1_Reply_world_tag;
+	world_host_info(ctx->host, ctx->session->id, server_now_ns(), &ctx->reply.result.world);
+	return 0;
+}
+
+int32_t handle_join_world(command_ctx* ctx)
+{
+	const sinew_v1_JoinWorld* j = &ctx->msg.command.join_world;
+	world_host* host = ctx->host;
+	session* s = ctx->session;
+	bool owner = host->owner == s->id;
+	switch (j->role)
+	{
+		case sinew_v1_Role_ROLE_OBSERVER:
+		case sinew_v1_Role_ROLE_UNSPECIFIED:
+			if (!world_host_set_member(host, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_OBSERVER, false))
+			{
+				return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
+			}
+			lockstep_member_changed(host);
+			break;
+		case sinew_v1_Role_ROLE_CONTROLLER:
+			if (s->role == sinew_v1_Role_ROLE_OBSERVER)
+			{
+				return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "an observer session cannot control a world");
+			}
+			if (!world_host_set_member(host, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_CONTROLLER, true))
+			{
+				return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
+			}
+			break;
+		case sinew_v1_Role_ROLE_OWNER:
+			if (s->role == sinew_v1_Role_ROLE_OBSERVER)
+			{
+				return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "an observer session cannot own a world");
+			}
+			if (!owner)
+			{
+				if (host->owner != 0)
+				{
+					return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "world %llu already has an owner",
+									(unsigned long long)host->id);
+				}
+				int32_t code = check_world_quota(ctx);
+				if (code != 0)
+				{
+					return code;
+				}
+				world_member* m = world_host_member(host, s->id);
+				if (!world_host_set_member(host, s->id, sinew_v1_Role_ROLE_OWNER, m != NULL && m->controlling))
+				{
+					return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
+				}
+				host->owner = s->id;
+				host->keep = true; // adopted worlds stay ownerless-safe
+				s->worlds_owned += 1;
+			}
+			break;
+		default:
+			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "unknown role %d", (int)j->role);
+	}
+	ctx->reply.which_result = sinew_v1_Reply_joined_tag;
+	ctx->reply.result.joined.role = world_host_role(host, s->id);
+	ctx->reply.result.joined.tick = host->step_count;
+	return 0;
+}
+
+int32_t handle_leave_world(command_ctx* ctx)
+{
+	world_host* host = ctx->host;
+	uint64_t sid = ctx->session->id;
+	if (host->owner == sid)
+	{
+		// The owner stays the owner; leaving only ends its part in lockstep.
+		world_host_set_member(host, sid, sinew_v1_Role_ROLE_OWNER, false);
+	}
+	else
+	{
+		world_host_remove_member(host, sid);
+	}
+	lockstep_member_changed(host);
+	return 0;
+}
+
+int32_t handle_set_time_mode(command_ctx* ctx)
+{
+	const sinew_v1_SetTimeMode* t = &ctx->msg.command.set_time_mode;
+	world_host* host = ctx->host;
+	time_request current = { host->mode, host->rate, host->lockstep_timeout_ms };
+	time_request time;
+	int32_t code = check_time(ctx, t->has_time, &t->time, current, &time);
+	if (code != 0)
+	{
+		return code;
+	}
+	world_host_set_time(host, time.mode, time.rate, time.timeout_ms);
+	announce_time_mode(host);
+	ctx->reply.which_result = sinew_v1_Reply_step_tag;
+	ctx->reply.result.step.step_count = host->step_count;
+	ctx->reply.result.step.time = host->time;
+	ctx->reply.result.step.diverged = host->diverged;
+	return 0;
+}
+
+int32_t handle_step(command_ctx* ctx)
+{
+	const sinew_v1_Step* st = &ctx->msg.command.step;
+	world_host* host = ctx->host;
+	if (host->mode != sinew_v1_TimeMode_TIME_PAUSED)
+	{
+		return cmd_fail(ctx, SV_ERR_WRONG_TIME_MODE, "step: world %llu is not paused (set its time mode to paused first)",
+						(unsigned long long)host->id);
+	}
+	if (st->count == 0)
+	{
+		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "step: count must be at least 1");
+	}
+	if ((int64_t)st->count > ctx->srv->config.limits.max_steps_per_request)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "step: count %u is above max_steps_per_request (%lld)",
+						(unsigned)st->count, (long long)ctx->srv->config.limits.max_steps_per_request);
+	}
+	if (host->diverged)
+	{
+		return cmd_fail(ctx, SN_ERR_DIVERGED, "%s", sn_world_last_error_detail(host->world)[0] != '\0'
+														? sn_world_last_error_detail(host->world)
+														: "the world has diverged; reset or restore it");
+	}
+	host->step_session = ctx->session->id;
+	host->step_request = ctx->request_id;
+	ctx->deferred = true;
+	world_host_start_step(host, STEP_COMMAND, st->count, 0, true);
+	return 0;
+}
+
+// ---- snapshots ----------------------------------------------------------------------------------------
+
+typedef struct snapshot_scratch
+{
+	wire_bytes bytes;
+	uint8_t* data;
+} snapshot_scratch;
+
+static void free_snapshot_scratch(void* p)
+{
+	snapshot_scratch* s = p;
+	free(s->data);
+	free(s);
+}
+
+int32_t handle_snapshot(command_ctx* ctx)
+{
+	const sinew_v1_Snapshot* sn = &ctx->msg.command.snapshot;
+	world_host* host = ctx->host;
+	if (sn->make_reset_point && ctx->world_role < sinew_v1_Role_ROLE_OWNER)
+	{
+		return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "only the owner may set the reset point");
+	}
+	snapshot_scratch* scratch = calloc(1, sizeof(snapshot_scratch));
+	if (scratch == NULL)
+	{
+		return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
+	}
+	ctx->reply_scratch = scratch;
+	ctx->reply_scratch_free = free_snapshot_scratch;
+	size_t size = 0;
+	int32_t code = take_snapshot(ctx, host->world, &scratch->data, &size);
+	if (code != 0)
+	{
+		return code;
+	}
+	if (sn->make_reset_point)
+	{
+		uint8_t* copy = malloc(size > 0 ? size : 1);
+		if (copy == NULL)
+		{
+			return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
+		}
+		memcpy(copy, scratch->data, size);
+		free(host->reset_point);
+		host->reset_point = copy;
+		host->reset_size = size;
+	}
+	scratch->bytes.data = scratch->data;
+	scratch->bytes.size = size;
+	ctx->reply.which_result = sinew_v1_Reply_snapshot_tag;
+	ctx->reply.result.snapshot.data.funcs.encode = wire_encode_bytes;
+	ctx->reply.result.snapshot.data.arg = &scratch->bytes;
+	ctx->reply.result.snapshot.step_count = host->step_count;
+	return 0;
+}
+
+static void reply_step_result(command_ctx* ctx)
+{
+	ctx->reply.which_result = sinew_v1_Reply_step_tag;
+	ctx->reply.result.step.step_count = ctx->host->step_count;
+	ctx->reply.result.step.time = ctx->host->time;
+	ctx->reply.result.step.diverged = ctx->host->diverged;
+}
+
+// Replace the host's world by one built from bytes; on success the bytes become the reset point when
+// `adopt` (ownership of bytes passes to the host).
+static int32_t load_snapshot(command_ctx* ctx, const uint8_t* bytes, size_t size)
+{
+	sn_world* world = NULL;
+	sn_error err = sn_world_create_from_snapshot(bytes, size, NULL, &world);
+	if (err != SN_ERR_OK)
+	{
+		return cmd_fail(ctx, err, "the snapshot was rejected (%zu bytes): %s", size, sn_error_message(err));
+	}
+	int32_t code = check_world_limits(ctx, world);
+	if (code != 0)
+	{
+		sn_world_destroy(world);
+		return code;
+	}
+	world_host_replace_world(ctx->host, world);
+	return 0;
+}
+
+int32_t handle_restore(command_ctx* ctx)
+{
+	int32_t code = load_snapshot(ctx, ctx->bytes, ctx->bytes_size);
+	if (code != 0)
+	{
+		return code;
+	}
+	free(ctx->host->reset_point);
+	ctx->host->reset_point = ctx->bytes;
+	ctx->host->reset_size = ctx->bytes_size;
+	ctx->bytes = NULL;
+	ctx->bytes_size = 0;
+	reply_step_result(ctx);
+	return 0;
+}
+
+int32_t handle_reset(command_ctx* ctx)
+{
+	world_host* host = ctx->host;
+	if (host->reset_point == NULL)
+	{
+		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "world %llu has no reset point", (unsigned long long)host->id);
+	}
+	int32_t code = load_snapshot(ctx, host->reset_point, host->reset_size);
+	if (code != 0)
+	{
+		return code;
+	}
+	reply_step_result(ctx);
+	return 0;
+}
+
+// ---- state --------------------------------------------------------------------------------------------
+
+int32_t handle_subscribe(command_ctx* ctx)
+{
+	const sinew_v1_Subscribe* sub = &ctx->msg.command.subscribe;
+	const server_limits* l = &ctx->srv->config.limits;
+	if (ctx->session->subscription_count >= l->max_subscriptions_per_client)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "max_subscriptions_per_client (%lld) reached",
+						(long long)l->max_subscriptions_per_client);
+	}
+	double rate = sub->rate_hz == 0.0 ? 60.0 : sub->rate_hz;
+	if (!isfinite(rate))
+	{
+		return cmd_fail(ctx, SN_ERR_NOT_FINITE, "subscribe: rate_hz must be finite");
+	}
+	if (!(rate > 0.0) || rate > (double)l->max_stream_rate_hz)
+	{
+		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "subscribe: rate_hz must be in (0, %lld], got %g",
+						(long long)l->max_stream_rate_hz, rate);
+	}
+	if (sub->include > 31u)
+	{
+		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "subscribe: unknown include bits 0x%x", (unsigned)sub->include);
+	}
+	uint64_t id = 0;
+	int32_t code = stream_subscribe(ctx->srv, ctx->session, ctx->host, rate, sub->include, &id, ctx->detail,
+									sizeof(ctx->detail));
+	if (code != 0)
+	{
+		return code;
+	}
+	ctx->reply.which_result = sinew_v1_Reply_created_tag;
+	ctx->reply.result.created.id = id;
+	return 0;
+}
+
+int32_t handle_unsubscribe(command_ctx* ctx)
+{
+	uint64_t id = ctx->msg.command.unsubscribe.subscription_id;
+	if (!stream_unsubscribe(ctx->srv, ctx->session, id))
+	{
+		return cmd_fail(ctx, SV_ERR_UNKNOWN_SUBSCRIPTION, "subscription %llu is not one of this session's",
+						(unsigned long long)id);
+	}
+	return 0;
+}
+
+static void free_frame_source(void* p)
+{
+	frame_source_free(p);
+	free(p);
+}
+
+int32_t handle_get_state(command_ctx* ctx)
+{
+	const sinew_v1_GetState* g = &ctx->msg.command.get_state;
+	if (g->include > 31u)
+	{
+		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "get state: unknown include bits 0x%x", (unsigned)g->include);
+	}
+	frame_source* src = malloc(sizeof(frame_source));
+	if (src == NULL || !frame_source_init(src, ctx->host->world, g->include))
+	{
+		free(src);
+		return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
+	}
+	ctx->reply_scratch = src;
+	ctx->reply_scratch_free = free_frame_source;
+	ctx->reply.which_result = sinew_v1_Reply_state_tag;
+	frame_fill(&ctx->reply.result.state, src, ctx->host->id, server_now_ns());
+	return 0;
+}

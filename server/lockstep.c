@@ -1,0 +1,242 @@
+// Lockstep ticks: collect inputs, time out and demote, apply in join order, step, reply.
+#include "lockstep.h"
+
+#include "control.h"
+#include "errors.h"
+#include "log.h"
+#include "server.h"
+#include "session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool all_submitted(const world_host* host, int* controllers, int* submitted)
+{
+	int c = 0, s = 0;
+	for (int i = 0; i < host->member_count; ++i)
+	{
+		const world_member* m = host->members + i;
+		if (m->controlling)
+		{
+			c += 1;
+			s += m->submitted ? 1 : 0;
+		}
+	}
+	*controllers = c;
+	*submitted = s;
+	return c > 0 && s == c;
+}
+
+static void stop_timer(world_host* host)
+{
+	if (host->lockstep_timer_armed)
+	{
+		uv_timer_stop(&host->lockstep_timer);
+		host->lockstep_timer_armed = false;
+	}
+}
+
+// Apply the stored inputs in join order and step the tick. An input that no longer applies (an object it
+// names was destroyed since it arrived) is skipped and its sender gets the error in its reply.
+static void fire_tick(world_host* host)
+{
+	stop_timer(host);
+	for (int i = 0; i < host->member_count; ++i)
+	{
+		world_member* m = host->members + i;
+		if (!m->submitted || m->input == NULL)
+		{
+			continue;
+		}
+		char detail[256] = "";
+		int32_t code = 0;
+		if (m->input->has_targets)
+		{
+			code = control_set_targets(host->world, &m->input->targets, false, detail, sizeof(detail));
+		}
+		if (code == 0 && m->input->has_forces)
+		{
+			code = control_apply_forces(host->world, &m->input->forces, false, detail, sizeof(detail));
+		}
+		if (code != 0)
+		{
+			// Answer now; the member keeps its place for the next tick.
+			session_reply_to(host->srv, m->session_id, m->request_id, code, detail, NULL);
+			m->submitted = false;
+			free(m->input);
+			m->input = NULL;
+		}
+	}
+	host->lockstep_tick = host->step_count;
+	host->srv->metrics.lockstep_ticks += 1;
+	world_host_start_step(host, STEP_LOCKSTEP, 1, 0, true);
+}
+
+static void check_ready(world_host* host)
+{
+	if (host->mode != sinew_v1_TimeMode_TIME_LOCKSTEP || host->busy)
+	{
+		return;
+	}
+	int controllers = 0, submitted = 0;
+	if (all_submitted(host, &controllers, &submitted))
+	{
+		fire_tick(host);
+	}
+	else if (submitted == 0)
+	{
+		stop_timer(host);
+	}
+}
+
+static void on_timer(uv_timer_t* timer)
+{
+	world_host* host = timer->data;
+	host->lockstep_timer_armed = false;
+	lockstep_timeout(host);
+}
+
+int32_t lockstep_submit(command_ctx* ctx)
+{
+	world_host* host = ctx->host;
+	const sinew_v1_LockstepInput* in = &ctx->msg.command.lockstep_input;
+	if (host->mode != sinew_v1_TimeMode_TIME_LOCKSTEP)
+	{
+		return cmd_fail(ctx, SV_ERR_WRONG_TIME_MODE, "world %llu is not in lockstep mode", (unsigned long long)host->id);
+	}
+	world_member* m = world_host_member(host, ctx->session->id);
+	if (m == NULL || !m->controlling)
+	{
+		return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE,
+						"this session is not a lockstep controller of world %llu (join it as a controller)",
+						(unsigned long long)host->id);
+	}
+	if (in->tick != host->step_count)
+	{
+		return cmd_fail(ctx, SV_ERR_STALE_TICK, "input for tick %llu, but the pending tick is %llu",
+						(unsigned long long)in->tick, (unsigned long long)host->step_count);
+	}
+	if (m->submitted)
+	{
+		return cmd_fail(ctx, SV_ERR_STALE_TICK, "this controller already sent its input for tick %llu",
+						(unsigned long long)in->tick);
+	}
+	// Validate now so errors come back at once, typed.
+	int32_t code = 0;
+	if (in->has_targets)
+	{
+		code = control_set_targets(host->world, &in->targets, true, ctx->detail, sizeof(ctx->detail));
+	}
+	if (code == 0 && in->has_forces)
+	{
+		code = control_apply_forces(host->world, &in->forces, true, ctx->detail, sizeof(ctx->detail));
+	}
+	if (code != 0)
+	{
+		return code;
+	}
+	m->input = malloc(sizeof(sinew_v1_LockstepInput));
+	if (m->input == NULL)
+	{
+		return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
+	}
+	*m->input = *in;
+	m->submitted = true;
+	m->request_id = ctx->request_id;
+	ctx->deferred = true;
+	int controllers = 0, submitted = 0;
+	all_submitted(host, &controllers, &submitted);
+	if (submitted == 1 && controllers > 1 && !host->lockstep_timer_armed)
+	{
+		host->lockstep_timer.data = host;
+		uv_timer_start(&host->lockstep_timer, on_timer, host->lockstep_timeout_ms, 0);
+		host->lockstep_timer_armed = true;
+	}
+	check_ready(host);
+	return 0;
+}
+
+void lockstep_member_changed(world_host* host)
+{
+	check_ready(host);
+}
+
+void lockstep_timeout(world_host* host)
+{
+	if (host->mode != sinew_v1_TimeMode_TIME_LOCKSTEP || host->busy)
+	{
+		return;
+	}
+	uint64_t tick = host->step_count;
+	for (int i = 0; i < host->member_count; ++i)
+	{
+		world_member* m = host->members + i;
+		if (!m->controlling || m->submitted)
+		{
+			continue;
+		}
+		uint64_t demoted = m->session_id;
+		m->controlling = false;
+		if (m->role == sinew_v1_Role_ROLE_CONTROLLER)
+		{
+			m->role = sinew_v1_Role_ROLE_OBSERVER;
+		}
+		host->srv->metrics.lockstep_demotions += 1;
+		log_warn("lockstep controller demoted", "world=%llu session=%llu tick=%llu timeout_ms=%u",
+				 (unsigned long long)host->id, (unsigned long long)demoted, (unsigned long long)tick,
+				 (unsigned)host->lockstep_timeout_ms);
+		sinew_v1_Event event = sinew_v1_Event_init_zero;
+		event.world_id = host->id;
+		event.which_event = sinew_v1_Event_demoted_tag;
+		event.event.demoted.session_id = demoted;
+		event.event.demoted.tick = tick;
+		snprintf(event.event.demoted.reason, sizeof(event.event.demoted.reason),
+				 "no input for tick %llu within lockstep_timeout_ms (%u ms); now an observer", (unsigned long long)tick,
+				 (unsigned)host->lockstep_timeout_ms);
+		world_host_broadcast(host, &event);
+	}
+	check_ready(host);
+}
+
+void lockstep_tick_done(world_host* host)
+{
+	sinew_v1_Reply reply = sinew_v1_Reply_init_zero;
+	reply.which_result = sinew_v1_Reply_step_tag;
+	reply.result.step.step_count = host->step_count;
+	reply.result.step.time = host->time;
+	reply.result.step.diverged = host->diverged;
+	int32_t code = host->step.error;
+	int index = command_index(sinew_v1_ClientMessage_lockstep_input_tag);
+	for (int i = 0; i < host->member_count; ++i)
+	{
+		world_member* m = host->members + i;
+		if (!m->submitted)
+		{
+			continue;
+		}
+		m->submitted = false;
+		free(m->input);
+		m->input = NULL;
+		metrics_count_command(&host->srv->metrics, index, code);
+		session_reply_to(host->srv, m->session_id, m->request_id, code, code != 0 ? host->step.detail : NULL,
+						 code == 0 ? &reply : NULL);
+	}
+}
+
+void lockstep_cancel(world_host* host, int32_t code, const char* reason)
+{
+	stop_timer(host);
+	for (int i = 0; i < host->member_count; ++i)
+	{
+		world_member* m = host->members + i;
+		if (!m->submitted)
+		{
+			continue;
+		}
+		m->submitted = false;
+		free(m->input);
+		m->input = NULL;
+		session_reply_to(host->srv, m->session_id, m->request_id, code, reason, NULL);
+	}
+}

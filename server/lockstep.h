@@ -1,0 +1,27 @@
+// Lockstep: a world in lockstep mode advances tick k (its step count before the step) only when every
+// controlling member has sent LockstepInput for tick k. The inputs are validated when they arrive and
+// applied, in join order, just before the tick steps; each controller's reply comes when the tick has
+// been stepped, so the reply is also the signal to send tick k + 1.
+//
+// Policy for a controller that does not answer: the first input of a tick starts a timer
+// (lockstep_timeout_ms). When it fires, every controller that has not sent its input is demoted to
+// observer and told (ControllerDemoted, to everyone in the world), and the tick steps with the inputs
+// that did arrive. So one dead client never stalls the others, and a world nobody drives simply waits.
+#ifndef SINEW_SERVER_LOCKSTEP_H
+#define SINEW_SERVER_LOCKSTEP_H
+
+#include "command.h"
+#include "world_host.h"
+
+// LockstepInput: validate and store; step the tick when it was the last one missing.
+int32_t lockstep_submit(command_ctx* ctx);
+// A member joined, left, was demoted or the mode changed: the tick may be ready now.
+void lockstep_member_changed(world_host* host);
+// The world leaves lockstep mode or is destroyed: answer the stored inputs with code.
+void lockstep_cancel(world_host* host, int32_t code, const char* reason);
+// The tick's step ended: reply to each controller whose input it applied.
+void lockstep_tick_done(world_host* host);
+// The input timer of the host fired.
+void lockstep_timeout(world_host* host);
+
+#endif

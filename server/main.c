@@ -1,0 +1,93 @@
+// sinewd: parse the configuration, start the server on one libuv loop, run until SIGINT or SIGTERM.
+#include "config.h"
+#include "demo_world.h"
+#include "log.h"
+#include "server.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void on_signal(uv_signal_t* handle, int signum)
+{
+	server* srv = handle->data;
+	server_shutdown(srv, signum == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+int main(int argc, char** argv)
+{
+	signal(SIGPIPE, SIG_IGN);
+	server_config config;
+	config_default(&config);
+	char error[512];
+	if (!config_from_env(&config, error, sizeof(error)))
+	{
+		fprintf(stderr, "sinewd: %s\n", error);
+		return 2;
+	}
+	int parsed = config_from_args(&config, argc, argv, stdout, error, sizeof(error));
+	if (parsed != 0)
+	{
+		if (parsed < 0)
+		{
+			fprintf(stderr, "sinewd: %s\n", error);
+		}
+		return parsed < 0 ? 2 : 0;
+	}
+	log_set_level(config.log_level);
+	if (config.workers == 0)
+	{
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		config.workers = cores > 0 ? (int)cores : 1;
+	}
+	// World steps run on libuv's thread pool: size it to the workers (before its first use).
+	if (getenv("UV_THREADPOOL_SIZE") == NULL)
+	{
+		char size[16];
+		snprintf(size, sizeof(size), "%d", config.workers);
+		setenv("UV_THREADPOOL_SIZE", size, 1);
+	}
+
+	uv_loop_t loop;
+	uv_loop_init(&loop);
+	server srv;
+	int status = 0;
+	if (server_init(&srv, &loop, &config) != 0)
+	{
+		fprintf(stderr, "sinewd: out of memory\n");
+		return 1;
+	}
+	if (server_listen(&srv) != 0)
+	{
+		status = 1;
+		server_shutdown(&srv, "could not start");
+	}
+	else if (config.demo && demo_world_create(&srv) != 0)
+	{
+		status = 1;
+		server_shutdown(&srv, "could not build the demo world");
+	}
+	uv_signal_t sigint, sigterm;
+	uv_signal_init(&loop, &sigint);
+	uv_signal_init(&loop, &sigterm);
+	sigint.data = &srv;
+	sigterm.data = &srv;
+	uv_signal_start(&sigint, on_signal, SIGINT);
+	uv_signal_start(&sigterm, on_signal, SIGTERM);
+	// The signal handlers alone do not keep the loop running: it ends when the server has closed all.
+	uv_unref((uv_handle_t*)&sigint);
+	uv_unref((uv_handle_t*)&sigterm);
+
+	uv_run(&loop, UV_RUN_DEFAULT);
+
+	uv_close((uv_handle_t*)&sigint, NULL);
+	uv_close((uv_handle_t*)&sigterm, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	if (uv_loop_close(&loop) != 0)
+	{
+		log_warn("the loop still had handles at exit", "code=%d", 1);
+	}
+	server_free(&srv);
+	return status;
+}

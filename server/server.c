@@ -1,0 +1,202 @@
+// The server object: start, housekeeping, clean shutdown.
+#include "server.h"
+
+#include "errors.h"
+#include "lockstep.h"
+#include "log.h"
+#include "session.h"
+#include "tcp.h"
+#include "world_host.h"
+#include "ws.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum
+{
+	HOUSEKEEPING_MS = 100
+};
+
+uint64_t server_now_ns(void)
+{
+	return uv_hrtime();
+}
+
+session* server_session(const server* srv, uint64_t session_id)
+{
+	return idpool_get(&srv->sessions, session_id);
+}
+
+world_host* server_world(const server* srv, uint64_t world_id)
+{
+	return idpool_get(&srv->worlds, world_id);
+}
+
+static void finish_shutdown(server* srv);
+
+void server_housekeeping(server* srv)
+{
+	uint64_t now = server_now_ns();
+	for (int i = 0; i < srv->sessions.high; ++i)
+	{
+		session* s = srv->sessions.items[i];
+		if (s != NULL)
+		{
+			session_housekeeping(s, now);
+		}
+	}
+	if (srv->shutting_down && !srv->stopped)
+	{
+		bool steps_done = srv->stepper.jobs_in_flight == 0 && srv->stepper.batch_count == 0;
+		if (srv->sessions.count == 0 && steps_done)
+		{
+			finish_shutdown(srv);
+		}
+	}
+}
+
+static void on_housekeeping(uv_timer_t* timer)
+{
+	server_housekeeping(timer->data);
+}
+
+int server_init(server* srv, uv_loop_t* loop, const server_config* config)
+{
+	memset(srv, 0, sizeof(*srv));
+	srv->loop = loop;
+	srv->config = *config;
+	srv->start_ns = server_now_ns();
+	idpool_init(&srv->sessions);
+	idpool_init(&srv->worlds);
+	idpool_init(&srv->subscriptions);
+	if (metrics_init(&srv->metrics) != 0)
+	{
+		return UV_ENOMEM;
+	}
+	stepper_init(&srv->stepper, srv, config->workers > 0 ? config->workers : 1);
+	uv_timer_init(loop, &srv->housekeeping);
+	srv->housekeeping.data = srv;
+	uv_timer_start(&srv->housekeeping, on_housekeeping, HOUSEKEEPING_MS, HOUSEKEEPING_MS);
+	srv->housekeeping_open = true;
+	return 0;
+}
+
+static int write_port_file(const server* srv)
+{
+	const char* path = srv->config.port_file;
+	char tmp[600];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE* f = fopen(tmp, "w");
+	if (f == NULL)
+	{
+		return -1;
+	}
+	fprintf(f, "tcp=%d\nws=%d\n", srv->tcp_port, srv->ws_port);
+	if (fclose(f) != 0)
+	{
+		return -1;
+	}
+	return rename(tmp, path);
+}
+
+int server_listen(server* srv)
+{
+	const server_config* c = &srv->config;
+	if (c->tcp_port >= 0)
+	{
+		int err = tcp_listen(srv, c->host, c->tcp_port, &srv->tcp, &srv->tcp_port);
+		if (err != 0)
+		{
+			log_error("cannot listen", "transport=tcp host=%s port=%d error=%s", c->host, c->tcp_port, uv_strerror(err));
+			return err;
+		}
+	}
+	if (c->ws_port >= 0)
+	{
+		if (ws_start(srv, c->host, c->ws_port, c->web_root, &srv->ws, &srv->ws_port) != 0)
+		{
+			log_error("cannot listen", "transport=ws host=%s port=%d", c->host, c->ws_port);
+			return UV_EADDRINUSE;
+		}
+	}
+	if (c->port_file[0] != '\0' && write_port_file(srv) != 0)
+	{
+		log_error("cannot write the port file", "path=%s", c->port_file);
+		return UV_EIO;
+	}
+	bool v6 = strchr(c->host, ':') != NULL;
+	log_info("listening", "host=%s tcp_port=%d ws_port=%d health=http://%s%s%s:%d/healthz workers=%d", c->host,
+			 srv->tcp_port, srv->ws_port, v6 ? "[" : "", c->host, v6 ? "]" : "", srv->ws_port, srv->stepper.workers);
+	return 0;
+}
+
+void server_shutdown(server* srv, const char* reason)
+{
+	if (srv->shutting_down)
+	{
+		log_info("already shutting down", "sessions=%d", srv->sessions.count);
+		return;
+	}
+	srv->shutting_down = true;
+	srv->shutdown_ns = server_now_ns();
+	log_info("shutting down", "reason=%s sessions=%d worlds=%d", reason, srv->sessions.count, srv->worlds.count);
+	// Stop accepting.
+	if (srv->tcp != NULL)
+	{
+		tcp_listener_close(srv->tcp);
+		srv->tcp = NULL;
+	}
+	// Stop pacing; answer lockstep inputs that would wait for a tick that will not come.
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		world_host* host = srv->worlds.items[i];
+		if (host != NULL)
+		{
+			uv_timer_stop(&host->pace_timer);
+			lockstep_cancel(host, SV_ERR_SHUTTING_DOWN, "the server is shutting down");
+		}
+	}
+	// Tell every client; each closes once its in-flight replies are written (or after the grace).
+	for (int i = 0; i < srv->sessions.high; ++i)
+	{
+		session* s = srv->sessions.items[i];
+		if (s != NULL)
+		{
+			session_close(s, SV_ERR_SHUTTING_DOWN, reason);
+		}
+	}
+	server_housekeeping(srv);
+}
+
+static void finish_shutdown(server* srv)
+{
+	srv->stopped = true;
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		world_host* host = srv->worlds.items[i];
+		if (host != NULL)
+		{
+			world_host_destroy(host, "the server stopped");
+		}
+	}
+	ws_stop(srv->ws);
+	stepper_close(&srv->stepper);
+	if (srv->housekeeping_open)
+	{
+		uv_close((uv_handle_t*)&srv->housekeeping, NULL);
+		srv->housekeeping_open = false;
+	}
+	log_info("stopped", "uptime_s=%.3f steps=%llu", (double)(server_now_ns() - srv->start_ns) * 1e-9,
+			 (unsigned long long)srv->metrics.steps_total);
+}
+
+void server_free(server* srv)
+{
+	ws_free(srv->ws);
+	srv->ws = NULL;
+	idpool_free(&srv->sessions);
+	idpool_free(&srv->worlds);
+	idpool_free(&srv->subscriptions);
+	metrics_free(&srv->metrics);
+}

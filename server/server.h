@@ -1,0 +1,71 @@
+// The server: one libuv loop that owns every session, world and subscription. Everything here runs on
+// the loop thread except the stepping of worlds (stepper.c), which only touches a world while its host
+// is marked busy.
+//
+// Data flow (DESIGN.md, "The server"):
+//   commands:  transport (tcp.c, ws.c) -> session.c (framing done, decode, handshake, backpressure)
+//              -> command.c (the table and the one gate) -> handlers_*.c -> world_host.c -> core
+//   stepping:  stepper.c (paced by time mode, lockstep.c for lockstep) -> worker threads -> back on the
+//              loop: replies, events, frames, queued commands
+//   streaming: stream.c (subscriptions at their own rates) -> outbox.c (bounded, newest frame wins)
+#ifndef SINEW_SERVER_SERVER_H
+#define SINEW_SERVER_SERVER_H
+
+#include "config.h"
+#include "idpool.h"
+#include "metrics.h"
+#include "stepper.h"
+
+#include <uv.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SINEWD_VERSION "0.1.0"
+
+typedef struct session session;
+typedef struct world_host world_host;
+typedef struct tcp_listener tcp_listener;
+typedef struct ws_server ws_server;
+
+typedef struct server
+{
+	uv_loop_t* loop;
+	server_config config;
+	idpool sessions;      // session*
+	idpool worlds;        // world_host*
+	idpool subscriptions; // subscription* (stream.c)
+	metrics metrics;
+	stepper stepper;
+	tcp_listener* tcp;
+	ws_server* ws;
+	int tcp_port;         // bound ports (0 if that listener is off)
+	int ws_port;
+	uint64_t start_ns;
+	uint32_t next_id_tag;  // each new world's sn_world_def.id_tag, so ids of one world fail in another
+	bool shutting_down;
+	uint64_t shutdown_ns;
+	bool stopped;         // everything closed; the loop may end
+	uv_timer_t housekeeping;
+	bool housekeeping_open;
+} server;
+
+// Set up a server on the loop: no listeners yet, no demo world. Returns 0 or a negative errno-style code.
+int server_init(server* srv, uv_loop_t* loop, const server_config* config);
+// Start the TCP and HTTP/WebSocket listeners and write the port file. Returns 0 or a negative code.
+int server_listen(server* srv);
+// Begin a clean shutdown: stop accepting, tell clients, finish in-flight steps and replies (at most
+// shutdown_grace_ms), then close everything. The loop ends when all handles are closed.
+void server_shutdown(server* srv, const char* reason);
+// Session timeouts and the end of a shutdown; runs every 100 ms (and may be called at any time).
+void server_housekeeping(server* srv);
+// Free what is left after the loop ended (safe to call once the loop has no more handles).
+void server_free(server* srv);
+
+// CLOCK_MONOTONIC in ns (what uv_hrtime gives).
+uint64_t server_now_ns(void);
+
+session* server_session(const server* srv, uint64_t session_id);
+world_host* server_world(const server* srv, uint64_t world_id);
+
+#endif

@@ -1,0 +1,302 @@
+// Sessions: accepting messages under backpressure, the outbox, replies and events, closing with a reason.
+#include "session.h"
+
+#include "command.h"
+#include "errors.h"
+#include "log.h"
+#include "server.h"
+#include "stream.h"
+#include "wire.h"
+#include "world_host.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum
+{
+	// A closing session that cannot flush its last messages within this is closed anyway, ms.
+	CLOSE_FLUSH_MS = 1000
+};
+
+static void push_closing_event(session* s);
+
+session* session_open(server* srv, const transport_ops* ops, void* conn, const char* peer)
+{
+	session* s = calloc(1, sizeof(session));
+	if (s == NULL)
+	{
+		return NULL;
+	}
+	s->srv = srv;
+	s->ops = ops;
+	s->conn = conn;
+	s->state = SESSION_NEW;
+	s->role = sinew_v1_Role_ROLE_CONTROLLER;
+	s->opened_ns = server_now_ns();
+	snprintf(s->peer, sizeof(s->peer), "%s", peer);
+	outbox_init(&s->out);
+	s->id = idpool_add(&srv->sessions, s);
+	if (s->id == 0)
+	{
+		free(s);
+		return NULL;
+	}
+	srv->metrics.connections_open[ops->index] += 1;
+	srv->metrics.connections_total[ops->index] += 1;
+	char quoted[96];
+	log_info("client connected", "session=%llu transport=%s peer=%s", (unsigned long long)s->id, ops->name,
+			 log_quote(quoted, sizeof(quoted), peer));
+	if (srv->shutting_down)
+	{
+		session_close(s, SV_ERR_SHUTTING_DOWN, "the server is shutting down");
+	}
+	else if (srv->sessions.count > srv->config.limits.max_connections)
+	{
+		srv->metrics.connections_refused += 1;
+		char reason[128];
+		snprintf(reason, sizeof(reason), "max_connections (%lld) reached",
+				 (long long)srv->config.limits.max_connections);
+		session_close(s, SV_ERR_LIMIT_REACHED, reason);
+	}
+	return s;
+}
+
+bool session_accepting(const session* s)
+{
+	const server_limits* l = &s->srv->config.limits;
+	return s->state != SESSION_CLOSING && s->in_flight < l->max_requests_in_flight &&
+		   (int64_t)s->out.reliable_bytes < l->max_outbox_bytes;
+}
+
+void session_receive(session* s, const uint8_t* data, size_t size)
+{
+	s->srv->metrics.messages_in += 1;
+	s->srv->metrics.bytes_in += size;
+	s->in_flight += 1;
+	s->requests += 1;
+	command_receive(s, data, size);
+}
+
+bool session_pop(session* s, outbox_item* item)
+{
+	if (!outbox_pop(&s->out, item))
+	{
+		return false;
+	}
+	if (item->frame != NULL)
+	{
+		s->srv->metrics.frames_sent += 1;
+	}
+	if (item->msg != NULL)
+	{
+		// Handed to the transport but not yet written: still undelivered for the reply timeout.
+		if (s->unwritten_count++ == 0)
+		{
+			s->unwritten_since_ns = item->msg->queued_ns;
+		}
+	}
+	s->srv->metrics.bytes_out += item->head_size + item->body_size;
+	return true;
+}
+
+void session_written(session* s, outbox_item* item, bool delivered)
+{
+	(void)delivered;
+	if (item->msg != NULL && s->unwritten_count > 0 && --s->unwritten_count == 0)
+	{
+		s->unwritten_since_ns = 0;
+	}
+	outbox_item_release(item);
+	// Replies leaving the outbox may release backpressure.
+	if (s->state != SESSION_CLOSING && session_accepting(s))
+	{
+		s->ops->resume(s->conn);
+	}
+}
+
+bool session_flushed(const session* s)
+{
+	return s->state == SESSION_CLOSING && s->closing_sent && s->out.head == NULL;
+}
+
+bool session_send(session* s, const sinew_v1_ServerMessage* message)
+{
+	if (s->close_requested)
+	{
+		return false;
+	}
+	uint8_t* buffer = NULL;
+	size_t size = 0;
+	if (!wire_encode_alloc(sinew_v1_ServerMessage_fields, message, OUTBOX_MSG_HEADROOM, &buffer, &size))
+	{
+		log_error("could not encode a message", "session=%llu", (unsigned long long)s->id);
+		return false;
+	}
+	outbox_msg* msg = outbox_msg_adopt(buffer, size);
+	msg->queued_ns = server_now_ns();
+	outbox_push(&s->out, msg);
+	s->ops->kick(s->conn);
+	return true;
+}
+
+static void set_status(sinew_v1_Status* status, int32_t code, const char* detail)
+{
+	status->code = (sinew_v1_ErrorCode)code;
+	const char* text = detail != NULL && detail[0] != '\0' ? detail : sv_error_message(code);
+	snprintf(status->message, sizeof(status->message), "%s", text);
+}
+
+void session_reply(session* s, uint64_t request_id, int32_t code, const char* detail, sinew_v1_Reply* reply)
+{
+	sinew_v1_ServerMessage message = sinew_v1_ServerMessage_init_zero;
+	message.which_message = sinew_v1_ServerMessage_reply_tag;
+	if (reply != NULL)
+	{
+		message.message.reply = *reply;
+	}
+	sinew_v1_Reply* r = &message.message.reply;
+	r->request_id = request_id;
+	r->has_status = true;
+	set_status(&r->status, code, detail);
+	if (code != 0)
+	{
+		r->which_result = 0; // an error carries no result
+	}
+	if (!session_send(s, &message) && code == 0)
+	{
+		// The result could not be encoded (a callback failed): say so instead.
+		sinew_v1_ServerMessage failed = sinew_v1_ServerMessage_init_zero;
+		failed.which_message = sinew_v1_ServerMessage_reply_tag;
+		failed.message.reply.request_id = request_id;
+		failed.message.reply.has_status = true;
+		set_status(&failed.message.reply.status, SV_ERR_INTERNAL, "the reply could not be encoded");
+		session_send(s, &failed);
+	}
+	if (s->in_flight > 0)
+	{
+		s->in_flight -= 1;
+	}
+	if (s->state == SESSION_CLOSING)
+	{
+		if (s->in_flight == 0)
+		{
+			push_closing_event(s);
+		}
+	}
+	else if (session_accepting(s))
+	{
+		s->ops->resume(s->conn);
+	}
+}
+
+void session_reply_to(server* srv, uint64_t session_id, uint64_t request_id, int32_t code, const char* detail,
+					  sinew_v1_Reply* reply)
+{
+	session* s = server_session(srv, session_id);
+	if (s != NULL)
+	{
+		session_reply(s, request_id, code, detail, reply);
+	}
+}
+
+void session_event(session* s, sinew_v1_Event* event)
+{
+	sinew_v1_ServerMessage message = sinew_v1_ServerMessage_init_zero;
+	message.which_message = sinew_v1_ServerMessage_event_tag;
+	message.message.event = *event;
+	session_send(s, &message);
+}
+
+// The Closing event is the session's last message: it goes out once no reply is owed any more.
+static void push_closing_event(session* s)
+{
+	if (s->closing_sent || s->close_requested || s->in_flight > 0)
+	{
+		return;
+	}
+	s->closing_sent = true;
+	sinew_v1_Event event = sinew_v1_Event_init_zero;
+	event.which_event = sinew_v1_Event_closing_tag;
+	event.event.closing.has_status = true;
+	set_status(&event.event.closing.status, s->close_code, s->close_reason);
+	session_event(s, &event);
+	s->ops->kick(s->conn);
+}
+
+void session_close(session* s, int32_t code, const char* reason)
+{
+	if (s->state == SESSION_CLOSING)
+	{
+		return;
+	}
+	s->state = SESSION_CLOSING;
+	s->closing_ns = server_now_ns();
+	if (code != 0)
+	{
+		s->srv->metrics.sessions_closed_with_error += 1;
+	}
+	char quoted[300];
+	log_info("closing client", "session=%llu code=%s reason=%s", (unsigned long long)s->id, sv_error_name(code),
+			 log_quote(quoted, sizeof(quoted), reason));
+	s->close_code = code;
+	snprintf(s->close_reason, sizeof(s->close_reason), "%s", reason);
+	push_closing_event(s);
+}
+
+void session_detach(session* s)
+{
+	server* srv = s->srv;
+	world_host_session_gone(srv, s->id);
+	stream_session_gone(srv, s);
+	outbox_clear(&s->out);
+	idpool_remove(&srv->sessions, s->id);
+	srv->metrics.connections_open[s->ops->index] -= 1;
+	log_info("client disconnected", "session=%llu requests=%llu frames_sent=%llu frames_dropped=%llu",
+			 (unsigned long long)s->id, (unsigned long long)s->requests, (unsigned long long)s->out.frames_sent,
+			 (unsigned long long)s->out.frames_dropped);
+	free(s);
+}
+
+uint64_t session_undelivered_age_ns(const session* s, uint64_t now_ns)
+{
+	uint64_t age = outbox_oldest_age_ns(&s->out, now_ns);
+	if (s->unwritten_count > 0 && now_ns > s->unwritten_since_ns && now_ns - s->unwritten_since_ns > age)
+	{
+		age = now_ns - s->unwritten_since_ns;
+	}
+	return age;
+}
+
+void session_housekeeping(session* s, uint64_t now_ns)
+{
+	const server_limits* l = &s->srv->config.limits;
+	uint64_t ms = 1000000u;
+	if (s->state == SESSION_NEW && now_ns - s->opened_ns > (uint64_t)l->handshake_timeout_ms * ms)
+	{
+		char reason[128];
+		snprintf(reason, sizeof(reason), "no handshake within handshake_timeout_ms (%lld ms)",
+				 (long long)l->handshake_timeout_ms);
+		session_close(s, SV_ERR_TIMEOUT, reason);
+	}
+	else if (s->state == SESSION_READY && session_undelivered_age_ns(s, now_ns) > (uint64_t)l->reply_timeout_ms * ms)
+	{
+		char reason[160];
+		snprintf(reason, sizeof(reason), "replies undelivered for more than reply_timeout_ms (%lld ms)",
+				 (long long)l->reply_timeout_ms);
+		session_close(s, SV_ERR_SLOW_CLIENT, reason);
+	}
+	else if (s->state == SESSION_CLOSING && !s->close_requested)
+	{
+		uint64_t grace = (uint64_t)CLOSE_FLUSH_MS * ms;
+		if (s->srv->shutting_down && (uint64_t)l->shutdown_grace_ms * ms > grace)
+		{
+			grace = (uint64_t)l->shutdown_grace_ms * ms;
+		}
+		if (session_flushed(s) || now_ns - s->closing_ns > grace)
+		{
+			s->close_requested = true;
+			s->ops->close(s->conn);
+		}
+	}
+}

@@ -1,0 +1,96 @@
+// A client session, whatever its transport. The transport (tcp.c, ws.c) frames bytes into whole
+// messages and hands them here one at a time while session_accepting() says so (backpressure: a session
+// stops accepting while max_requests_in_flight requests wait for replies, or while max_outbox_bytes of
+// replies wait to be written); it asks session_pop() for what to write and calls session_written()
+// after. A session that must end (protocol error, slow reader, shutdown) is told why with a Closing event,
+// flushed, and then closed by its transport, which finally calls session_detach().
+#ifndef SINEW_SERVER_SESSION_H
+#define SINEW_SERVER_SESSION_H
+
+#include "outbox.h"
+#include "sinew.pb.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct server;
+
+typedef struct transport_ops
+{
+	const char* name;                // "tcp" or "ws"
+	int index;                       // 0 tcp, 1 ws (metrics)
+	void (*kick)(void* conn);        // the outbox has something: write when the socket allows
+	void (*resume)(void* conn);      // the session accepts messages again
+	void (*close)(void* conn);       // close now; the transport calls session_detach when closed
+} transport_ops;
+
+typedef enum session_state
+{
+	SESSION_NEW = 0,     // connected, no handshake yet
+	SESSION_READY = 1,   // handshaken
+	SESSION_CLOSING = 2, // told to close: flushing, then closed
+} session_state;
+
+typedef struct session
+{
+	struct server* srv;
+	uint64_t id;
+	const transport_ops* ops;
+	void* conn;
+	session_state state;
+	char peer[64];
+	char name[64];
+	sinew_v1_Role role;      // OBSERVER or CONTROLLER
+	uint64_t opened_ns;
+	uint64_t closing_ns;
+	bool close_requested;    // the transport has been asked to close
+	bool closing_sent;       // the Closing event is queued (after the replies still owed)
+	int32_t close_code;
+	char close_reason[256];
+	outbox out;
+	int in_flight;           // requests received, not yet answered
+	int unwritten_count;     // replies and events handed to the transport, not yet written
+	uint64_t unwritten_since_ns; // when the oldest of those was queued
+	int worlds_owned;
+	int subscription_count;
+	uint64_t requests;
+} session;
+
+// A new connection. Returns NULL if memory ran out (the transport then closes it). Over the connection
+// limit, or while shutting down, the session is opened only to be told why and closed.
+session* session_open(struct server* srv, const transport_ops* ops, void* conn, const char* peer);
+
+// May the transport hand over another message now?
+bool session_accepting(const session* s);
+// One whole message from the client.
+void session_receive(session* s, const uint8_t* data, size_t size);
+
+// The next thing to write; release it with session_written once written (or dropped).
+bool session_pop(session* s, outbox_item* item);
+void session_written(session* s, outbox_item* item, bool delivered);
+// True when a closing session has written everything: the transport may close it now.
+bool session_flushed(const session* s);
+
+// Queue a message for the client (encoded now). Returns false if it could not be encoded.
+bool session_send(session* s, const sinew_v1_ServerMessage* message);
+// Reply to a request. reply may be NULL (status only); its request id and status are set here. The
+// request counts as answered (in_flight decreases).
+void session_reply(session* s, uint64_t request_id, int32_t code, const char* detail, sinew_v1_Reply* reply);
+void session_event(session* s, sinew_v1_Event* event);
+
+// Tell the client why and close after flushing (bounded by the housekeeping timer).
+void session_close(session* s, int32_t code, const char* reason);
+// The transport closed: leave worlds, end subscriptions, free.
+void session_detach(session* s);
+
+// How long the oldest reply or event not yet written has waited (in the outbox or in the transport), ns.
+uint64_t session_undelivered_age_ns(const session* s, uint64_t now_ns);
+// Housekeeping (every 100 ms): handshake timeout, undelivered replies, closing sessions that do not flush.
+void session_housekeeping(session* s, uint64_t now_ns);
+
+// Reply to a request of a session that may be gone (deferred replies: steps, lockstep).
+void session_reply_to(struct server* srv, uint64_t session_id, uint64_t request_id, int32_t code, const char* detail,
+					  sinew_v1_Reply* reply);
+
+#endif

@@ -1,0 +1,271 @@
+// Subscriptions and frame distribution.
+#include "stream.h"
+
+#include "errors.h"
+#include "frame.h"
+#include "log.h"
+#include "server.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static subscription* get_sub(const server* srv, uint64_t id)
+{
+	return idpool_get(&srv->subscriptions, id);
+}
+
+static void remove_from_host(world_host* host, uint64_t id)
+{
+	for (int i = 0; i < host->sub_count; ++i)
+	{
+		if (host->subs[i] == id)
+		{
+			host->subs[i] = host->subs[--host->sub_count];
+			return;
+		}
+	}
+}
+
+// Offer one frame to one subscription.
+static void offer(server* srv, subscription* sub, frame_buf* frame, uint64_t now_ns)
+{
+	session* s = server_session(srv, sub->session_id);
+	if (s == NULL)
+	{
+		return;
+	}
+	if (outbox_offer_frame(&s->out, sub->id, frame))
+	{
+		srv->metrics.frames_dropped += 1;
+	}
+	sub->last_tick = frame->tick;
+	// Next frame due one period later on the absolute schedule; if we are more than a period behind,
+	// restart the schedule from now rather than sending a burst.
+	sub->next_due_ns += sub->period_ns;
+	if (sub->next_due_ns + sub->period_ns < now_ns)
+	{
+		sub->next_due_ns = now_ns + sub->period_ns;
+	}
+	s->ops->kick(s->conn);
+}
+
+int32_t stream_subscribe(server* srv, session* s, world_host* host, double rate_hz, uint32_t include,
+						 uint64_t* out_id, char* detail, size_t cap)
+{
+	subscription* sub = calloc(1, sizeof(subscription));
+	if (sub == NULL)
+	{
+		snprintf(detail, cap, "out of memory");
+		return SN_ERR_NO_MEMORY;
+	}
+	if (host->sub_count == host->sub_capacity)
+	{
+		int capacity = host->sub_capacity > 0 ? 2 * host->sub_capacity : 4;
+		uint64_t* subs = realloc(host->subs, (size_t)capacity * sizeof(uint64_t));
+		if (subs == NULL)
+		{
+			free(sub);
+			snprintf(detail, cap, "out of memory");
+			return SN_ERR_NO_MEMORY;
+		}
+		host->subs = subs;
+		host->sub_capacity = capacity;
+	}
+	sub->id = idpool_add(&srv->subscriptions, sub);
+	if (sub->id == 0 || !outbox_add_slot(&s->out, sub->id))
+	{
+		if (sub->id != 0)
+		{
+			idpool_remove(&srv->subscriptions, sub->id);
+		}
+		free(sub);
+		snprintf(detail, cap, "out of memory");
+		return SN_ERR_NO_MEMORY;
+	}
+	sub->session_id = s->id;
+	sub->world_id = host->id;
+	sub->include = frame_include_mask(include);
+	sub->rate_hz = rate_hz;
+	sub->period_ns = (uint64_t)llround(1e9 / rate_hz);
+	uint64_t now = server_now_ns();
+	sub->next_due_ns = now;
+	sub->last_tick = UINT64_MAX;
+	host->subs[host->sub_count++] = sub->id;
+	s->subscription_count += 1;
+	// The current state at once, so a subscriber of a paused world sees it.
+	frame_buf* frame = frame_encode(host->world, host->id, sub->include, now);
+	if (frame != NULL)
+	{
+		srv->metrics.frames_encoded += 1;
+		offer(srv, sub, frame, now);
+		frame_buf_unref(frame);
+	}
+	*out_id = sub->id;
+	return 0;
+}
+
+static void end_subscription(server* srv, subscription* sub, session* s, world_host* host)
+{
+	if (s != NULL)
+	{
+		outbox_remove_slot(&s->out, sub->id);
+		s->subscription_count -= 1;
+	}
+	if (host != NULL)
+	{
+		remove_from_host(host, sub->id);
+	}
+	idpool_remove(&srv->subscriptions, sub->id);
+	free(sub);
+}
+
+bool stream_unsubscribe(server* srv, session* s, uint64_t id)
+{
+	subscription* sub = get_sub(srv, id);
+	if (sub == NULL || sub->session_id != s->id)
+	{
+		return false;
+	}
+	end_subscription(srv, sub, s, server_world(srv, sub->world_id));
+	return true;
+}
+
+void stream_session_gone(server* srv, session* s)
+{
+	for (int i = 0; i < srv->subscriptions.high; ++i)
+	{
+		subscription* sub = srv->subscriptions.items[i];
+		if (sub != NULL && sub->session_id == s->id)
+		{
+			end_subscription(srv, sub, s, server_world(srv, sub->world_id));
+		}
+	}
+}
+
+void stream_world_gone(world_host* host)
+{
+	server* srv = host->srv;
+	while (host->sub_count > 0)
+	{
+		subscription* sub = get_sub(srv, host->subs[host->sub_count - 1]);
+		if (sub == NULL)
+		{
+			host->sub_count -= 1;
+			continue;
+		}
+		end_subscription(srv, sub, server_session(srv, sub->session_id), host);
+	}
+}
+
+uint32_t stream_masks_due(const world_host* host, uint64_t now_ns)
+{
+	uint32_t masks = 0;
+	for (int i = 0; i < host->sub_count; ++i)
+	{
+		const subscription* sub = get_sub(host->srv, host->subs[i]);
+		if (sub != NULL && sub->next_due_ns <= now_ns)
+		{
+			masks |= 1u << sub->include;
+		}
+	}
+	return masks;
+}
+
+// Arm the flush timer for the earliest subscription still owed the latest state.
+static void on_flush(uv_timer_t* timer)
+{
+	stream_flush(timer->data);
+}
+
+static void arm_flush(world_host* host, uint64_t now_ns)
+{
+	uint64_t earliest = UINT64_MAX;
+	for (int i = 0; i < host->sub_count; ++i)
+	{
+		const subscription* sub = get_sub(host->srv, host->subs[i]);
+		if (sub != NULL && sub->last_tick != host->step_count && sub->next_due_ns < earliest)
+		{
+			earliest = sub->next_due_ns;
+		}
+	}
+	if (earliest == UINT64_MAX || host->closed)
+	{
+		return;
+	}
+	uint64_t wait_ms = earliest > now_ns ? (earliest - now_ns + 999999u) / 1000000u : 0;
+	host->flush_timer.data = host;
+	uv_timer_start(&host->flush_timer, on_flush, wait_ms, 0);
+}
+
+void stream_publish(world_host* host, frame_buf* const frames[STEP_MASKS], uint64_t now_ns)
+{
+	server* srv = host->srv;
+	for (int i = 0; i < host->sub_count; ++i)
+	{
+		subscription* sub = get_sub(srv, host->subs[i]);
+		if (sub == NULL || sub->next_due_ns > now_ns)
+		{
+			continue;
+		}
+		frame_buf* frame = frames[sub->include];
+		if (frame != NULL && frame->tick != sub->last_tick)
+		{
+			offer(srv, sub, frame, now_ns);
+		}
+	}
+	arm_flush(host, now_ns);
+}
+
+void stream_flush(world_host* host)
+{
+	if (host->busy || host->closed || host->world == NULL)
+	{
+		return; // the step in progress publishes when it ends
+	}
+	uint64_t now = server_now_ns();
+	frame_buf* frames[STEP_MASKS] = { NULL };
+	for (int i = 0; i < host->sub_count; ++i)
+	{
+		subscription* sub = get_sub(host->srv, host->subs[i]);
+		if (sub == NULL || sub->next_due_ns > now || sub->last_tick == host->step_count)
+		{
+			continue;
+		}
+		if (frames[sub->include] == NULL)
+		{
+			frames[sub->include] = frame_encode(host->world, host->id, sub->include, now);
+			if (frames[sub->include] == NULL)
+			{
+				continue;
+			}
+			host->srv->metrics.frames_encoded += 1;
+		}
+		offer(host->srv, sub, frames[sub->include], now);
+	}
+	for (int m = 0; m < STEP_MASKS; ++m)
+	{
+		frame_buf_unref(frames[m]);
+	}
+	arm_flush(host, now);
+}
+
+void stream_state_changed(world_host* host)
+{
+	if (host->sub_count == 0)
+	{
+		return;
+	}
+	for (int i = 0; i < host->sub_count; ++i)
+	{
+		subscription* sub = get_sub(host->srv, host->subs[i]);
+		if (sub != NULL)
+		{
+			sub->last_tick = UINT64_MAX;
+		}
+	}
+	if (!host->busy)
+	{
+		arm_flush(host, server_now_ns());
+	}
+}

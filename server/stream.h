@@ -1,0 +1,50 @@
+// Subscriptions: a session asks for a world's state at a rate with an include mask. After each step the
+// host offers the new state to every subscription that is due (its own absolute schedule: frame k is due
+// at start + k / rate, so rates do not drift); the frame goes into the session's outbox slot for that
+// subscription, replacing an unsent older one (counted as dropped). A subscriber whose world stops
+// (paused, lockstep waiting) still gets the latest state: the host's flush timer encodes what is owed.
+#ifndef SINEW_SERVER_STREAM_H
+#define SINEW_SERVER_STREAM_H
+
+#include "outbox.h"
+#include "session.h"
+#include "world_host.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct server;
+
+typedef struct subscription
+{
+	uint64_t id;
+	uint64_t session_id;
+	uint64_t world_id;
+	uint32_t include;      // normalised mask, 1..31
+	double rate_hz;
+	uint64_t period_ns;
+	uint64_t next_due_ns;
+	uint64_t last_tick;    // tick of the last frame offered; UINT64_MAX before the first
+} subscription;
+
+// Subscribe (rate and include validated by the caller). Sends the current state at once.
+int32_t stream_subscribe(struct server* srv, session* s, world_host* host, double rate_hz, uint32_t include,
+						 uint64_t* out_id, char* detail, size_t detail_capacity);
+// False if id is not a live subscription of s.
+bool stream_unsubscribe(struct server* srv, session* s, uint64_t id);
+void stream_session_gone(struct server* srv, session* s);
+// The world is going away: end its subscriptions (the host has told the sessions).
+void stream_world_gone(world_host* host);
+
+// Include masks (bit m for mask m) that subscriptions due by `now_ns` need.
+uint32_t stream_masks_due(const world_host* host, uint64_t now_ns);
+// Offer frames[mask] to each due subscription; arms the host's flush timer for subscriptions still owed
+// the latest state.
+void stream_publish(world_host* host, frame_buf* const frames[STEP_MASKS], uint64_t now_ns);
+// Flush timer: encode and offer the latest state to subscriptions owed it (world idle).
+void stream_flush(world_host* host);
+
+// The world's state changed without a step (a command, a restore): every subscription is owed a frame.
+void stream_state_changed(world_host* host);
+
+#endif

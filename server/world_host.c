@@ -1,0 +1,632 @@
+// Hosted worlds: registry, members and roles, the FIFO of waiting commands, time modes and real-time
+// pacing, the end of each step (replies, events, frames, queued commands), destruction.
+//
+// Real-time pacing without drift: the schedule is absolute. Step rt_base_step + k is due at
+// rt_base_ns + k * period with period = time_step / rate, so the number of steps due at wall time t is
+// floor((t - rt_base_ns) / period) - (steps done since rt_base_step), computed from the monotonic clock
+// each time; timer lateness never accumulates. A world that falls more than max_catchup_ms behind
+// rebases the schedule at now (counted in lag_resets) instead of stepping in a burst.
+#include "world_host.h"
+
+#include "command.h"
+#include "convert.h"
+#include "errors.h"
+#include "lockstep.h"
+#include "log.h"
+#include "server.h"
+#include "stream.h"
+
+#include "sinew/articulation.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum
+{
+	HOST_TIMERS = 3
+};
+
+// ---- lifetime -----------------------------------------------------------------------------------------
+
+static void on_handle_closed(uv_handle_t* handle)
+{
+	world_host* host = handle->data;
+	if (--host->open_handles == 0)
+	{
+		free(host);
+	}
+}
+
+static void close_handles(world_host* host)
+{
+	uv_close((uv_handle_t*)&host->pace_timer, on_handle_closed);
+	uv_close((uv_handle_t*)&host->lockstep_timer, on_handle_closed);
+	uv_close((uv_handle_t*)&host->flush_timer, on_handle_closed);
+}
+
+static void on_pace_timer(uv_timer_t* timer)
+{
+	world_host_pace(timer->data);
+}
+
+// A first guess of one step's cost before any was measured, ns: enough to step tiny worlds inline.
+static double guess_step_ns(const sn_world* world)
+{
+	return 200.0 + 500.0 * (sn_world_get_body_count(world) + 2.0 * sn_world_get_joint_count(world));
+}
+
+int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64_t owner, bool keep, world_host** out,
+						  char* detail, size_t cap)
+{
+	world_host* host = calloc(1, sizeof(world_host));
+	if (host == NULL)
+	{
+		sn_world_destroy(world);
+		snprintf(detail, cap, "out of memory");
+		return SN_ERR_NO_MEMORY;
+	}
+	host->srv = srv;
+	host->world = world;
+	snprintf(host->name, sizeof(host->name), "%s", name != NULL ? name : "");
+	host->owner = owner;
+	host->keep = keep;
+	host->mode = sinew_v1_TimeMode_TIME_PAUSED;
+	host->rate = 1.0;
+	host->lockstep_timeout_ms = (uint32_t)srv->config.limits.lockstep_timeout_ms;
+	host->step_ns_avg = guess_step_ns(world);
+	uv_timer_init(srv->loop, &host->pace_timer);
+	uv_timer_init(srv->loop, &host->lockstep_timer);
+	uv_timer_init(srv->loop, &host->flush_timer);
+	host->pace_timer.data = host;
+	host->lockstep_timer.data = host;
+	host->flush_timer.data = host;
+	host->open_handles = HOST_TIMERS;
+	host->id = idpool_add(&srv->worlds, host);
+	bool ok = host->id != 0 && world_host_set_reset_point(host) == 0 &&
+			  (owner == 0 || world_host_set_member(host, owner, sinew_v1_Role_ROLE_OWNER, false));
+	if (!ok)
+	{
+		if (host->id != 0)
+		{
+			idpool_remove(&srv->worlds, host->id);
+		}
+		sn_world_destroy(world);
+		free(host->reset_point);
+		free(host->members);
+		host->closed = true;
+		close_handles(host);
+		snprintf(detail, cap, "out of memory");
+		return SN_ERR_NO_MEMORY;
+	}
+	world_host_refresh(host);
+	host->divergence_reported = host->diverged;
+	srv->metrics.worlds_created += 1;
+	char quoted[96];
+	log_info("world created", "world=%llu name=%s owner=%llu bodies=%d joints=%d", (unsigned long long)host->id,
+			 log_quote(quoted, sizeof(quoted), host->name), (unsigned long long)owner, host->body_count, host->joint_count);
+	*out = host;
+	return 0;
+}
+
+void world_host_destroy(world_host* host, const char* reason)
+{
+	if (host->closed)
+	{
+		return;
+	}
+	if (host->busy)
+	{
+		host->doomed = true;
+		if (reason != host->doom_reason)
+		{
+			size_t n = strlen(reason) < sizeof(host->doom_reason) - 1 ? strlen(reason) : sizeof(host->doom_reason) - 1;
+			memcpy(host->doom_reason, reason, n);
+			host->doom_reason[n] = '\0';
+		}
+		return;
+	}
+	server* srv = host->srv;
+	host->closed = true;
+	lockstep_cancel(host, SV_ERR_UNKNOWN_WORLD, "the world was destroyed before the tick stepped");
+	sinew_v1_Event event = sinew_v1_Event_init_zero;
+	event.world_id = host->id;
+	event.which_event = sinew_v1_Event_destroyed_tag;
+	snprintf(event.event.destroyed.reason, sizeof(event.event.destroyed.reason), "%s", reason);
+	world_host_broadcast(host, &event);
+	stream_world_gone(host);
+	idpool_remove(&srv->worlds, host->id);
+	session* owner = server_session(srv, host->owner);
+	if (owner != NULL && owner->worlds_owned > 0)
+	{
+		owner->worlds_owned -= 1;
+	}
+	char quoted[160];
+	log_info("world destroyed", "world=%llu reason=%s steps=%llu", (unsigned long long)host->id,
+			 log_quote(quoted, sizeof(quoted), reason), (unsigned long long)host->step_count);
+	sn_world_destroy(host->world);
+	host->world = NULL;
+	// Commands that waited for this world are answered now: the gate finds it gone.
+	while (host->fifo_head != NULL)
+	{
+		queued_command* q = host->fifo_head;
+		host->fifo_head = q->next;
+		command_run_queued(host, q);
+		free(q);
+	}
+	host->fifo_tail = NULL;
+	host->fifo_count = 0;
+	for (int i = 0; i < host->member_count; ++i)
+	{
+		free(host->members[i].input);
+	}
+	free(host->members);
+	host->members = NULL;
+	host->member_count = 0;
+	free(host->subs);
+	host->subs = NULL;
+	free(host->reset_point);
+	host->reset_point = NULL;
+	close_handles(host);
+}
+
+// ---- members ------------------------------------------------------------------------------------------
+
+world_member* world_host_member(world_host* host, uint64_t session_id)
+{
+	for (int i = 0; i < host->member_count; ++i)
+	{
+		if (host->members[i].session_id == session_id)
+		{
+			return host->members + i;
+		}
+	}
+	return NULL;
+}
+
+sinew_v1_Role world_host_role(const world_host* host, uint64_t session_id)
+{
+	if (host->owner != 0 && host->owner == session_id)
+	{
+		return sinew_v1_Role_ROLE_OWNER;
+	}
+	for (int i = 0; i < host->member_count; ++i)
+	{
+		if (host->members[i].session_id == session_id)
+		{
+			return host->members[i].role;
+		}
+	}
+	return sinew_v1_Role_ROLE_OBSERVER;
+}
+
+bool world_host_set_member(world_host* host, uint64_t session_id, sinew_v1_Role role, bool controlling)
+{
+	world_member* m = world_host_member(host, session_id);
+	if (m == NULL)
+	{
+		if (host->member_count == host->member_capacity)
+		{
+			int capacity = host->member_capacity > 0 ? 2 * host->member_capacity : 4;
+			world_member* members = realloc(host->members, (size_t)capacity * sizeof(world_member));
+			if (members == NULL)
+			{
+				return false;
+			}
+			host->members = members;
+			host->member_capacity = capacity;
+		}
+		m = host->members + host->member_count++;
+		memset(m, 0, sizeof(*m));
+		m->session_id = session_id;
+	}
+	m->role = role;
+	m->controlling = controlling;
+	return true;
+}
+
+void world_host_remove_member(world_host* host, uint64_t session_id)
+{
+	for (int i = 0; i < host->member_count; ++i)
+	{
+		world_member* m = host->members + i;
+		if (m->session_id != session_id)
+		{
+			continue;
+		}
+		if (m->submitted)
+		{
+			session_reply_to(host->srv, m->session_id, m->request_id, SV_ERR_FORBIDDEN_BY_ROLE,
+							 "left the world before the tick stepped", NULL);
+		}
+		free(m->input);
+		// Keep join order: it is the order lockstep inputs are applied in.
+		memmove(host->members + i, host->members + i + 1, (size_t)(host->member_count - i - 1) * sizeof(world_member));
+		host->member_count -= 1;
+		return;
+	}
+}
+
+void world_host_session_gone(server* srv, uint64_t session_id)
+{
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		world_host* host = srv->worlds.items[i];
+		if (host == NULL || host->closed)
+		{
+			continue;
+		}
+		if (host->owner == session_id)
+		{
+			if (!host->keep)
+			{
+				world_host_destroy(host, "its owner disconnected");
+				continue;
+			}
+			host->owner = 0;
+		}
+		if (world_host_member(host, session_id) != NULL)
+		{
+			world_host_remove_member(host, session_id);
+			lockstep_member_changed(host);
+		}
+	}
+}
+
+// ---- the FIFO -----------------------------------------------------------------------------------------
+
+bool world_host_idle(const world_host* host)
+{
+	return !host->busy && host->fifo_head == NULL;
+}
+
+bool world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t* data, size_t size)
+{
+	queued_command* q = malloc(sizeof(queued_command) + size + 1);
+	if (q == NULL)
+	{
+		return false;
+	}
+	q->next = NULL;
+	q->session_id = session_id;
+	q->size = size;
+	memcpy(q->data, data, size);
+	if (host->fifo_tail != NULL)
+	{
+		host->fifo_tail->next = q;
+	}
+	else
+	{
+		host->fifo_head = q;
+	}
+	host->fifo_tail = q;
+	host->fifo_count += 1;
+	return true;
+}
+
+void world_host_drain(world_host* host)
+{
+	if (host->draining)
+	{
+		return; // an outer drain of this host continues
+	}
+	host->draining = true;
+	while (!host->busy && !host->closed && host->fifo_head != NULL)
+	{
+		queued_command* q = host->fifo_head;
+		host->fifo_head = q->next;
+		if (host->fifo_head == NULL)
+		{
+			host->fifo_tail = NULL;
+		}
+		host->fifo_count -= 1;
+		command_run_queued(host, q);
+		free(q);
+	}
+	host->draining = false;
+}
+
+// ---- events and cached state --------------------------------------------------------------------------
+
+void world_host_broadcast(world_host* host, sinew_v1_Event* event)
+{
+	server* srv = host->srv;
+	uint64_t sent[64];
+	int sent_count = 0;
+	for (int i = 0; i < host->member_count; ++i)
+	{
+		session* s = server_session(srv, host->members[i].session_id);
+		if (s != NULL)
+		{
+			session_event(s, event);
+			if (sent_count < 64)
+			{
+				sent[sent_count++] = s->id;
+			}
+		}
+	}
+	for (int i = 0; i < host->sub_count; ++i)
+	{
+		const subscription* sub = idpool_get(&srv->subscriptions, host->subs[i]);
+		if (sub == NULL)
+		{
+			continue;
+		}
+		bool already = world_host_member(host, sub->session_id) != NULL;
+		for (int k = 0; k < sent_count && !already; ++k)
+		{
+			already = sent[k] == sub->session_id;
+		}
+		session* s = already ? NULL : server_session(srv, sub->session_id);
+		if (s != NULL)
+		{
+			session_event(s, event);
+			if (sent_count < 64)
+			{
+				sent[sent_count++] = s->id;
+			}
+		}
+	}
+}
+
+// What a step changes: time, step count, divergence (objects are created and destroyed by commands only).
+static void refresh_after_step(world_host* host)
+{
+	const sn_world* w = host->world;
+	host->time = sn_world_get_time(w);
+	host->step_count = sn_world_get_step_count(w);
+	host->diverged = sn_world_is_diverged(w);
+}
+
+void world_host_refresh(world_host* host)
+{
+	const sn_world* w = host->world;
+	refresh_after_step(host);
+	host->body_count = sn_world_get_body_count(w);
+	host->joint_count = sn_world_get_joint_count(w);
+	int n = sn_world_get_articulations(w, NULL, 0);
+	host->articulation_count = n;
+	host->articulation_links = 0;
+	sn_articulation_id* ids = n > 0 ? malloc((size_t)n * sizeof(sn_articulation_id)) : NULL;
+	if (ids != NULL)
+	{
+		sn_world_get_articulations(w, ids, n);
+		for (int i = 0; i < n; ++i)
+		{
+			host->articulation_links += sn_articulation_get_link_count(w, ids[i]);
+		}
+		free(ids);
+	}
+}
+
+int32_t world_host_set_reset_point(world_host* host)
+{
+	size_t need = sn_world_snapshot_size(host->world);
+	uint8_t* bytes = malloc(need > 0 ? need : 1);
+	size_t written = 0;
+	if (bytes == NULL || sn_world_snapshot_write(host->world, bytes, need, &written) != SN_ERR_OK)
+	{
+		free(bytes);
+		return SN_ERR_NO_MEMORY;
+	}
+	free(host->reset_point);
+	host->reset_point = bytes;
+	host->reset_size = written;
+	return 0;
+}
+
+static void rebase_schedule(world_host* host, uint64_t now_ns)
+{
+	host->rt_base_ns = now_ns;
+	host->rt_base_step = host->step_count;
+}
+
+void world_host_replace_world(world_host* host, sn_world* world)
+{
+	sn_world_destroy(host->world);
+	host->world = world;
+	world_host_refresh(host);
+	host->divergence_reported = host->diverged;
+	host->step_ns_avg = guess_step_ns(world);
+	rebase_schedule(host, server_now_ns());
+	stream_state_changed(host);
+	world_host_pace(host);
+}
+
+// ---- time modes and pacing ----------------------------------------------------------------------------
+
+static double period_ns(const world_host* host)
+{
+	return sn_world_get_time_step(host->world) * 1e9 / host->rate;
+}
+
+void world_host_set_time(world_host* host, sinew_v1_TimeMode mode, double rate, uint32_t lockstep_timeout_ms)
+{
+	if (host->mode == sinew_v1_TimeMode_TIME_LOCKSTEP && mode != sinew_v1_TimeMode_TIME_LOCKSTEP)
+	{
+		lockstep_cancel(host, SV_ERR_WRONG_TIME_MODE, "the world left lockstep mode before the tick stepped");
+	}
+	host->mode = mode;
+	host->rate = rate;
+	host->lockstep_timeout_ms = lockstep_timeout_ms;
+	rebase_schedule(host, server_now_ns());
+	uv_timer_stop(&host->pace_timer);
+	world_host_pace(host);
+	if (mode == sinew_v1_TimeMode_TIME_LOCKSTEP)
+	{
+		lockstep_member_changed(host);
+	}
+}
+
+double world_host_lag_s(const world_host* host, uint64_t now_ns)
+{
+	if (host->mode != sinew_v1_TimeMode_TIME_REALTIME || now_ns < host->rt_base_ns)
+	{
+		return 0.0;
+	}
+	double due = (double)(now_ns - host->rt_base_ns) / period_ns(host);
+	double done = (double)(host->step_count - host->rt_base_step);
+	double behind = due - done;
+	return behind > 1.0 ? (behind - 1.0) * sn_world_get_time_step(host->world) / host->rate : 0.0;
+}
+
+void world_host_pace(world_host* host)
+{
+	server* srv = host->srv;
+	if (host->closed || host->doomed || host->busy || host->diverged || srv->shutting_down || host->world == NULL)
+	{
+		return;
+	}
+	uint64_t now = server_now_ns();
+	if (host->mode == sinew_v1_TimeMode_TIME_REALTIME)
+	{
+		double period = period_ns(host);
+		uint64_t done = host->step_count - host->rt_base_step;
+		double elapsed = now > host->rt_base_ns ? (double)(now - host->rt_base_ns) : 0.0;
+		uint64_t target = (uint64_t)(elapsed / period);
+		uint64_t due = target > done ? target - done : 0;
+		double catchup = (double)srv->config.limits.max_catchup_ms * 1e6 / period;
+		uint64_t max_due = catchup > 1.0 ? (uint64_t)catchup : 1u;
+		if (due > max_due)
+		{
+			// Too far behind to catch up: give up the missed steps and continue from now.
+			host->lag_resets += 1;
+			srv->metrics.lag_resets += 1;
+			rebase_schedule(host, now - (uint64_t)period);
+			due = 1;
+		}
+		if (due > 0)
+		{
+			world_host_start_step(host, STEP_PACED, (uint32_t)(due < 1000000u ? due : 1000000u), 0, false);
+			return;
+		}
+		double next = (double)host->rt_base_ns + (double)(done + 1) * period;
+		double wait_ns = next - (double)now;
+		uint64_t wait_ms = wait_ns > 0.0 ? (uint64_t)ceil(wait_ns / 1e6) : 0;
+		uv_timer_start(&host->pace_timer, on_pace_timer, wait_ms, 0);
+	}
+	else if (host->mode == sinew_v1_TimeMode_TIME_FAST)
+	{
+		uint64_t slice = (uint64_t)srv->config.limits.fast_slice_ms * 1000000u;
+		world_host_start_step(host, STEP_PACED, (uint32_t)srv->config.limits.max_steps_per_request, now + slice, false);
+	}
+}
+
+// ---- steps --------------------------------------------------------------------------------------------
+
+void world_host_start_step(world_host* host, step_kind kind, uint32_t steps, uint64_t deadline_ns, bool allow_inline)
+{
+	step_item* item = &host->step;
+	memset(item, 0, sizeof(*item));
+	item->kind = kind;
+	item->steps = steps;
+	item->deadline_ns = deadline_ns;
+	item->masks = stream_masks_due(host, server_now_ns());
+	host->busy = true;
+	double budget_ns = (double)host->srv->config.limits.inline_step_budget_us * 1000.0;
+	if (allow_inline && budget_ns > 0.0 && host->step_ns_avg * steps <= budget_ns)
+	{
+		stepper_run_inline(&host->srv->stepper, host);
+	}
+	else
+	{
+		stepper_submit(&host->srv->stepper, host);
+	}
+}
+
+static void report_divergence(world_host* host)
+{
+	server* srv = host->srv;
+	host->divergence_reported = true;
+	srv->metrics.worlds_diverged += 1;
+	const char* detail = host->step.detail[0] != '\0' ? host->step.detail : sn_world_last_error_detail(host->world);
+	char quoted[300];
+	log_warn("world diverged", "world=%llu time=%.17g step=%llu detail=%s", (unsigned long long)host->id, host->time,
+			 (unsigned long long)host->step_count, log_quote(quoted, sizeof(quoted), detail));
+	sinew_v1_Event event = sinew_v1_Event_init_zero;
+	event.world_id = host->id;
+	event.which_event = sinew_v1_Event_diverged_tag;
+	event.event.diverged.time = host->time;
+	event.event.diverged.step_count = host->step_count;
+	snprintf(event.event.diverged.detail, sizeof(event.event.diverged.detail), "%s", detail);
+	world_host_broadcast(host, &event);
+}
+
+void world_host_step_finished(world_host* host)
+{
+	server* srv = host->srv;
+	step_item* item = &host->step;
+	host->busy = false;
+	if (item->done > 0)
+	{
+		metrics_count_steps(&srv->metrics, item->done, (double)item->elapsed_ns * 1e-9);
+		double per_step = (double)item->elapsed_ns / item->done;
+		host->step_ns_avg = 0.8 * host->step_ns_avg + 0.2 * per_step;
+	}
+	refresh_after_step(host);
+	if (host->diverged && !host->divergence_reported)
+	{
+		report_divergence(host);
+	}
+	uint64_t now = server_now_ns();
+	stream_publish(host, item->frames, now);
+	for (int m = 0; m < STEP_MASKS; ++m)
+	{
+		if (item->frames[m] != NULL)
+		{
+			srv->metrics.frames_encoded += 1;
+			frame_buf_unref(item->frames[m]);
+			item->frames[m] = NULL;
+		}
+	}
+	if (item->kind == STEP_COMMAND)
+	{
+		sinew_v1_Reply reply = sinew_v1_Reply_init_zero;
+		reply.which_result = sinew_v1_Reply_step_tag;
+		reply.result.step.step_count = host->step_count;
+		reply.result.step.time = host->time;
+		reply.result.step.diverged = host->diverged;
+		metrics_count_command(&srv->metrics, command_index(sinew_v1_ClientMessage_step_tag), item->error);
+		session_reply_to(srv, host->step_session, host->step_request, item->error,
+						 item->error != 0 ? item->detail : NULL, item->error == 0 ? &reply : NULL);
+		host->step_session = 0;
+	}
+	else if (item->kind == STEP_LOCKSTEP)
+	{
+		lockstep_tick_done(host);
+	}
+	if (host->doomed)
+	{
+		world_host_destroy(host, host->doom_reason);
+		return;
+	}
+	world_host_drain(host);
+	if (!host->busy && !host->closed)
+	{
+		world_host_pace(host);
+	}
+}
+
+void world_host_info(const world_host* host, uint64_t asking_session, uint64_t now_ns, sinew_v1_WorldInfo* info)
+{
+	info->world_id = host->id;
+	snprintf(info->name, sizeof(info->name), "%s", host->name);
+	info->owner_session = host->owner;
+	info->mode = host->mode;
+	info->rate = host->rate;
+	info->time = host->time;
+	info->step_count = host->step_count;
+	info->body_count = (uint32_t)host->body_count;
+	info->joint_count = (uint32_t)host->joint_count;
+	info->articulation_count = (uint32_t)host->articulation_count;
+	info->diverged = host->diverged;
+	info->your_role = world_host_role(host, asking_session);
+	// Reading the def while the world steps is safe: a step reads its settings and never writes them, and
+	// the commands that change them wait for the step to end.
+	info->has_settings = true;
+	sn_world_def def = sn_world_get_def(host->world);
+	wv_world_settings(&def, &info->settings);
+	info->lag_s = world_host_lag_s(host, now_ns);
+	info->lag_resets = host->lag_resets;
+}

@@ -1,0 +1,156 @@
+// A hosted world: the core world plus what the server keeps around it (owner, members and their roles,
+// time mode and real-time schedule, the step in progress, the FIFO of commands waiting for it, the reset
+// point, subscriptions and timers).
+//
+// The one rule: while `busy` is true, the step in progress owns `world`; the loop thread does not touch
+// it. Commands that need the world wait in the FIFO and run in arrival order when the step ends (before
+// the next step starts). Readers that must not wait (the world list) use the cached copies below.
+#ifndef SINEW_SERVER_WORLD_HOST_H
+#define SINEW_SERVER_WORLD_HOST_H
+
+#include "sinew.pb.h"
+#include "stepper.h"
+
+#include "sinew/sinew.h"
+
+#include <uv.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct server;
+struct session;
+
+// A command that arrived while the world was busy: its bytes, decoded again when it runs.
+typedef struct queued_command
+{
+	struct queued_command* next;
+	uint64_t session_id;
+	size_t size;
+	uint8_t data[];
+} queued_command;
+
+typedef struct world_member
+{
+	uint64_t session_id;
+	sinew_v1_Role role;    // OBSERVER, CONTROLLER or OWNER (the owner is always a member)
+	bool controlling;      // joined as a controller: takes part in lockstep
+	// Lockstep: this member's input for the pending tick (lockstep.c).
+	bool submitted;
+	uint64_t request_id;
+	sinew_v1_LockstepInput* input;
+} world_member;
+
+typedef struct world_host
+{
+	struct server* srv;
+	uint64_t id;
+	char name[64];
+	sn_world* world;
+	uint64_t owner;          // session id, 0 if none
+	bool keep;               // survives its owner's disconnect
+	// Time mode.
+	sinew_v1_TimeMode mode;
+	double rate;             // real-time factor
+	uint32_t lockstep_timeout_ms;
+	// Real-time schedule: step rt_base_step + k is due at rt_base_ns + k * time_step / rate.
+	uint64_t rt_base_ns;
+	uint64_t rt_base_step;
+	uint64_t lag_resets;
+	// Stepping.
+	bool busy;
+	step_item step;
+	double step_ns_avg;      // moving average of one step's wall time, ns
+	uint64_t step_session;   // the Step command being served
+	uint64_t step_request;
+	uint64_t lockstep_tick;  // the tick being stepped (STEP_LOCKSTEP)
+	// Cached for readers while busy; refreshed when a step ends and after every change.
+	double time;
+	uint64_t step_count;
+	int body_count;
+	int joint_count;
+	int articulation_count;
+	int articulation_links;  // links of all articulations (they count against max_bodies_per_world)
+	bool diverged;
+	bool divergence_reported;
+	// Commands waiting for the step in progress.
+	queued_command* fifo_head;
+	queued_command* fifo_tail;
+	int fifo_count;
+	bool draining;
+	// Members (owner, joined controllers and observers) in join order.
+	world_member* members;
+	int member_count;
+	int member_capacity;
+	// Subscription ids (stream.c).
+	uint64_t* subs;
+	int sub_count;
+	int sub_capacity;
+	// The state Reset returns to.
+	uint8_t* reset_point;
+	size_t reset_size;
+	// Timers: real-time pacing, lockstep input timeout, frames owed to subscribers of an idle world.
+	uv_timer_t pace_timer;
+	uv_timer_t lockstep_timer;
+	uv_timer_t flush_timer;
+	bool lockstep_timer_armed;
+	int open_handles;
+	bool doomed;             // destroy once the step in progress ends
+	char doom_reason[128];
+	bool closed;             // removed from the server; freed when its timers have closed
+} world_host;
+
+// Register a new hosted world around `world` (ownership passes to the host, also on failure). The
+// state now becomes its reset point. Returns 0 or an error code with a detail line.
+int32_t world_host_create(struct server* srv, sn_world* world, const char* name, uint64_t owner, bool keep,
+						  world_host** out, char* detail, size_t detail_capacity);
+
+// Destroy: tell members and subscribers (WorldDestroyed with reason), end subscriptions, answer what
+// waits. If a step is in progress, this happens when it ends.
+void world_host_destroy(world_host* host, const char* reason);
+
+// Role of a session in this world: OWNER, the member's role, or OBSERVER for everyone else.
+sinew_v1_Role world_host_role(const world_host* host, uint64_t session_id);
+world_member* world_host_member(world_host* host, uint64_t session_id);
+// Add or update a member. Returns false if memory ran out.
+bool world_host_set_member(world_host* host, uint64_t session_id, sinew_v1_Role role, bool controlling);
+void world_host_remove_member(world_host* host, uint64_t session_id);
+// A session closed: leave its worlds, destroy the ones it owned unless they are kept.
+void world_host_session_gone(struct server* srv, uint64_t session_id);
+
+// True when the world may be touched now (no step in progress, nothing queued before).
+bool world_host_idle(const world_host* host);
+// Queue a command's bytes until the step ends. Returns false if memory ran out.
+bool world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t* data, size_t size);
+// Run queued commands while the world is idle.
+void world_host_drain(world_host* host);
+
+// Send an event to the owner, the members and the subscribers of this world (each session once).
+void world_host_broadcast(world_host* host, sinew_v1_Event* event);
+
+// Refresh the cached copies from the world (idle only).
+void world_host_refresh(world_host* host);
+// Replace the core world (restore, reset): ownership of `world` passes to the host. Rebases the real-time
+// schedule and clears the divergence report.
+void world_host_replace_world(world_host* host, sn_world* world);
+// Take a snapshot of the current state as the reset point. Returns 0 or NO_MEMORY.
+int32_t world_host_set_reset_point(world_host* host);
+
+// Change the time mode (validated by the caller) and start pacing for it.
+void world_host_set_time(world_host* host, sinew_v1_TimeMode mode, double rate, uint32_t lockstep_timeout_ms);
+// Start the next paced step if one is due (real time, as fast as possible); arm the timer otherwise.
+void world_host_pace(world_host* host);
+// Real time: steps the schedule has asked for by now, and how far behind that is, s.
+double world_host_lag_s(const world_host* host, uint64_t now_ns);
+
+// Start a step of `steps` (busy must be false): inline if cheap and allowed, else on a worker.
+void world_host_start_step(world_host* host, step_kind kind, uint32_t steps, uint64_t deadline_ns, bool allow_inline);
+// The stepper's completion: runs on the loop thread after step_item_run.
+void world_host_step_finished(world_host* host);
+
+// Fill a WorldInfo for the world list (cached values only; never waits). `now_ns` is passed in so that
+// the encoder's sizing and writing passes produce the same bytes.
+void world_host_info(const world_host* host, uint64_t asking_session, uint64_t now_ns, sinew_v1_WorldInfo* info);
+
+#endif

@@ -1,0 +1,541 @@
+// HTTP and WebSocket transport on libwebsockets with the server's libuv loop.
+#include "ws.h"
+
+#include "errors.h"
+#include "log.h"
+#include "metrics.h"
+#include "server.h"
+#include "session.h"
+#include "wire.h"
+
+#include <limits.h>
+
+#include <libwebsockets.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+enum
+{
+	WS_CHUNK = 65536 // bytes of one outgoing fragment, and of lws's receive buffer
+};
+
+struct ws_server
+{
+	struct server* srv;
+	struct lws_context* context; // NULL once lws has destroyed it
+	bool stopping;
+	struct lws_protocols protocols[3];
+	struct lws_http_mount mounts[3];
+	char web_root[512];
+};
+
+typedef struct ws_conn
+{
+	struct lws* wsi;
+	ws_server* ws;
+	session* session;
+	uint8_t* in;             // the message being received
+	size_t in_size;
+	size_t in_capacity;
+	bool in_ready;           // a whole message waits for the session to accept it
+	bool processing;
+	outbox_item current;     // the message being sent, in fragments
+	bool sending;
+	size_t sent;
+	bool close_now;
+	uint8_t out[LWS_PRE + WS_CHUNK];
+} ws_conn;
+
+typedef struct ws_pss
+{
+	ws_conn* conn;
+} ws_pss;
+
+typedef struct http_pss
+{
+	char* body;
+	size_t size;
+	size_t sent;
+} http_pss;
+
+static void conn_kick(void* p);
+static void conn_resume(void* p);
+static void conn_close(void* p);
+
+static const transport_ops ws_ops = { "ws", 1, conn_kick, conn_resume, conn_close };
+
+static ws_server* server_of(struct lws* wsi)
+{
+	return lws_context_user(lws_get_context(wsi));
+}
+
+// ---- WebSocket ----------------------------------------------------------------------------------------
+
+static void conn_kick(void* p)
+{
+	ws_conn* c = p;
+	if (c->wsi != NULL)
+	{
+		lws_callback_on_writable(c->wsi);
+	}
+}
+
+static void conn_close(void* p)
+{
+	ws_conn* c = p;
+	if (c->wsi == NULL)
+	{
+		return;
+	}
+	c->close_now = true;
+	lws_callback_on_writable(c->wsi);
+	// If the client does not read, the close frame never goes out: drop the connection after 1 s.
+	lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, 1);
+}
+
+// Hand the waiting message to the session if it accepts it now.
+static void deliver(ws_conn* c)
+{
+	if (!c->in_ready || c->processing || c->session == NULL)
+	{
+		return;
+	}
+	if (c->session->state == SESSION_CLOSING || !session_accepting(c->session))
+	{
+		lws_rx_flow_control(c->wsi, 0);
+		return;
+	}
+	c->processing = true;
+	c->in_ready = false;
+	size_t size = c->in_size;
+	c->in_size = 0;
+	session_receive(c->session, c->in, size);
+	c->processing = false;
+	if (c->session->state != SESSION_CLOSING && session_accepting(c->session))
+	{
+		lws_rx_flow_control(c->wsi, 1);
+	}
+	else
+	{
+		lws_rx_flow_control(c->wsi, 0);
+	}
+}
+
+static void conn_resume(void* p)
+{
+	ws_conn* c = p;
+	if (c->wsi == NULL || c->processing)
+	{
+		return;
+	}
+	if (c->in_ready)
+	{
+		deliver(c);
+	}
+	else if (c->session->state != SESSION_CLOSING)
+	{
+		lws_rx_flow_control(c->wsi, 1);
+	}
+}
+
+static int receive(ws_conn* c, const void* in, size_t len)
+{
+	session* s = c->session;
+	if (s->state == SESSION_CLOSING)
+	{
+		return 0;
+	}
+	if (!lws_frame_is_binary(c->wsi))
+	{
+		session_close(s, SV_ERR_BAD_MESSAGE, "text WebSocket messages are not part of the protocol; send binary");
+		return 0;
+	}
+	if (c->in_ready)
+	{
+		// lws holds further input while rx flow control is off; if it ever delivered more, the waiting
+		// message would be overwritten: refuse loudly rather than lose a command.
+		log_error("websocket input while a message waits", "session=%llu", (unsigned long long)s->id);
+		session_close(s, SV_ERR_INTERNAL, "input arrived while the previous message waited");
+		return 0;
+	}
+	if (lws_is_first_fragment(c->wsi))
+	{
+		c->in_size = 0;
+	}
+	size_t max = (size_t)c->ws->srv->config.limits.max_message_bytes;
+	if (c->in_size + len > max)
+	{
+		char reason[160];
+		snprintf(reason, sizeof(reason), "WebSocket message above max_message_bytes (%zu)", max);
+		session_close(s, SV_ERR_MESSAGE_TOO_LARGE, reason);
+		lws_rx_flow_control(c->wsi, 0);
+		return 0;
+	}
+	if (c->in_size + len > c->in_capacity)
+	{
+		size_t capacity = c->in_capacity > 0 ? 2 * c->in_capacity : WS_CHUNK;
+		while (capacity < c->in_size + len)
+		{
+			capacity *= 2;
+		}
+		capacity = capacity < max ? capacity : max;
+		uint8_t* buffer = realloc(c->in, capacity);
+		if (buffer == NULL)
+		{
+			session_close(s, SN_ERR_NO_MEMORY, "out of memory");
+			return 0;
+		}
+		c->in = buffer;
+		c->in_capacity = capacity;
+	}
+	memcpy(c->in + c->in_size, in, len);
+	c->in_size += len;
+	if (lws_is_final_fragment(c->wsi) && lws_remaining_packet_payload(c->wsi) == 0)
+	{
+		c->in_ready = true;
+		deliver(c);
+	}
+	return 0;
+}
+
+// Write the next fragment of the current message, one lws_write per writeable callback.
+static int writeable(ws_conn* c)
+{
+	if (c->close_now && !c->sending)
+	{
+		// Tell the client why, in the close frame too, then close.
+		const char* reason = "closing";
+		lws_close_reason(c->wsi, LWS_CLOSE_STATUS_NORMAL, (unsigned char*)reason, strlen(reason));
+		return -1;
+	}
+	if (!c->sending)
+	{
+		if (!session_pop(c->session, &c->current))
+		{
+			if (session_flushed(c->session))
+			{
+				c->session->close_requested = true;
+				c->close_now = true;
+				lws_callback_on_writable(c->wsi);
+			}
+			return 0;
+		}
+		c->sending = true;
+		c->sent = 0;
+	}
+	size_t total = c->current.head_size + c->current.body_size;
+	size_t n = total - c->sent < WS_CHUNK ? total - c->sent : WS_CHUNK;
+	uint8_t* out = c->out + LWS_PRE;
+	// Copy [sent, sent + n) of head ++ body.
+	size_t head = c->current.head_size;
+	size_t k = 0;
+	if (c->sent < head)
+	{
+		size_t from_head = head - c->sent < n ? head - c->sent : n;
+		memcpy(out, c->current.head + c->sent, from_head);
+		k = from_head;
+	}
+	if (k < n)
+	{
+		memcpy(out + k, c->current.body + (c->sent + k - head), n - k);
+	}
+	int flags = c->sent == 0 ? LWS_WRITE_BINARY : LWS_WRITE_CONTINUATION;
+	if (c->sent + n < total)
+	{
+		flags |= LWS_WRITE_NO_FIN;
+	}
+	int written = lws_write(c->wsi, out, n, (enum lws_write_protocol)flags);
+	if (written < (int)n)
+	{
+		session_written(c->session, &c->current, false);
+		c->sending = false;
+		return -1;
+	}
+	c->sent += n;
+	if (c->sent == total)
+	{
+		c->sending = false;
+		session_written(c->session, &c->current, true);
+	}
+	lws_callback_on_writable(c->wsi);
+	return 0;
+}
+
+static int callback_sinew(struct lws* wsi, enum lws_callback_reasons reason, void* user, void* in, size_t len)
+{
+	ws_pss* pss = user;
+	ws_server* ws = server_of(wsi);
+	switch (reason)
+	{
+		case LWS_CALLBACK_ESTABLISHED:
+		{
+			ws_conn* c = calloc(1, sizeof(ws_conn));
+			if (c == NULL)
+			{
+				return -1;
+			}
+			c->wsi = wsi;
+			c->ws = ws;
+			int sndbuf = (int)ws->srv->config.limits.socket_send_buffer_bytes;
+			setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+			char peer[64] = "unknown";
+			lws_get_peer_simple(wsi, peer, sizeof(peer));
+			c->session = session_open(ws->srv, &ws_ops, c, peer);
+			if (c->session == NULL)
+			{
+				free(c);
+				return -1;
+			}
+			pss->conn = c;
+			return 0;
+		}
+		case LWS_CALLBACK_RECEIVE:
+			return pss->conn != NULL ? receive(pss->conn, in, len) : -1;
+		case LWS_CALLBACK_SERVER_WRITEABLE:
+			return pss->conn != NULL ? writeable(pss->conn) : -1;
+		case LWS_CALLBACK_CLOSED:
+			if (pss->conn != NULL)
+			{
+				ws_conn* c = pss->conn;
+				if (c->sending)
+				{
+					session_written(c->session, &c->current, false);
+				}
+				c->wsi = NULL;
+				session_detach(c->session);
+				free(c->in);
+				free(c);
+				pss->conn = NULL;
+			}
+			return 0;
+		default:
+			return 0;
+	}
+}
+
+// ---- HTTP ---------------------------------------------------------------------------------------------
+
+static int respond(struct lws* wsi, http_pss* pss, unsigned status, const char* content_type, char* body, size_t size)
+{
+	uint8_t headers[LWS_PRE + 1024];
+	uint8_t* start = headers + LWS_PRE;
+	uint8_t* p = start;
+	uint8_t* end = headers + sizeof(headers) - 1;
+	pss->body = body;
+	pss->size = size;
+	pss->sent = 0;
+	if (lws_add_http_common_headers(wsi, status, content_type, (lws_filepos_t)size, &p, end) ||
+		lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (const unsigned char*)"no-store", 8, &p, end) ||
+		lws_finalize_write_http_header(wsi, start, &p, end))
+	{
+		return 1;
+	}
+	lws_callback_on_writable(wsi);
+	return 0;
+}
+
+static char* copy_text(const char* text, size_t* size)
+{
+	*size = strlen(text);
+	char* out = malloc(*size + 1);
+	if (out != NULL)
+	{
+		memcpy(out, text, *size + 1);
+	}
+	return out;
+}
+
+static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void* user, void* in, size_t len)
+{
+	(void)in;
+	(void)len;
+	http_pss* pss = user;
+	ws_server* ws = server_of(wsi);
+	switch (reason)
+	{
+		case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+			// A WebSocket upgrade without the sinew.v1 subprotocol lands here: refuse it.
+			return 1;
+		case LWS_CALLBACK_HTTP:
+		{
+			ws->srv->metrics.http_requests += 1;
+			char uri[256] = "";
+			lws_hdr_copy(wsi, uri, sizeof(uri), WSI_TOKEN_GET_URI);
+			size_t size = 0;
+			if (strcmp(uri, "/healthz") == 0)
+			{
+				bool down = ws->srv->shutting_down;
+				char* body = copy_text(down ? "shutting down\n" : "ok\n", &size);
+				return body == NULL ? 1 : respond(wsi, pss, down ? 503 : HTTP_STATUS_OK, "text/plain", body, size);
+			}
+			if (strcmp(uri, "/metrics") == 0)
+			{
+				char* body = metrics_render(ws->srv, &size);
+				return body == NULL ? 1
+									: respond(wsi, pss, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", body,
+											  size);
+			}
+			char* body = copy_text("not found\n", &size);
+			return body == NULL ? 1 : respond(wsi, pss, HTTP_STATUS_NOT_FOUND, "text/plain", body, size);
+		}
+		case LWS_CALLBACK_HTTP_WRITEABLE:
+		{
+			if (pss->body == NULL)
+			{
+				return -1;
+			}
+			uint8_t chunk[LWS_PRE + 16384];
+			size_t n = pss->size - pss->sent < 16384 ? pss->size - pss->sent : 16384;
+			memcpy(chunk + LWS_PRE, pss->body + pss->sent, n);
+			bool last = pss->sent + n == pss->size;
+			if (lws_write(wsi, chunk + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) != (int)n)
+			{
+				return -1;
+			}
+			pss->sent += n;
+			if (!last)
+			{
+				lws_callback_on_writable(wsi);
+				return 0;
+			}
+			free(pss->body);
+			pss->body = NULL;
+			return lws_http_transaction_completed(wsi) ? -1 : 0;
+		}
+		case LWS_CALLBACK_CLOSED_HTTP:
+			free(pss->body);
+			pss->body = NULL;
+			return 0;
+		default:
+			return lws_callback_http_dummy(wsi, reason, user, in, len);
+	}
+}
+
+// ---- context ------------------------------------------------------------------------------------------
+
+static void lws_log(int level, const char* line)
+{
+	char text[512];
+	snprintf(text, sizeof(text), "%s", line);
+	size_t n = strlen(text);
+	while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+	{
+		text[--n] = '\0';
+	}
+	char quoted[600];
+	log_write((level & LLL_ERR) != 0 ? LOG_ERROR : LOG_WARN, "libwebsockets", "line=%s",
+			  log_quote(quoted, sizeof(quoted), text));
+}
+
+static bool is_directory(const char* path)
+{
+	struct stat st;
+	return path[0] != '\0' && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int ws_start(struct server* srv, const char* host, int port, const char* web_root, ws_server** out, int* bound_port)
+{
+	ws_server* ws = calloc(1, sizeof(ws_server));
+	if (ws == NULL)
+	{
+		return -1;
+	}
+	ws->srv = srv;
+	snprintf(ws->web_root, sizeof(ws->web_root), "%s", web_root != NULL ? web_root : "");
+	lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
+
+	ws->protocols[0].name = "http";
+	ws->protocols[0].callback = callback_http;
+	ws->protocols[0].per_session_data_size = sizeof(http_pss);
+	ws->protocols[1].name = WIRE_WS_SUBPROTOCOL;
+	ws->protocols[1].callback = callback_sinew;
+	ws->protocols[1].per_session_data_size = sizeof(ws_pss);
+	ws->protocols[1].rx_buffer_size = WS_CHUNK;
+	ws->protocols[1].tx_packet_size = WS_CHUNK;
+
+	// /healthz and /metrics by callback; the dashboard directory at / if there is one.
+	static const char* const endpoints[2] = { "/healthz", "/metrics" };
+	for (int i = 0; i < 2; ++i)
+	{
+		struct lws_http_mount* m = ws->mounts + i;
+		m->mountpoint = endpoints[i];
+		m->mountpoint_len = (unsigned char)strlen(endpoints[i]);
+		m->origin = "http";
+		m->origin_protocol = LWSMPRO_CALLBACK;
+		m->mount_next = ws->mounts + i + 1;
+	}
+	ws->mounts[1].mount_next = NULL;
+	if (is_directory(ws->web_root))
+	{
+		struct lws_http_mount* m = ws->mounts + 2;
+		m->mountpoint = "/";
+		m->mountpoint_len = 1;
+		m->origin = ws->web_root;
+		m->def = "index.html";
+		m->origin_protocol = LWSMPRO_FILE;
+		ws->mounts[1].mount_next = m;
+	}
+	else if (ws->web_root[0] != '\0')
+	{
+		char quoted[600];
+		log_warn("web root is not a directory; / answers 404", "web_root=%s",
+				 log_quote(quoted, sizeof(quoted), ws->web_root));
+	}
+
+	struct lws_context_creation_info info;
+	memset(&info, 0, sizeof(info));
+	void* loops[1] = { srv->loop };
+	info.port = port;
+	info.iface = host;
+	info.protocols = ws->protocols;
+	info.mounts = ws->mounts;
+	info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN |
+				   LWS_SERVER_OPTION_DISABLE_IPV6;
+	if (strchr(host, ':') != NULL)
+	{
+		info.options &= ~(uint64_t)LWS_SERVER_OPTION_DISABLE_IPV6;
+	}
+	info.foreign_loops = loops;
+	info.user = ws;
+	info.timeout_secs = 10;
+	// lws writes NULL here once the context is wholly destroyed (see ws_free).
+	info.pcontext = &ws->context;
+	ws->context = lws_create_context(&info);
+	if (ws->context == NULL)
+	{
+		free(ws);
+		return -1;
+	}
+	struct lws_vhost* vhost = lws_get_vhost_by_name(ws->context, "default");
+	*bound_port = vhost != NULL ? lws_get_vhost_listen_port(vhost) : port;
+	*out = ws;
+	return 0;
+}
+
+void ws_stop(ws_server* ws)
+{
+	if (ws != NULL && ws->context != NULL && !ws->stopping)
+	{
+		// With a foreign loop this starts closing lws's connections and handles; the loop finishes that.
+		ws->stopping = true;
+		lws_context_destroy(ws->context);
+	}
+}
+
+void ws_free(ws_server* ws)
+{
+	if (ws == NULL)
+	{
+		return;
+	}
+	// The final call frees the context once its handles on the (now finished) loop have closed.
+	if (ws->context != NULL)
+	{
+		lws_context_destroy(ws->context);
+	}
+	free(ws);
+}

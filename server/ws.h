@@ -1,0 +1,22 @@
+// The HTTP and WebSocket port, served by libwebsockets on the server's libuv loop (a foreign loop for
+// lws, through its libuv event-library plugin).
+//   GET /healthz   200 "ok" while the server runs (503 "shutting down" during shutdown)
+//   GET /metrics   Prometheus text (metrics.c)
+//   GET /...       files from --web-root (the dashboard) if it is a directory, else 404
+//   WebSocket      subprotocol "sinew.v1": one ClientMessage or ServerMessage per binary message (large
+//                  server messages are sent as continuation fragments of one message, 64 KiB each, so a
+//                  slow reader holds at most one fragment in lws and one frame per subscription here)
+#ifndef SINEW_SERVER_WS_H
+#define SINEW_SERVER_WS_H
+
+struct server;
+typedef struct ws_server ws_server;
+
+// Start listening on host:port (0: any free port); *bound_port receives the port. Returns 0 or -1.
+int ws_start(struct server* srv, const char* host, int port, const char* web_root, ws_server** out, int* bound_port);
+// Start destroying the lws context (closes its connections); the loop finishes closing lws's handles.
+void ws_stop(ws_server* ws);
+// After the loop has ended: finish destroying the context and free.
+void ws_free(ws_server* ws);
+
+#endif

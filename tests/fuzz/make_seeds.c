@@ -1,0 +1,243 @@
+// Writes a seed corpus for fuzz_dispatch: sessions of valid commands in the fuzz input format (flags byte
+// 1: handshake first, then varint-delimited ClientMessages), so the fuzzer starts from inputs that reach
+// every handler.
+#include "wire.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct seed
+{
+	uint8_t bytes[65536];
+	size_t size;
+} seed;
+
+static void add(seed* s, sinew_v1_ClientMessage* m)
+{
+	uint8_t* out = NULL;
+	size_t n = 0;
+	if (!wire_encode_alloc(sinew_v1_ClientMessage_fields, m, 0, &out, &n) || s->size + n + 10 > sizeof(s->bytes))
+	{
+		free(out);
+		return;
+	}
+	s->size += wire_varint_put(s->bytes + s->size, n);
+	memcpy(s->bytes + s->size, out, n);
+	s->size += n;
+	free(out);
+}
+
+typedef struct link_list
+{
+	const sinew_v1_LinkDef* links;
+	int count;
+} link_list;
+
+static bool encode_links(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const link_list* list = *arg;
+	for (int i = 0; i < list->count; ++i)
+	{
+		if (!pb_encode_tag_for_field(stream, field) ||
+			!pb_encode_submessage(stream, sinew_v1_LinkDef_fields, list->links + i))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+static sinew_v1_ClientMessage cmd(pb_size_t tag, uint64_t id)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = tag;
+	m.request_id = id;
+	return m;
+}
+
+static void save(const char* dir, const char* name, const seed* s)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE* f = fopen(path, "wb");
+	if (f != NULL)
+	{
+		fwrite(s->bytes, 1, s->size, f);
+		fclose(f);
+	}
+}
+
+// The first world a fresh server creates has id (1 << 32) | 1; its first bodies and joints likewise.
+static const uint64_t world = (1ull << 32) | 1u;
+static const uint64_t body1 = (1ull << 32) | 1u;
+static const uint64_t body2 = (2ull << 32) | 1u;
+
+static void world_with_joint(seed* s, pb_size_t joint_tag)
+{
+	s->bytes[0] = 1;
+	s->size = 1;
+	sinew_v1_ClientMessage m = cmd(sinew_v1_ClientMessage_create_world_tag, 1);
+	add(s, &m);
+	for (int i = 0; i < 2; ++i)
+	{
+		m = cmd(sinew_v1_ClientMessage_create_body_tag, 2 + (uint64_t)i);
+		m.command.create_body.world_id = world;
+		m.command.create_body.has_body = true;
+		m.command.create_body.body.has_pose = true;
+		m.command.create_body.body.pose.has_position = true;
+		m.command.create_body.body.pose.position.x = i;
+		add(s, &m);
+	}
+	m = cmd(sinew_v1_ClientMessage_create_joint_tag, 4);
+	m.command.create_joint.world_id = world;
+	m.command.create_joint.has_base = true;
+	m.command.create_joint.base.body_a = body1;
+	m.command.create_joint.base.body_b = body2;
+	m.command.create_joint.which_type = joint_tag;
+	add(s, &m);
+}
+
+int main(int argc, char** argv)
+{
+	if (argc != 2)
+	{
+		fprintf(stderr, "usage: make_seeds DIR\n");
+		return 2;
+	}
+	const char* dir = argv[1];
+	static seed s;
+	const pb_size_t joints[] = { sinew_v1_CreateJoint_fixed_tag, sinew_v1_CreateJoint_hinge_tag,
+								 sinew_v1_CreateJoint_prismatic_tag, sinew_v1_CreateJoint_cylindrical_tag,
+								 sinew_v1_CreateJoint_spherical_tag, sinew_v1_CreateJoint_distance_tag,
+								 sinew_v1_CreateJoint_six_axis_tag };
+	for (size_t j = 0; j < sizeof(joints) / sizeof(joints[0]); ++j)
+	{
+		world_with_joint(&s, joints[j]);
+		sinew_v1_ClientMessage m = cmd(sinew_v1_ClientMessage_step_tag, 10);
+		m.command.step.world_id = world;
+		m.command.step.count = 10;
+		add(&s, &m);
+		m = cmd(sinew_v1_ClientMessage_get_state_tag, 11);
+		m.command.get_state.world_id = world;
+		m.command.get_state.include = 31;
+		add(&s, &m);
+		char name[32];
+		snprintf(name, sizeof(name), "joint-%zu", j);
+		save(dir, name, &s);
+	}
+	// Control, subscriptions, snapshots, time modes, lockstep.
+	world_with_joint(&s, sinew_v1_CreateJoint_hinge_tag);
+	sinew_v1_ClientMessage m = cmd(sinew_v1_ClientMessage_subscribe_tag, 20);
+	m.command.subscribe.world_id = world;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_set_drive_targets_tag, 21);
+	m.command.set_drive_targets.world_id = world;
+	m.command.set_drive_targets.joints_count = 1;
+	m.command.set_drive_targets.joints[0].joint_id = body1;
+	m.command.set_drive_targets.joints[0].axis = sinew_v1_Axis_AXIS_RX;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_apply_forces_tag, 22);
+	m.command.apply_forces.world_id = world;
+	m.command.apply_forces.bodies_count = 1;
+	m.command.apply_forces.bodies[0].body_id = body2;
+	m.command.apply_forces.bodies[0].has_force = true;
+	m.command.apply_forces.bodies[0].force.z = 5;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_snapshot_tag, 23);
+	m.command.snapshot.world_id = world;
+	m.command.snapshot.make_reset_point = true;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_reset_tag, 24);
+	m.command.reset.world_id = world;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_clone_world_tag, 25);
+	m.command.clone_world.world_id = world;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_join_world_tag, 26);
+	m.command.join_world.world_id = world;
+	m.command.join_world.role = sinew_v1_Role_ROLE_CONTROLLER;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_set_time_mode_tag, 27);
+	m.command.set_time_mode.world_id = world;
+	m.command.set_time_mode.has_time = true;
+	m.command.set_time_mode.time.mode = sinew_v1_TimeMode_TIME_LOCKSTEP;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_lockstep_input_tag, 28);
+	m.command.lockstep_input.world_id = world;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_set_time_mode_tag, 29);
+	m.command.set_time_mode.world_id = world;
+	m.command.set_time_mode.has_time = true;
+	m.command.set_time_mode.time.mode = sinew_v1_TimeMode_TIME_FAST;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_list_worlds_tag, 30);
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_destroy_world_tag, 31);
+	m.command.destroy_world.world_id = world;
+	add(&s, &m);
+	save(dir, "control", &s);
+	// Articulations: a three-link arm with drives, targets, joint state, a mimic coupling, a step.
+	s.bytes[0] = 1;
+	s.size = 1;
+	m = cmd(sinew_v1_ClientMessage_create_world_tag, 1);
+	add(&s, &m);
+	static sinew_v1_LinkDef links[3];
+	for (int i = 0; i < 3; ++i)
+	{
+		links[i] = (sinew_v1_LinkDef)sinew_v1_LinkDef_init_zero;
+		links[i].parent = i - 1;
+		if (i > 0)
+		{
+			links[i].joint_type = sinew_v1_LinkJointType_LINK_REVOLUTE;
+			links[i].has_parent_frame = true;
+			links[i].parent_frame.has_position = true;
+			links[i].parent_frame.position.x = 0.5;
+			links[i].drives_count = 1;
+			links[i].drives[0].enabled = true;
+			links[i].drives[0].stiffness = 100;
+			links[i].drives[0].damping = 10;
+		}
+	}
+	link_list list = { links, 3 };
+	m = cmd(sinew_v1_ClientMessage_create_articulation_tag, 2);
+	m.command.create_articulation.world_id = world;
+	m.command.create_articulation.links.funcs.encode = encode_links;
+	m.command.create_articulation.links.arg = &list;
+	add(&s, &m);
+	const uint64_t arm = (1ull << 32) | 1u;
+	m = cmd(sinew_v1_ClientMessage_set_drive_targets_tag, 3);
+	m.command.set_drive_targets.world_id = world;
+	m.command.set_drive_targets.has_articulation = true;
+	m.command.set_drive_targets.articulation.articulation_id = arm;
+	m.command.set_drive_targets.articulation.dofs_count = 2;
+	m.command.set_drive_targets.articulation.dofs[1] = 1;
+	m.command.set_drive_targets.articulation.positions_count = 2;
+	m.command.set_drive_targets.articulation.positions[0] = 0.5;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_set_joint_state_tag, 4);
+	m.command.set_joint_state.world_id = world;
+	m.command.set_joint_state.articulation_id = arm;
+	m.command.set_joint_state.positions_count = 2;
+	m.command.set_joint_state.positions[1] = 0.25;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_create_mimic_tag, 5);
+	m.command.create_mimic.world_id = world;
+	m.command.create_mimic.has_mimic = true;
+	m.command.create_mimic.mimic.articulation_id = arm;
+	m.command.create_mimic.mimic.dofs_count = 2;
+	m.command.create_mimic.mimic.dofs[1] = 1;
+	m.command.create_mimic.mimic.gearing_count = 2;
+	m.command.create_mimic.mimic.gearing[1] = -1;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_step_tag, 6);
+	m.command.step.world_id = world;
+	m.command.step.count = 5;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_get_state_tag, 7);
+	m.command.get_state.world_id = world;
+	m.command.get_state.include = 31;
+	add(&s, &m);
+	save(dir, "articulation", &s);
+	return 0;
+}

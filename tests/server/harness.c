@@ -1,0 +1,467 @@
+// Integration test harness (see harness.h).
+#include "harness.h"
+
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+void test_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+	{
+	}
+}
+
+void test_server_dump_log(const test_server* s)
+{
+	FILE* f = fopen(s->log_path, "r");
+	if (f == NULL)
+	{
+		return;
+	}
+	fprintf(stderr, "---- sinewd log (%s) ----\n", s->log_path);
+	char line[1024];
+	int n = 0;
+	while (fgets(line, sizeof(line), f) != NULL && n++ < 400)
+	{
+		fputs(line, stderr);
+	}
+	fclose(f);
+	fprintf(stderr, "---- end of log ----\n");
+}
+
+void test_server_start(test_server* s, const char* const* extra)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->dir, sizeof(s->dir), "/tmp/sinew-test-XXXXXX");
+	if (mkdtemp(s->dir) == NULL)
+	{
+		fail_msg("mkdtemp failed: %s", strerror(errno));
+	}
+	snprintf(s->log_path, sizeof(s->log_path), "%s/sinewd.log", s->dir);
+	char port_file[128];
+	snprintf(port_file, sizeof(port_file), "%s/ports", s->dir);
+	const char* argv[64];
+	int n = 0;
+	argv[n++] = SINEWD_PATH;
+	argv[n++] = "--no-demo";
+	argv[n++] = "--tcp-port";
+	argv[n++] = "0";
+	argv[n++] = "--ws-port";
+	argv[n++] = "0";
+	argv[n++] = "--port-file";
+	argv[n++] = port_file;
+	for (int i = 0; extra != NULL && extra[i] != NULL && n < 62; ++i)
+	{
+		argv[n++] = extra[i];
+	}
+	argv[n] = NULL;
+	pid_t pid = fork();
+	if (pid < 0)
+	{
+		fail_msg("fork failed: %s", strerror(errno));
+	}
+	if (pid == 0)
+	{
+		FILE* log = freopen(s->log_path, "w", stderr);
+		(void)log;
+		execv(SINEWD_PATH, (char* const*)argv);
+		_exit(127);
+	}
+	s->pid = pid;
+	for (int i = 0; i < 200; ++i)
+	{
+		FILE* f = fopen(port_file, "r");
+		if (f != NULL)
+		{
+			int got = fscanf(f, "tcp=%d\nws=%d\n", &s->tcp_port, &s->ws_port);
+			fclose(f);
+			if (got == 2)
+			{
+				return;
+			}
+		}
+		int status = 0;
+		if (waitpid(pid, &status, WNOHANG) == pid)
+		{
+			s->pid = 0;
+			test_server_dump_log(s);
+			fail_msg("sinewd exited before it listened (status %d)", status);
+		}
+		test_sleep_ms(50);
+	}
+	test_server_dump_log(s);
+	fail_msg("sinewd did not write its port file within 10 s");
+}
+
+int test_server_stop(test_server* s)
+{
+	if (s->pid <= 0)
+	{
+		return -1;
+	}
+	kill(s->pid, SIGTERM);
+	int status = 0;
+	for (int i = 0; i < 300; ++i)
+	{
+		pid_t r = waitpid(s->pid, &status, WNOHANG);
+		if (r == s->pid)
+		{
+			s->pid = 0;
+			int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			if (code != 0)
+			{
+				test_server_dump_log(s);
+			}
+			else
+			{
+				// Clean up after a clean run; a failed one keeps its log for a look.
+				char path[160];
+				snprintf(path, sizeof(path), "%s/ports", s->dir);
+				unlink(path);
+				unlink(s->log_path);
+				rmdir(s->dir);
+			}
+			return code;
+		}
+		test_sleep_ms(50);
+	}
+	kill(s->pid, SIGKILL);
+	waitpid(s->pid, &status, 0);
+	s->pid = 0;
+	test_server_dump_log(s);
+	return -1;
+}
+
+size_t test_server_rss(const test_server* s)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)s->pid);
+	FILE* f = fopen(path, "r");
+	if (f == NULL)
+	{
+		return 0;
+	}
+	char line[256];
+	size_t kb = 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+	{
+		if (strncmp(line, "VmRSS:", 6) == 0)
+		{
+			kb = (size_t)strtoull(line + 6, NULL, 10);
+		}
+	}
+	fclose(f);
+	return kb * 1024;
+}
+
+snc_client* test_connect_raw(const test_server* s, snc_transport transport)
+{
+	snc_options o = snc_default_options();
+	o.transport = transport;
+	o.port = transport == SNC_WS ? s->ws_port : s->tcp_port;
+	o.timeout_ms = TEST_TIMEOUT_MS;
+	snc_client* c = NULL;
+	int err = snc_connect(&o, &c);
+	if (err != 0)
+	{
+		fail_msg("connect to port %d failed: %s", o.port, snc_error_string(err));
+	}
+	return c;
+}
+
+snc_client* test_connect(const test_server* s, snc_transport transport, const char* name, sinew_v1_Role role)
+{
+	snc_client* c = test_connect_raw(s, transport);
+	sinew_v1_HandshakeReply reply;
+	int err = snc_handshake(c, name, NULL, role, &reply);
+	if (err != 0)
+	{
+		fail_msg("handshake failed: %s (%s)", snc_error_string(err), reply.status.message);
+	}
+	return c;
+}
+
+int32_t test_request(snc_client* c, sinew_v1_ClientMessage* m, snc_message* reply)
+{
+	int err = snc_request(c, m, reply, TEST_TIMEOUT_MS);
+	if (err != 0)
+	{
+		fail_msg("request (command %u) failed: %s", (unsigned)m->which_command, snc_error_string(err));
+	}
+	return snc_reply_code(reply);
+}
+
+void test_expect(snc_client* c, sinew_v1_ClientMessage* m, int32_t code, snc_message* keep)
+{
+	snc_message reply;
+	int32_t got = test_request(c, m, &reply);
+	if (got != code)
+	{
+		char text[300];
+		snprintf(text, sizeof(text), "%s", snc_reply_text(&reply));
+		snc_message_free(&reply);
+		fail_msg("command %u answered %d (%s), expected %d", (unsigned)m->which_command, (int)got, text, (int)code);
+	}
+	if (keep != NULL)
+	{
+		*keep = reply;
+	}
+	else
+	{
+		snc_message_free(&reply);
+	}
+}
+
+void test_wait_for(snc_client* c, pb_size_t which, snc_message* out)
+{
+	uint64_t deadline = snc_now_ns() + (uint64_t)TEST_TIMEOUT_MS * 1000000u;
+	for (;;)
+	{
+		uint64_t now = snc_now_ns();
+		if (now >= deadline)
+		{
+			fail_msg("no message of kind %u within %d ms", (unsigned)which, TEST_TIMEOUT_MS);
+		}
+		int err = snc_receive(c, out, (int)((deadline - now) / 1000000u) + 1);
+		if (err != 0)
+		{
+			fail_msg("waiting for message kind %u: %s", (unsigned)which, snc_error_string(err));
+		}
+		if (out->msg.which_message == which)
+		{
+			return;
+		}
+		snc_message_free(out);
+	}
+}
+
+int32_t test_wait_closed(snc_client* c, char* reason, size_t cap)
+{
+	int32_t code = 0;
+	if (reason != NULL && cap > 0)
+	{
+		reason[0] = '\0';
+	}
+	uint64_t deadline = snc_now_ns() + (uint64_t)TEST_TIMEOUT_MS * 1000000u;
+	for (;;)
+	{
+		uint64_t now = snc_now_ns();
+		if (now >= deadline)
+		{
+			fail_msg("the server did not close the connection within %d ms", TEST_TIMEOUT_MS);
+		}
+		snc_message m;
+		int err = snc_receive(c, &m, (int)((deadline - now) / 1000000u) + 1);
+		if (err == -ECONNRESET || err == -EPIPE)
+		{
+			return code;
+		}
+		if (err != 0)
+		{
+			fail_msg("waiting for the close: %s", snc_error_string(err));
+		}
+		if (m.msg.which_message == sinew_v1_ServerMessage_event_tag &&
+			m.msg.message.event.which_event == sinew_v1_Event_closing_tag)
+		{
+			code = m.msg.message.event.event.closing.status.code;
+			if (reason != NULL)
+			{
+				snprintf(reason, cap, "%s", m.msg.message.event.event.closing.status.message);
+			}
+		}
+		snc_message_free(&m);
+	}
+}
+
+uint64_t test_create_world(snc_client* c, const char* name)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_create_world_tag;
+	snprintf(m.command.create_world.name, sizeof(m.command.create_world.name), "%s", name);
+	snc_message reply;
+	test_expect(c, &m, 0, &reply);
+	uint64_t id = reply.msg.message.reply.result.created.id;
+	snc_message_free(&reply);
+	return id;
+}
+
+uint64_t test_create_body(snc_client* c, uint64_t world, double x, double y, double z)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_create_body_tag;
+	m.command.create_body.world_id = world;
+	m.command.create_body.has_body = true;
+	m.command.create_body.body.has_pose = true;
+	m.command.create_body.body.pose.has_position = true;
+	m.command.create_body.body.pose.position.x = x;
+	m.command.create_body.body.pose.position.y = y;
+	m.command.create_body.body.pose.position.z = z;
+	snc_message reply;
+	test_expect(c, &m, 0, &reply);
+	uint64_t id = reply.msg.message.reply.result.created.id;
+	snc_message_free(&reply);
+	return id;
+}
+
+uint64_t test_create_hinge(snc_client* c, uint64_t world, uint64_t body_a, uint64_t body_b, double ax, double ay,
+						   double az, double bx, double by, double bz)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_create_joint_tag;
+	sinew_v1_CreateJoint* j = &m.command.create_joint;
+	j->world_id = world;
+	j->has_base = true;
+	j->base.body_a = body_a;
+	j->base.body_b = body_b;
+	// Hinge axis (frame x) along world y: rotate x onto y about z.
+	double h = sqrt(0.5);
+	j->base.has_frame_a = true;
+	j->base.frame_a.has_position = true;
+	j->base.frame_a.position = (sinew_v1_Vec3){ ax, ay, az };
+	j->base.frame_a.has_rotation = true;
+	j->base.frame_a.rotation = (sinew_v1_Quat){ 0, 0, h, h };
+	j->base.has_frame_b = true;
+	j->base.frame_b.has_position = true;
+	j->base.frame_b.position = (sinew_v1_Vec3){ bx, by, bz };
+	j->base.frame_b.has_rotation = true;
+	j->base.frame_b.rotation = (sinew_v1_Quat){ 0, 0, h, h };
+	j->which_type = sinew_v1_CreateJoint_hinge_tag;
+	snc_message reply;
+	test_expect(c, &m, 0, &reply);
+	uint64_t id = reply.msg.message.reply.result.created.id;
+	snc_message_free(&reply);
+	return id;
+}
+
+void test_step(snc_client* c, uint64_t world, uint32_t count)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_step_tag;
+	m.command.step.world_id = world;
+	m.command.step.count = count;
+	test_expect(c, &m, 0, NULL);
+}
+
+void test_set_mode(snc_client* c, uint64_t world, sinew_v1_TimeMode mode, double rate)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_set_time_mode_tag;
+	m.command.set_time_mode.world_id = world;
+	m.command.set_time_mode.has_time = true;
+	m.command.set_time_mode.time.mode = mode;
+	m.command.set_time_mode.time.has_rate = true;
+	m.command.set_time_mode.time.rate = rate;
+	test_expect(c, &m, 0, NULL);
+}
+
+void test_join(snc_client* c, uint64_t world, sinew_v1_Role role)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_join_world_tag;
+	m.command.join_world.world_id = world;
+	m.command.join_world.role = role;
+	test_expect(c, &m, 0, NULL);
+}
+
+void test_get_state(snc_client* c, uint64_t world, uint32_t include, snc_message* reply)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_get_state_tag;
+	m.command.get_state.world_id = world;
+	m.command.get_state.include = include;
+	test_expect(c, &m, 0, reply);
+}
+
+int test_http_get(const test_server* s, const char* path, char* out, size_t cap)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in addr;
+	memset(&addr, 0, sizeof(addr));
+	addr.sin_family = AF_INET;
+	addr.sin_port = htons((uint16_t)s->ws_port);
+	inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+	if (fd < 0 || connect(fd, (struct sockaddr*)&addr, sizeof(addr)) != 0)
+	{
+		fail_msg("HTTP connect failed: %s", strerror(errno));
+	}
+	char request[256];
+	int n = snprintf(request, sizeof(request), "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+	if (send(fd, request, (size_t)n, MSG_NOSIGNAL) != n)
+	{
+		fail_msg("HTTP send failed");
+	}
+	size_t size = 0;
+	char* all = malloc(1 << 20);
+	uint64_t deadline = snc_now_ns() + (uint64_t)TEST_TIMEOUT_MS * 1000000u;
+	while (size < (1u << 20) - 1 && snc_now_ns() < deadline)
+	{
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (poll(&p, 1, 100) <= 0)
+		{
+			continue;
+		}
+		ssize_t r = recv(fd, all + size, (1u << 20) - 1 - size, 0);
+		if (r <= 0)
+		{
+			break;
+		}
+		size += (size_t)r;
+		all[size] = '\0';
+		// Stop once the body promised by content-length has arrived (lws keeps the connection a while).
+		const char* body = strstr(all, "\r\n\r\n");
+		const char* length = strstr(all, "content-length:");
+		if (body != NULL && length != NULL && length < body)
+		{
+			size_t want = (size_t)strtoull(length + 15, NULL, 10);
+			if (size - (size_t)(body + 4 - all) >= want)
+			{
+				break;
+			}
+		}
+	}
+	close(fd);
+	all[size] = '\0';
+	int status = 0;
+	sscanf(all, "HTTP/1.1 %d", &status);
+	const char* body = strstr(all, "\r\n\r\n");
+	snprintf(out, cap, "%s", body != NULL ? body + 4 : "");
+	free(all);
+	return status;
+}
+
+double test_metric(const test_server* s, const char* name, const char* labels)
+{
+	char* text = malloc(1 << 20);
+	test_http_get(s, "/metrics", text, 1 << 20);
+	double value = NAN;
+	size_t n = strlen(name);
+	for (char* line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n"))
+	{
+		if (strncmp(line, name, n) != 0 || (line[n] != ' ' && line[n] != '{'))
+		{
+			continue;
+		}
+		if (labels != NULL && strstr(line, labels) == NULL)
+		{
+			continue;
+		}
+		const char* space = strrchr(line, ' ');
+		value = space != NULL ? strtod(space + 1, NULL) : NAN;
+		break;
+	}
+	free(text);
+	return value;
+}

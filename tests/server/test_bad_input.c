@@ -1,0 +1,448 @@
+// Bad input against a real sinewd: random bytes, truncated frames, oversize length prefixes, unknown
+// commands, stale ids, NaN and infinite numbers, messages before the handshake, a wrong version, a
+// missing token, limits. Each gets a typed error or a close with a reason; the server stays up and serves
+// the other clients; and it exits cleanly (leak-free under ASan) at the end.
+#include "harness.h"
+
+#include "wire.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static test_server server;
+static snc_client* witness; // a client that must keep being served throughout
+
+static int setup(void** state)
+{
+	(void)state;
+	// Small limits so that reaching them is cheap.
+	static const char* const args[] = { "--max-message-bytes", "65536", "--max-worlds-per-client", "3",
+										"--max-bodies-per-world", "4", "--handshake-timeout-ms", "300",
+										"--max-requests-in-flight", "4", NULL };
+	test_server_start(&server, args);
+	witness = test_connect(&server, SNC_TCP, "witness", sinew_v1_Role_ROLE_CONTROLLER);
+	return 0;
+}
+
+static int teardown(void** state)
+{
+	(void)state;
+	snc_close(witness);
+	return test_server_stop(&server);
+}
+
+static sinew_v1_ClientMessage command(pb_size_t tag)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = tag;
+	return m;
+}
+
+// The witness still gets answers: the server is up and serving others.
+static void assert_still_serving(void)
+{
+	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_ping_tag);
+	test_expect(witness, &m, 0, NULL);
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint8_t random_byte(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint8_t)(rng >> 24);
+}
+
+static void test_random_bytes_before_handshake(void** state)
+{
+	(void)state;
+	for (int round = 0; round < 20; ++round)
+	{
+		snc_client* c = test_connect_raw(&server, round % 2 == 0 ? SNC_TCP : SNC_WS);
+		uint8_t junk[512];
+		for (size_t i = 0; i < sizeof(junk); ++i)
+		{
+			junk[i] = random_byte();
+		}
+		snc_send_raw(c, junk, sizeof(junk));
+		char reason[256];
+		int32_t code = test_wait_closed(c, reason, sizeof(reason));
+		// Any reason will do, as long as it is typed and the connection is closed with it.
+		assert_true(code != 0);
+		snc_close(c);
+	}
+	assert_still_serving();
+}
+
+static void test_random_messages_after_handshake(void** state)
+{
+	(void)state;
+	snc_client* c = test_connect(&server, SNC_TCP, "fuzzy", sinew_v1_Role_ROLE_CONTROLLER);
+	// Well-framed messages with random contents: each is answered (whatever it decodes to), the
+	// connection stays open.
+	for (int i = 0; i < 200; ++i)
+	{
+		uint8_t frame[80];
+		size_t size = 1 + random_byte() % 64;
+		size_t n = wire_varint_put(frame, size);
+		for (size_t k = 0; k < size; ++k)
+		{
+			frame[n + k] = random_byte();
+		}
+		assert_int_equal(snc_send_raw(c, frame, n + size), 0);
+	}
+	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_ping_tag);
+	m.request_id = 0xfeedbeefull;
+	assert_int_equal(snc_send(c, &m), 0);
+	for (;;)
+	{
+		snc_message reply;
+		test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+		bool done = reply.msg.message.reply.request_id == 0xfeedbeefull;
+		snc_message_free(&reply);
+		if (done)
+		{
+			break;
+		}
+	}
+	snc_close(c);
+	assert_still_serving();
+}
+
+static void test_truncated_frames(void** state)
+{
+	(void)state;
+	// A length prefix promising more than ever comes, then the client goes away mid-frame.
+	snc_client* c = test_connect(&server, SNC_TCP, "truncated", sinew_v1_Role_ROLE_CONTROLLER);
+	uint8_t partial[12] = { 100, 8, 1, 2, 3 };
+	snc_send_raw(c, partial, sizeof(partial));
+	snc_close(c);
+	assert_still_serving();
+
+	// A whole frame whose protobuf is cut short: BAD_MESSAGE, the session goes on.
+	c = test_connect(&server, SNC_TCP, "cut", sinew_v1_Role_ROLE_CONTROLLER);
+	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_world_tag);
+	m.request_id = 77;
+	snprintf(m.command.create_world.name, sizeof(m.command.create_world.name), "a name long enough to cut");
+	uint8_t* bytes = NULL;
+	size_t size = 0;
+	assert_true(wire_encode_alloc(sinew_v1_ClientMessage_fields, &m, WIRE_VARINT_MAX, &bytes, &size));
+	size_t half = size / 2;
+	uint8_t frame[256];
+	size_t p = wire_varint_put(frame, half);
+	memcpy(frame + p, bytes + WIRE_VARINT_MAX, half);
+	free(bytes);
+	snc_send_raw(c, frame, p + half);
+	snc_message reply;
+	test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+	assert_int_equal(snc_reply_code(&reply), sinew_v1_ErrorCode_ERR_BAD_MESSAGE);
+	snc_message_free(&reply);
+	m = command(sinew_v1_ClientMessage_ping_tag);
+	test_expect(c, &m, 0, NULL);
+	snc_close(c);
+}
+
+static void test_oversize_and_malformed_prefix(void** state)
+{
+	(void)state;
+	snc_client* c = test_connect(&server, SNC_TCP, "oversize", sinew_v1_Role_ROLE_CONTROLLER);
+	uint8_t prefix[WIRE_VARINT_MAX];
+	size_t n = wire_varint_put(prefix, 65537); // max_message_bytes + 1
+	snc_send_raw(c, prefix, n);
+	char reason[256];
+	assert_int_equal(test_wait_closed(c, reason, sizeof(reason)), sinew_v1_ErrorCode_ERR_MESSAGE_TOO_LARGE);
+	assert_non_null(strstr(reason, "max_message_bytes"));
+	snc_close(c);
+
+	// A varint that never ends.
+	c = test_connect(&server, SNC_TCP, "malformed", sinew_v1_Role_ROLE_CONTROLLER);
+	uint8_t endless[11];
+	memset(endless, 0xff, sizeof(endless));
+	snc_send_raw(c, endless, sizeof(endless));
+	assert_int_equal(test_wait_closed(c, NULL, 0), sinew_v1_ErrorCode_ERR_BAD_MESSAGE);
+	snc_close(c);
+
+	// A WebSocket message above the limit.
+	c = test_connect(&server, SNC_WS, "ws-oversize", sinew_v1_Role_ROLE_CONTROLLER);
+	uint8_t* big = calloc(1, 70000);
+	snc_send_raw(c, big, 70000);
+	free(big);
+	assert_int_equal(test_wait_closed(c, NULL, 0), sinew_v1_ErrorCode_ERR_MESSAGE_TOO_LARGE);
+	snc_close(c);
+	assert_still_serving();
+}
+
+static void test_unknown_command(void** state)
+{
+	(void)state;
+	snc_client* c = test_connect(&server, SNC_TCP, "unknown", sinew_v1_Role_ROLE_CONTROLLER);
+	// No command at all.
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_UNKNOWN_COMMAND, NULL);
+	// A field number this server does not know (a newer client's command): request id 5, field 99.
+	uint8_t frame[16];
+	uint8_t body[] = { 0x08, 0x05, 0x9a, 0x06, 0x00 }; // request_id = 5; field 99 (length 0)
+	size_t p = wire_varint_put(frame, sizeof(body));
+	memcpy(frame + p, body, sizeof(body));
+	snc_send_raw(c, frame, p + sizeof(body));
+	snc_message reply;
+	test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+	assert_int_equal(reply.msg.message.reply.request_id, 5);
+	assert_int_equal(snc_reply_code(&reply), sinew_v1_ErrorCode_ERR_UNKNOWN_COMMAND);
+	snc_message_free(&reply);
+	// A second handshake.
+	m = command(sinew_v1_ClientMessage_handshake_tag);
+	m.command.handshake.protocol_version = 1;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_ALREADY_HANDSHAKEN, NULL);
+	snc_close(c);
+}
+
+static void test_unknown_and_stale_ids(void** state)
+{
+	(void)state;
+	snc_client* c = test_connect(&server, SNC_TCP, "stale", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t world = test_create_world(c, "stale");
+	uint64_t body = test_create_body(c, world, 0, 0, 0);
+	uint64_t other = test_create_body(c, world, 1, 0, 0);
+	uint64_t joint = test_create_hinge(c, world, body, other, 0.5, 0, 0, -0.5, 0, 0);
+	// Destroy, then use the old ids.
+	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_destroy_joint_tag);
+	m.command.destroy_joint.world_id = world;
+	m.command.destroy_joint.joint_id = joint;
+	test_expect(c, &m, 0, NULL);
+	m = command(sinew_v1_ClientMessage_destroy_body_tag);
+	m.command.destroy_body.world_id = world;
+	m.command.destroy_body.body_id = body;
+	test_expect(c, &m, 0, NULL);
+	// A new body may reuse the slot; the old id must still be refused.
+	test_create_body(c, world, 2, 0, 0);
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ID, NULL);
+	m = command(sinew_v1_ClientMessage_set_drive_targets_tag);
+	m.command.set_drive_targets.world_id = world;
+	m.command.set_drive_targets.joints_count = 1;
+	m.command.set_drive_targets.joints[0].joint_id = joint;
+	m.command.set_drive_targets.joints[0].axis = sinew_v1_Axis_AXIS_RX;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ID, NULL);
+	m = command(sinew_v1_ClientMessage_create_joint_tag);
+	m.command.create_joint.world_id = world;
+	m.command.create_joint.has_base = true;
+	m.command.create_joint.base.body_b = body; // stale
+	m.command.create_joint.which_type = sinew_v1_CreateJoint_fixed_tag;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ID, NULL);
+	// An id of another world's body is not an id of this one.
+	uint64_t elsewhere = test_create_world(c, "elsewhere");
+	uint64_t foreign = test_create_body(c, elsewhere, 0, 0, 0);
+	m = (sinew_v1_ClientMessage)sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_destroy_body_tag;
+	m.command.destroy_body.world_id = world;
+	m.command.destroy_body.body_id = foreign;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ID, NULL);
+	m.command.destroy_body.world_id = elsewhere;
+	test_expect(c, &m, 0, NULL);
+	m = (sinew_v1_ClientMessage)sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_destroy_world_tag;
+	m.command.destroy_world.world_id = elsewhere;
+	test_expect(c, &m, 0, NULL);
+	// Ids that never existed (including garbage bit patterns).
+	m = command(sinew_v1_ClientMessage_apply_forces_tag);
+	m.command.apply_forces.world_id = world;
+	m.command.apply_forces.bodies_count = 1;
+	m.command.apply_forces.bodies[0].body_id = 0xffffffffffffffffull;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ID, NULL);
+	m = command(sinew_v1_ClientMessage_step_tag);
+	m.command.step.world_id = 0x123456789ull;
+	m.command.step.count = 1;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_UNKNOWN_WORLD, NULL);
+	m = command(sinew_v1_ClientMessage_unsubscribe_tag);
+	m.command.unsubscribe.subscription_id = 42;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_UNKNOWN_SUBSCRIPTION, NULL);
+	// A destroyed world's id.
+	m = command(sinew_v1_ClientMessage_destroy_world_tag);
+	m.command.destroy_world.world_id = world;
+	test_expect(c, &m, 0, NULL);
+	m = command(sinew_v1_ClientMessage_get_state_tag);
+	m.command.get_state.world_id = world;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_UNKNOWN_WORLD, NULL);
+	snc_close(c);
+}
+
+static void test_not_finite_numbers(void** state)
+{
+	(void)state;
+	snc_client* c = test_connect(&server, SNC_TCP, "nan", sinew_v1_Role_ROLE_CONTROLLER);
+	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_world_tag);
+	m.command.create_world.has_settings = true;
+	m.command.create_world.settings.has_gravity = true;
+	m.command.create_world.settings.gravity.z = INFINITY;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_NOT_FINITE, NULL);
+	m.command.create_world.settings.gravity.z = -9.81;
+	m.command.create_world.settings.has_time_step = true;
+	m.command.create_world.settings.time_step = NAN;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_NOT_FINITE, NULL);
+	m.command.create_world.settings.has_time_step = false;
+	m.command.create_world.has_time = true;
+	m.command.create_world.time.has_rate = true;
+	m.command.create_world.time.rate = INFINITY;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_NOT_FINITE, NULL);
+
+	uint64_t world = test_create_world(c, "finite");
+	m = command(sinew_v1_ClientMessage_create_body_tag);
+	m.command.create_body.world_id = world;
+	m.command.create_body.has_body = true;
+	m.command.create_body.body.has_pose = true;
+	m.command.create_body.body.pose.has_position = true;
+	m.command.create_body.body.pose.position.y = NAN;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_NOT_FINITE, NULL);
+	m.command.create_body.body.pose.position.y = 0;
+	m.command.create_body.body.has_mass = true;
+	m.command.create_body.body.mass = -INFINITY;
+	snc_message refused;
+	int32_t code = test_request(c, &m, &refused);
+	snc_message_free(&refused);
+	assert_true(code == sinew_v1_ErrorCode_ERR_NOT_FINITE || code == sinew_v1_ErrorCode_ERR_NON_POSITIVE_MASS);
+	// A zero quaternion.
+	m.command.create_body.body.has_mass = false;
+	m.command.create_body.body.pose.has_rotation = true;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_ZERO_AXIS, NULL);
+
+	uint64_t body = test_create_body(c, world, 0, 0, 0);
+	m = command(sinew_v1_ClientMessage_subscribe_tag);
+	m.command.subscribe.world_id = world;
+	m.command.subscribe.rate_hz = NAN;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_NOT_FINITE, NULL);
+	m = command(sinew_v1_ClientMessage_set_body_state_tag);
+	m.command.set_body_state.world_id = world;
+	m.command.set_body_state.body_id = body;
+	m.command.set_body_state.has_angular_velocity = true;
+	m.command.set_body_state.angular_velocity.x = -INFINITY;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_NOT_FINITE, NULL);
+	// Nothing was created or changed by the refused commands.
+	snc_message st;
+	test_get_state(c, world, sinew_v1_Include_INCLUDE_VELOCITIES, &st);
+	assert_int_equal(st.body_count, 1);
+	assert_true(st.bodies[0].angular_velocity.x == 0.0);
+	snc_message_free(&st);
+	snc_close(c);
+}
+
+static void test_before_handshake_and_wrong_version(void** state)
+{
+	(void)state;
+	snc_client* c = test_connect_raw(&server, SNC_TCP);
+	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_ping_tag);
+	snc_message reply;
+	assert_int_equal(snc_request(c, &m, &reply, TEST_TIMEOUT_MS), 0);
+	assert_int_equal(snc_reply_code(&reply), sinew_v1_ErrorCode_ERR_NOT_HANDSHAKEN);
+	snc_message_free(&reply);
+	assert_int_equal(test_wait_closed(c, NULL, 0), sinew_v1_ErrorCode_ERR_NOT_HANDSHAKEN);
+	snc_close(c);
+
+	c = test_connect_raw(&server, SNC_WS);
+	m = command(sinew_v1_ClientMessage_handshake_tag);
+	m.command.handshake.protocol_version = 2;
+	snc_send(c, &m);
+	test_wait_for(c, sinew_v1_ServerMessage_handshake_tag, &reply);
+	assert_int_equal(reply.msg.message.handshake.status.code, sinew_v1_ErrorCode_ERR_WRONG_VERSION);
+	assert_non_null(strstr(reply.msg.message.handshake.status.message, "version"));
+	snc_message_free(&reply);
+	assert_int_equal(test_wait_closed(c, NULL, 0), sinew_v1_ErrorCode_ERR_WRONG_VERSION);
+	snc_close(c);
+
+	// A connection that never shakes hands is closed after handshake_timeout_ms.
+	c = test_connect_raw(&server, SNC_TCP);
+	assert_int_equal(test_wait_closed(c, NULL, 0), sinew_v1_ErrorCode_ERR_TIMEOUT);
+	snc_close(c);
+	assert_still_serving();
+}
+
+static void test_token(void** state)
+{
+	(void)state;
+	test_server guarded;
+	static const char* const args[] = { "--token", "s3cret", NULL };
+	test_server_start(&guarded, args);
+	const char* tokens[] = { NULL, "wrong", "s3cre", "s3cret" };
+	for (int i = 0; i < 4; ++i)
+	{
+		snc_client* c = test_connect_raw(&guarded, SNC_TCP);
+		sinew_v1_HandshakeReply hr;
+		int err = snc_handshake(c, "token", tokens[i], sinew_v1_Role_ROLE_CONTROLLER, &hr);
+		if (i < 3)
+		{
+			assert_int_equal(err, SNC_REFUSED);
+			assert_int_equal(hr.status.code, sinew_v1_ErrorCode_ERR_UNAUTHORISED);
+			assert_int_equal(test_wait_closed(c, NULL, 0), sinew_v1_ErrorCode_ERR_UNAUTHORISED);
+		}
+		else
+		{
+			assert_int_equal(err, 0);
+		}
+		snc_close(c);
+	}
+	assert_int_equal(test_server_stop(&guarded), 0);
+}
+
+static void test_limits(void** state)
+{
+	(void)state;
+	snc_client* c = test_connect(&server, SNC_TCP, "limits", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t worlds[3];
+	for (int i = 0; i < 3; ++i)
+	{
+		worlds[i] = test_create_world(c, "quota");
+	}
+	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_world_tag);
+	snc_message reply;
+	assert_int_equal(test_request(c, &m, &reply), sinew_v1_ErrorCode_ERR_LIMIT_REACHED);
+	assert_non_null(strstr(snc_reply_text(&reply), "max_worlds_per_client"));
+	snc_message_free(&reply);
+	for (int i = 0; i < 4; ++i)
+	{
+		test_create_body(c, worlds[0], i, 0, 0);
+	}
+	m = command(sinew_v1_ClientMessage_create_body_tag);
+	m.command.create_body.world_id = worlds[0];
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_LIMIT_REACHED, NULL);
+	snc_close(c);
+	// More requests in flight than the limit, on both transports: the server stops reading and answers
+	// them all, in order.
+	for (int t = 0; t < 2; ++t)
+	{
+		c = test_connect(&server, t == 0 ? SNC_TCP : SNC_WS, "pipeline", sinew_v1_Role_ROLE_CONTROLLER);
+		for (int i = 0; i < 300; ++i)
+		{
+			m = command(sinew_v1_ClientMessage_ping_tag);
+			m.request_id = 1000 + (uint64_t)i;
+			assert_int_equal(snc_send(c, &m), 0);
+		}
+		for (int i = 0; i < 300; ++i)
+		{
+			test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+			assert_int_equal(reply.msg.message.reply.request_id, 1000 + (uint64_t)i);
+			assert_int_equal(snc_reply_code(&reply), 0);
+			snc_message_free(&reply);
+		}
+		snc_close(c);
+	}
+	assert_still_serving();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_random_bytes_before_handshake),
+		cmocka_unit_test(test_random_messages_after_handshake),
+		cmocka_unit_test(test_truncated_frames),
+		cmocka_unit_test(test_oversize_and_malformed_prefix),
+		cmocka_unit_test(test_unknown_command),
+		cmocka_unit_test(test_unknown_and_stale_ids),
+		cmocka_unit_test(test_not_finite_numbers),
+		cmocka_unit_test(test_before_handshake_and_wrong_version),
+		cmocka_unit_test(test_token),
+		cmocka_unit_test(test_limits),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

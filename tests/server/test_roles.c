@@ -1,0 +1,249 @@
+// Roles and several clients on one world: the owner (who created it), controllers (joined to control),
+// observers (everyone else, and observer sessions everywhere). Every command checks the role.
+#include "harness.h"
+
+#include <string.h>
+
+static test_server server;
+
+static int setup(void** state)
+{
+	(void)state;
+	test_server_start(&server, NULL);
+	return 0;
+}
+
+static int teardown(void** state)
+{
+	(void)state;
+	return test_server_stop(&server);
+}
+
+static sinew_v1_ClientMessage command(pb_size_t tag)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = tag;
+	return m;
+}
+
+static void expect_step(snc_client* c, uint64_t world, int32_t code)
+{
+	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_step_tag);
+	m.command.step.world_id = world;
+	m.command.step.count = 1;
+	test_expect(c, &m, code, NULL);
+}
+
+static void expect_join(snc_client* c, uint64_t world, sinew_v1_Role role, int32_t code)
+{
+	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_join_world_tag);
+	m.command.join_world.world_id = world;
+	m.command.join_world.role = role;
+	test_expect(c, &m, code, NULL);
+}
+
+static void test_observer_cannot_mutate(void** state)
+{
+	(void)state;
+	snc_client* owner = test_connect(&server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* observer = test_connect(&server, SNC_WS, "observer", sinew_v1_Role_ROLE_OBSERVER);
+	uint64_t world = test_create_world(owner, "watched");
+	uint64_t body = test_create_body(owner, world, 0, 0, 1);
+	const int32_t forbidden = sinew_v1_ErrorCode_ERR_FORBIDDEN_BY_ROLE;
+
+	// Everything that changes something is refused to an observer session.
+	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_world_tag);
+	test_expect(observer, &m, forbidden, NULL);
+	expect_step(observer, world, forbidden);
+	expect_join(observer, world, sinew_v1_Role_ROLE_CONTROLLER, forbidden);
+	expect_join(observer, world, sinew_v1_Role_ROLE_OWNER, forbidden);
+	m = command(sinew_v1_ClientMessage_create_body_tag);
+	m.command.create_body.world_id = world;
+	test_expect(observer, &m, forbidden, NULL);
+	m = command(sinew_v1_ClientMessage_apply_forces_tag);
+	m.command.apply_forces.world_id = world;
+	m.command.apply_forces.bodies_count = 1;
+	m.command.apply_forces.bodies[0].body_id = body;
+	test_expect(observer, &m, forbidden, NULL);
+	m = command(sinew_v1_ClientMessage_destroy_world_tag);
+	m.command.destroy_world.world_id = world;
+	test_expect(observer, &m, forbidden, NULL);
+	m = command(sinew_v1_ClientMessage_set_time_mode_tag);
+	m.command.set_time_mode.world_id = world;
+	test_expect(observer, &m, forbidden, NULL);
+	m = command(sinew_v1_ClientMessage_snapshot_tag);
+	m.command.snapshot.world_id = world;
+	m.command.snapshot.make_reset_point = true;
+	test_expect(observer, &m, forbidden, NULL);
+
+	// Reading is allowed: the list, the state, a snapshot, a subscription.
+	m = command(sinew_v1_ClientMessage_list_worlds_tag);
+	snc_message reply;
+	test_expect(observer, &m, 0, &reply);
+	bool listed = false;
+	for (int i = 0; i < reply.world_count; ++i)
+	{
+		if (reply.worlds[i].world_id == world)
+		{
+			listed = true;
+			assert_int_equal(reply.worlds[i].your_role, sinew_v1_Role_ROLE_OBSERVER);
+		}
+	}
+	assert_true(listed);
+	snc_message_free(&reply);
+	test_get_state(observer, world, 0, &reply);
+	assert_int_equal(reply.body_count, 1);
+	snc_message_free(&reply);
+	m = command(sinew_v1_ClientMessage_snapshot_tag);
+	m.command.snapshot.world_id = world;
+	test_expect(observer, &m, 0, NULL);
+	m = command(sinew_v1_ClientMessage_subscribe_tag);
+	m.command.subscribe.world_id = world;
+	test_expect(observer, &m, 0, NULL);
+
+	// Nothing the observer tried changed the world.
+	test_get_state(owner, world, 0, &reply);
+	assert_int_equal(reply.body_count, 1);
+	assert_int_equal(reply.msg.message.reply.result.state.tick, 0);
+	snc_message_free(&reply);
+	snc_close(observer);
+	snc_close(owner);
+}
+
+static void test_controller_and_owner(void** state)
+{
+	(void)state;
+	snc_client* owner = test_connect(&server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* other = test_connect(&server, SNC_TCP, "other", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t world = test_create_world(owner, "shared");
+	const int32_t forbidden = sinew_v1_ErrorCode_ERR_FORBIDDEN_BY_ROLE;
+	// Not joined: an observer of this world.
+	expect_step(other, world, forbidden);
+	expect_join(other, world, sinew_v1_Role_ROLE_OWNER, forbidden); // it has an owner
+	expect_join(other, world, sinew_v1_Role_ROLE_CONTROLLER, 0);
+	expect_step(other, world, 0);
+	// A controller drives the world but does not reshape it.
+	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_body_tag);
+	m.command.create_body.world_id = world;
+	test_expect(other, &m, forbidden, NULL);
+	m = command(sinew_v1_ClientMessage_destroy_world_tag);
+	m.command.destroy_world.world_id = world;
+	test_expect(other, &m, forbidden, NULL);
+	// After leaving it is an observer again.
+	m = command(sinew_v1_ClientMessage_leave_world_tag);
+	m.command.leave_world.world_id = world;
+	test_expect(other, &m, 0, NULL);
+	expect_step(other, world, forbidden);
+	snc_close(other);
+	snc_close(owner);
+}
+
+static void test_world_follows_its_owner(void** state)
+{
+	(void)state;
+	snc_client* watcher = test_connect(&server, SNC_TCP, "watcher", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* owner = test_connect(&server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t world = test_create_world(owner, "ephemeral");
+	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_subscribe_tag);
+	m.command.subscribe.world_id = world;
+	test_expect(watcher, &m, 0, NULL);
+	// A world that is not kept goes with its owner, and its subscribers are told.
+	snc_close(owner);
+	for (;;)
+	{
+		snc_message e;
+		test_wait_for(watcher, sinew_v1_ServerMessage_event_tag, &e);
+		bool destroyed = e.msg.message.event.which_event == sinew_v1_Event_destroyed_tag;
+		if (destroyed)
+		{
+			assert_int_equal(e.msg.message.event.world_id, world);
+			assert_non_null(strstr(e.msg.message.event.event.destroyed.reason, "owner"));
+		}
+		snc_message_free(&e);
+		if (destroyed)
+		{
+			break;
+		}
+	}
+	expect_step(watcher, world, sinew_v1_ErrorCode_ERR_UNKNOWN_WORLD);
+
+	// A kept world becomes ownerless; another session can take it over and destroy it.
+	owner = test_connect(&server, SNC_TCP, "owner2", sinew_v1_Role_ROLE_CONTROLLER);
+	m = command(sinew_v1_ClientMessage_create_world_tag);
+	m.command.create_world.keep_after_disconnect = true;
+	snc_message reply;
+	test_expect(owner, &m, 0, &reply);
+	uint64_t kept = reply.msg.message.reply.result.created.id;
+	snc_message_free(&reply);
+	snc_close(owner);
+	// The server notices the disconnect asynchronously: retry the takeover until the owner is gone.
+	for (int i = 0;; ++i)
+	{
+		m = command(sinew_v1_ClientMessage_join_world_tag);
+		m.command.join_world.world_id = kept;
+		m.command.join_world.role = sinew_v1_Role_ROLE_OWNER;
+		int32_t code = test_request(watcher, &m, &reply);
+		snc_message_free(&reply);
+		if (code == 0)
+		{
+			break;
+		}
+		assert_int_equal(code, sinew_v1_ErrorCode_ERR_FORBIDDEN_BY_ROLE);
+		assert_true(i < 200);
+		test_sleep_ms(20);
+	}
+	m = command(sinew_v1_ClientMessage_destroy_world_tag);
+	m.command.destroy_world.world_id = kept;
+	test_expect(watcher, &m, 0, NULL);
+	snc_close(watcher);
+}
+
+static void test_several_clients_on_one_world(void** state)
+{
+	(void)state;
+	snc_client* owner = test_connect(&server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* viewers[3];
+	uint64_t world = test_create_world(owner, "crowd");
+	test_create_body(owner, world, 0, 0, 0);
+	for (int i = 0; i < 3; ++i)
+	{
+		viewers[i] = test_connect(&server, i == 1 ? SNC_WS : SNC_TCP, "viewer", sinew_v1_Role_ROLE_OBSERVER);
+		sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_subscribe_tag);
+		m.command.subscribe.world_id = world;
+		m.command.subscribe.rate_hz = 1000;
+		test_expect(viewers[i], &m, 0, NULL);
+	}
+	test_step(owner, world, 25);
+	// Every viewer sees the state at tick 25, with the same body.
+	for (int i = 0; i < 3; ++i)
+	{
+		for (;;)
+		{
+			snc_message f;
+			test_wait_for(viewers[i], sinew_v1_ServerMessage_state_tag, &f);
+			uint64_t tick = f.msg.message.state.tick;
+			assert_int_equal(f.body_count, 1);
+			snc_message_free(&f);
+			if (tick == 25)
+			{
+				break;
+			}
+		}
+	}
+	for (int i = 0; i < 3; ++i)
+	{
+		snc_close(viewers[i]);
+	}
+	snc_close(owner);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_observer_cannot_mutate),
+		cmocka_unit_test(test_controller_and_owner),
+		cmocka_unit_test(test_world_follows_its_owner),
+		cmocka_unit_test(test_several_clients_on_one_world),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,271 @@
+// Unit tests of server modules that need no network: the outbox (bounded, newest frame wins, reliable
+// messages in order), value ids, the varint framing, the configuration (flags, environment, limits),
+// the error table, log quoting, include masks.
+#include "config.h"
+#include "errors.h"
+#include "frame.h"
+#include "idpool.h"
+#include "log.h"
+#include "outbox.h"
+#include "support.h"
+#include "wire.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static outbox_msg* message_of(const char* text)
+{
+	size_t n = strlen(text);
+	uint8_t* buffer = malloc(OUTBOX_MSG_HEADROOM + n);
+	memcpy(buffer + OUTBOX_MSG_HEADROOM, text, n);
+	return outbox_msg_adopt(buffer, n);
+}
+
+static frame_buf* frame_of(uint64_t tick, size_t size)
+{
+	frame_buf* f = frame_buf_new(size);
+	memset(f->data, (int)tick, size);
+	f->tick = tick;
+	return f;
+}
+
+static void test_outbox_newest_frame_wins(void** state)
+{
+	(void)state;
+	outbox box;
+	outbox_init(&box);
+	assert_true(outbox_add_slot(&box, 7));
+	assert_true(outbox_add_slot(&box, 9));
+	// A slow reader: ten frames offered to subscription 7, none taken. Only the newest is kept.
+	for (uint64_t tick = 1; tick <= 10; ++tick)
+	{
+		frame_buf* f = frame_of(tick, 1000);
+		bool replaced = outbox_offer_frame(&box, 7, f);
+		assert_int_equal(replaced, tick > 1);
+		frame_buf_unref(f); // the outbox holds its own reference
+	}
+	assert_int_equal(box.frames_dropped, 9);
+	assert_int_equal(outbox_bytes(&box), 1000);
+	// A reply pushed after the frames still goes out first.
+	outbox_push(&box, message_of("reply"));
+	outbox_item item;
+	assert_true(outbox_pop(&box, &item));
+	assert_non_null(item.msg);
+	assert_memory_equal(item.body, "reply", 5);
+	outbox_item_release(&item);
+	// Then the newest frame, with its header: ServerMessage.state, subscription 7, dropped 9.
+	assert_true(outbox_pop(&box, &item));
+	assert_non_null(item.frame);
+	assert_int_equal(item.frame->tick, 10);
+	assert_int_equal(item.head[0], 0x12);
+	uint64_t length = 0;
+	int n = wire_varint_get(item.head + 1, item.head_size - 1, &length);
+	assert_true(n > 0);
+	assert_int_equal(length, item.head_size - 1 - (size_t)n + item.body_size);
+	const uint8_t* fields = item.head + 1 + n;
+	assert_int_equal(fields[0], 0x08);
+	assert_int_equal(fields[1], 7);
+	assert_int_equal(fields[2], 0x30);
+	assert_int_equal(fields[3], 9);
+	outbox_item_release(&item);
+	assert_false(outbox_pop(&box, &item));
+	assert_true(outbox_is_empty(&box));
+	// Removing a slot drops its frame; offering to a removed slot does nothing.
+	frame_buf* f = frame_of(11, 10);
+	outbox_offer_frame(&box, 9, f);
+	outbox_remove_slot(&box, 9);
+	assert_false(outbox_offer_frame(&box, 9, f));
+	assert_int_equal(f->refs, 1);
+	frame_buf_unref(f);
+	outbox_clear(&box);
+}
+
+static void test_outbox_reliable_order_and_round_robin(void** state)
+{
+	(void)state;
+	outbox box;
+	outbox_init(&box);
+	const char* texts[] = { "one", "two", "three" };
+	for (int i = 0; i < 3; ++i)
+	{
+		outbox_push(&box, message_of(texts[i]));
+	}
+	assert_int_equal(box.reliable_bytes, 11);
+	for (int i = 0; i < 3; ++i)
+	{
+		outbox_item item;
+		assert_true(outbox_pop(&box, &item));
+		assert_memory_equal(item.body, texts[i], strlen(texts[i]));
+		outbox_item_release(&item);
+	}
+	assert_int_equal(box.reliable_bytes, 0);
+	// Frames of several subscriptions take turns.
+	for (uint64_t s = 1; s <= 3; ++s)
+	{
+		outbox_add_slot(&box, s);
+	}
+	int seen[4] = { 0 };
+	for (int round = 0; round < 6; ++round)
+	{
+		for (uint64_t s = 1; s <= 3; ++s)
+		{
+			frame_buf* f = frame_of((uint64_t)round, 4);
+			outbox_offer_frame(&box, s, f);
+			frame_buf_unref(f);
+		}
+		outbox_item item;
+		assert_true(outbox_pop(&box, &item));
+		seen[item.head[3]] += 1; // subscription id (after tag 0x12, length, 0x08)
+		outbox_item_release(&item);
+	}
+	assert_int_equal(seen[1], 2);
+	assert_int_equal(seen[2], 2);
+	assert_int_equal(seen[3], 2);
+	outbox_clear(&box);
+}
+
+static void test_idpool_rejects_stale_ids(void** state)
+{
+	(void)state;
+	idpool pool;
+	idpool_init(&pool);
+	int a = 1, b = 2, c = 3;
+	uint64_t ia = idpool_add(&pool, &a);
+	uint64_t ib = idpool_add(&pool, &b);
+	assert_true(ia != 0 && ib != 0 && ia != ib);
+	assert_ptr_equal(idpool_get(&pool, ia), &a);
+	assert_ptr_equal(idpool_remove(&pool, ia), &a);
+	assert_null(idpool_get(&pool, ia));
+	assert_null(idpool_remove(&pool, ia));
+	// The slot is reused with a new generation: the old id stays dead.
+	uint64_t ic = idpool_add(&pool, &c);
+	assert_int_equal(ic >> 32, ia >> 32);
+	assert_true(ic != ia);
+	assert_null(idpool_get(&pool, ia));
+	assert_ptr_equal(idpool_get(&pool, ic), &c);
+	assert_null(idpool_get(&pool, 0));
+	assert_null(idpool_get(&pool, 0xffffffff00000001ull));
+	assert_int_equal(pool.count, 2);
+	idpool_free(&pool);
+}
+
+static void test_varints(void** state)
+{
+	(void)state;
+	uint8_t b[WIRE_VARINT_MAX + 2];
+	const uint64_t values[] = { 0, 1, 127, 128, 300, 16383, 16384, 0xffffffffull, UINT64_MAX };
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); ++i)
+	{
+		size_t n = wire_varint_put(b, values[i]);
+		uint64_t back = 0;
+		assert_int_equal(wire_varint_get(b, n, &back), (int)n);
+		assert_true(back == values[i]);
+		// Every shorter prefix asks for more bytes.
+		for (size_t k = 0; k < n; ++k)
+		{
+			assert_int_equal(wire_varint_get(b, k, &back), 0);
+		}
+	}
+	assert_int_equal(wire_varint_put(b, UINT64_MAX), 10);
+	// Eleven continuation bytes, or a tenth byte above 1, are malformed.
+	memset(b, 0xff, sizeof(b));
+	uint64_t v = 0;
+	assert_int_equal(wire_varint_get(b, sizeof(b), &v), -1);
+	memset(b, 0x80, 9);
+	b[9] = 0x02;
+	assert_int_equal(wire_varint_get(b, 10, &v), -1);
+}
+
+static void test_config(void** state)
+{
+	(void)state;
+	server_config c;
+	config_default(&c);
+	assert_string_equal(c.host, "127.0.0.1");
+	assert_int_equal(c.tcp_port, 7420);
+	assert_int_equal(c.ws_port, 7421);
+	assert_true(c.demo);
+	char error[256];
+	setenv("SINEW_TCP_PORT", "9000", 1);
+	setenv("SINEW_MAX_CONNECTIONS", "12", 1);
+	assert_true(config_from_env(&c, error, sizeof(error)));
+	assert_int_equal(c.tcp_port, 9000);
+	assert_int_equal(c.limits.max_connections, 12);
+	// Flags win over the environment.
+	char* argv[] = { "sinewd", "--tcp-port", "0", "--max-connections=5", "--no-demo", "--log-level", "warn", NULL };
+	assert_int_equal(config_from_args(&c, 7, argv, stdout, error, sizeof(error)), 0);
+	assert_int_equal(c.tcp_port, 0);
+	assert_int_equal(c.limits.max_connections, 5);
+	assert_false(c.demo);
+	assert_int_equal(c.log_level, LOG_WARN);
+	// Bad values are refused with a reason.
+	char* bad_port[] = { "sinewd", "--ws-port", "70000", NULL };
+	assert_int_equal(config_from_args(&c, 3, bad_port, stdout, error, sizeof(error)), -1);
+	assert_non_null(strstr(error, "port"));
+	char* bad_limit[] = { "sinewd", "--max-message-bytes", "10", NULL };
+	assert_int_equal(config_from_args(&c, 3, bad_limit, stdout, error, sizeof(error)), -1);
+	assert_non_null(strstr(error, "max-message-bytes"));
+	char* unknown[] = { "sinewd", "--frobnicate", NULL };
+	assert_int_equal(config_from_args(&c, 2, unknown, stdout, error, sizeof(error)), -1);
+	setenv("SINEW_LOG_LEVEL", "loud", 1);
+	assert_false(config_from_env(&c, error, sizeof(error)));
+	unsetenv("SINEW_LOG_LEVEL");
+	unsetenv("SINEW_TCP_PORT");
+	unsetenv("SINEW_MAX_CONNECTIONS");
+	// --help documents every option and limit.
+	char* buffer = NULL;
+	size_t size = 0;
+	FILE* out = open_memstream(&buffer, &size);
+	char* help[] = { "sinewd", "--help", NULL };
+	assert_int_equal(config_from_args(&c, 2, help, out, error, sizeof(error)), 1);
+	fclose(out);
+	const char* expected[] = { "--host", "--tcp-port", "--ws-port", "--port-file", "--token", "--web-root", "--no-demo",
+							   "--log-level", "--workers", "--max-message-bytes", "--max-connections",
+							   "--max-worlds-per-client", "--max-bodies-per-world", "--max-subscriptions-per-client",
+							   "--max-requests-in-flight", "SINEW_MAX_OUTBOX_BYTES", "SINEW_TOKEN" };
+	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); ++i)
+	{
+		if (strstr(buffer, expected[i]) == NULL)
+		{
+			fail_msg("--help does not mention %s", expected[i]);
+		}
+	}
+	free(buffer);
+}
+
+static void test_errors_and_logs(void** state)
+{
+	(void)state;
+	assert_string_equal(sv_error_name(SN_ERR_NOT_FINITE), "NOT_FINITE");
+	assert_string_equal(sv_error_name(SV_ERR_UNKNOWN_WORLD), "UNKNOWN_WORLD");
+	assert_string_equal(sv_error_name(12345), "UNKNOWN");
+	for (int i = 0; i < sv_error_count(); ++i)
+	{
+		assert_int_equal(sv_error_index(sv_error_at(i)), i);
+		assert_true(strlen(sv_error_message(sv_error_at(i))) > 0);
+	}
+	char q[64];
+	assert_string_equal(log_quote(q, sizeof(q), "plain"), "plain");
+	assert_string_equal(log_quote(q, sizeof(q), "two words"), "\"two words\"");
+	assert_string_equal(log_quote(q, sizeof(q), "a\"b\n"), "\"a\\\"b\\x0a\"");
+	assert_string_equal(log_quote(q, sizeof(q), ""), "\"\"");
+	char small[8];
+	log_quote(small, sizeof(small), "a very long value that cannot fit");
+	assert_true(strlen(small) < sizeof(small));
+	assert_int_equal(frame_include_mask(0), sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS);
+	assert_int_equal(frame_include_mask(2), 2);
+	assert_int_equal(frame_include_mask(32 | 4), 4);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_outbox_newest_frame_wins),
+		cmocka_unit_test(test_outbox_reliable_order_and_round_robin),
+		cmocka_unit_test(test_idpool_rejects_stale_ids),
+		cmocka_unit_test(test_varints),
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_errors_and_logs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
