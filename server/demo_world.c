@@ -7,7 +7,9 @@
 // at 50 rad/s; maximum force the URDF effort) and a target. The gains are high because an acceleration
 // drive scales by the dof's own response, in which the joints further out are free: at 100 1/s^2 the
 // demo arm's shoulder lagged its target by 0.5 rad and its roll joints were thrown about by the others;
-// at 2500 1/s^2 every joint stays within about 0.05 rad of its target (the implicit drives stay stable).
+// at 2500 1/s^2 every joint stays within 0.15 rad of its target (measured over 120 s of the demo arm's
+// motion at the default 1 ms; the implicit drives stay stable, and the fingers' mimic error stays at
+// 7e-18 m).
 //   revolute, continuous: centre + amplitude sin(2 pi t / T_i + phi_i), the centre of its limits (0 for a
 //                         continuous joint), amplitude 0.6 of its half range but at most 0.9 rad,
 //                         T_i = 9 s + 2.5 s i, phi_i = 1.1 i for the i-th such joint;
