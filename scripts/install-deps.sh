@@ -40,7 +40,7 @@ if [[ "$mode" == "all" ]]; then
     python3 python3-protobuf python3-pytest python3-numpy
     # browser tests: Debian's chromium, driven headless by playwright-core (no downloaded browser)
     chromium
-    # script checks, and the deployment files' checks (deploy/check.py)
+    # script checks, and the deployment files' checks (tests/deploy/check_deploy.py)
     shellcheck python3-yaml
   )
 fi

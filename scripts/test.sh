@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Every test: install what is needed, build the release flavour and run its tests (core; server, Python
-# client, dashboard in headless chromium and deployment checks, which start real sinewd processes on
-# loopback ports chosen free), then build with AddressSanitizer + UndefinedBehaviorSanitizer and run the
-# tests again, then fuzz the server's decode-and-dispatch path briefly (libFuzzer; SINEW_FUZZ_SECONDS,
-# default 25). CI runs this (.ci/run). Screenshots of the dashboard: build/<flavour>/artifacts/.
+# Every test: install what is needed, build the release flavour and run its tests (core, model import,
+# server, Python client, dashboard in headless chromium and deployment checks; the server, client and
+# browser tests start real sinewd processes on loopback ports chosen free), then build with
+# AddressSanitizer + UndefinedBehaviorSanitizer and run the tests again, then run each fuzz target briefly
+# (scripts/fuzz.sh: the server's decode-and-dispatch path and the URDF importer; SINEW_FUZZ_SECONDS,
+# default 20 each). CI runs this (.ci/run). Screenshots of the dashboard: build/<flavour>/artifacts/.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="${SINEW_JOBS:-$(nproc)}"
@@ -23,13 +24,8 @@ bash "$root/scripts/build.sh" sanitize
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$root/build/sanitize" --output-on-failure --parallel "$jobs"
 
-echo "== fuzz: decode and dispatch (libFuzzer + ASan + UBSan, ${SINEW_FUZZ_SECONDS:-25} s)"
+echo "== fuzzing (libFuzzer + ASan + UBSan, ${SINEW_FUZZ_SECONDS:-20} s per target)"
 bash "$root/scripts/build.sh" fuzz
-corpus="$root/build/fuzz/corpus"
-mkdir -p "$corpus"
-"$root/build/fuzz/tests/fuzz/fuzz_make_seeds" "$corpus"
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  "$root/build/fuzz/tests/fuzz/fuzz_dispatch" -max_total_time="${SINEW_FUZZ_SECONDS:-25}" -max_len=8192 \
-  -print_final_stats=1 "$corpus"
+bash "$root/scripts/fuzz.sh"
 
 echo "== all tests passed in $(( $(date +%s) - start )) s"

@@ -32,6 +32,7 @@ WORLD_OF_(create_articulation)
 WORLD_OF_(destroy_articulation)
 WORLD_OF_(create_mimic)
 WORLD_OF_(destroy_mimic)
+WORLD_OF_(load_urdf)
 WORLD_OF_(set_drive_targets)
 WORLD_OF_(set_joint_state)
 WORLD_OF_(set_body_state)
@@ -76,6 +77,7 @@ static const command_def table[] = {
 	  world_of_destroy_articulation },
 	{ TAG_(create_mimic), "create_mimic", handle_create_mimic, OWN_, W_ | WAIT_ | MUT_, world_of_create_mimic },
 	{ TAG_(destroy_mimic), "destroy_mimic", handle_destroy_mimic, OWN_, W_ | WAIT_ | MUT_, world_of_destroy_mimic },
+	{ TAG_(load_urdf), "load_urdf", handle_load_urdf, OWN_, W_ | WAIT_ | MUT_, world_of_load_urdf },
 	{ TAG_(set_drive_targets), "set_drive_targets", handle_set_drive_targets, CTL_, W_ | WAIT_ | MUT_,
 	  world_of_set_drive_targets },
 	{ TAG_(set_joint_state), "set_joint_state", handle_set_joint_state, CTL_, W_ | WAIT_ | MUT_, world_of_set_joint_state },
@@ -152,6 +154,44 @@ static const char* role_name(sinew_v1_Role role)
 
 // ---- decoding -----------------------------------------------------------------------------------------
 
+// All the bytes of a bytes field into ctx->bytes (Restore.data, LoadUrdf.urdf).
+static bool read_all_bytes(pb_istream_t* stream, command_ctx* ctx)
+{
+	size_t size = stream->bytes_left;
+	free(ctx->bytes);
+	ctx->bytes = malloc(size > 0 ? size : 1);
+	ctx->bytes_size = 0;
+	if (ctx->bytes == NULL || !pb_read(stream, ctx->bytes, size))
+	{
+		return false;
+	}
+	ctx->bytes_size = size;
+	return true;
+}
+
+// Room for one more entry of a LoadUrdf list; NULL when out of memory, or past COMMAND_URDF_MAX_ENTRIES
+// (then urdf_over_limit is set, the entry is skipped and the handler answers LIMIT_REACHED).
+static void* grow_entry(void** array, const int* count, int* capacity, size_t size, command_ctx* ctx)
+{
+	if (*count >= COMMAND_URDF_MAX_ENTRIES)
+	{
+		ctx->urdf_over_limit = true;
+		return NULL;
+	}
+	if (*count == *capacity)
+	{
+		int next = *capacity > 0 ? 2 * *capacity : 16;
+		void* bigger = realloc(*array, (size_t)next * size);
+		if (bigger == NULL)
+		{
+			return NULL;
+		}
+		*array = bigger;
+		*capacity = next;
+	}
+	return (char*)*array + (size_t)*count * size;
+}
+
 // Growing fields of a ClientMessage: Restore.data into one buffer, CreateArticulation.links one by one up
 // to max_links_per_articulation (more are skipped and reported by the handler as LIMIT_REACHED).
 static bool decode_hook(pb_istream_t* stream, const pb_field_iter_t* field, void* context)
@@ -197,6 +237,42 @@ static bool decode_hook(pb_istream_t* stream, const pb_field_iter_t* field, void
 		ctx->link_count += 1;
 		return true;
 	}
+	if (field->descriptor == &sinew_v1_LoadUrdf_msg && field->tag == sinew_v1_LoadUrdf_urdf_tag)
+	{
+		return read_all_bytes(stream, ctx);
+	}
+	if (field->descriptor == &sinew_v1_LoadUrdf_msg && field->tag == sinew_v1_LoadUrdf_drives_tag)
+	{
+		sinew_v1_JointDrive* slot = grow_entry((void**)&ctx->urdf_drives, &ctx->urdf_drive_count,
+											   &ctx->urdf_drive_capacity, sizeof(sinew_v1_JointDrive), ctx);
+		if (slot == NULL)
+		{
+			return ctx->urdf_over_limit; // skipped past the limit (true), or out of memory (false)
+		}
+		*slot = (sinew_v1_JointDrive)sinew_v1_JointDrive_init_zero;
+		if (!pb_decode(stream, sinew_v1_JointDrive_fields, slot))
+		{
+			return false;
+		}
+		ctx->urdf_drive_count += 1;
+		return true;
+	}
+	if (field->descriptor == &sinew_v1_LoadUrdf_msg && field->tag == sinew_v1_LoadUrdf_initial_tag)
+	{
+		sinew_v1_JointValue* slot = grow_entry((void**)&ctx->urdf_initial, &ctx->urdf_initial_count,
+											   &ctx->urdf_initial_capacity, sizeof(sinew_v1_JointValue), ctx);
+		if (slot == NULL)
+		{
+			return ctx->urdf_over_limit; // skipped past the limit (true), or out of memory (false)
+		}
+		*slot = (sinew_v1_JointValue)sinew_v1_JointValue_init_zero;
+		if (!pb_decode(stream, sinew_v1_JointValue_fields, slot))
+		{
+			return false;
+		}
+		ctx->urdf_initial_count += 1;
+		return true;
+	}
 	return true;
 }
 
@@ -222,6 +298,13 @@ static command_ctx* ctx_new(session* s)
 	ctx->link_count = 0;
 	ctx->link_capacity = 0;
 	ctx->links_over_limit = false;
+	ctx->urdf_drives = NULL;
+	ctx->urdf_drive_count = 0;
+	ctx->urdf_drive_capacity = 0;
+	ctx->urdf_initial = NULL;
+	ctx->urdf_initial_count = 0;
+	ctx->urdf_initial_capacity = 0;
+	ctx->urdf_over_limit = false;
 	ctx->reply_scratch = NULL;
 	ctx->reply_scratch_free = NULL;
 	return ctx;
@@ -235,6 +318,8 @@ static void ctx_free(command_ctx* ctx)
 	}
 	free(ctx->bytes);
 	free(ctx->links);
+	free(ctx->urdf_drives);
+	free(ctx->urdf_initial);
 	free(ctx);
 }
 

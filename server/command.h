@@ -38,10 +38,20 @@ typedef struct command_ctx
 	int link_count;
 	int link_capacity;
 	bool links_over_limit;
+	sinew_v1_JointDrive* urdf_drives;  // LoadUrdf.drives
+	int urdf_drive_count;
+	int urdf_drive_capacity;
+	sinew_v1_JointValue* urdf_initial; // LoadUrdf.initial
+	int urdf_initial_count;
+	int urdf_initial_capacity;
+	bool urdf_over_limit;              // more than COMMAND_URDF_MAX_ENTRIES of either
 	// Memory a handler's reply needs until it is encoded (freed after the reply).
 	void* reply_scratch;
 	void (*reply_scratch_free)(void*);
 } command_ctx;
+
+// LoadUrdf decodes at most this many drives and initial values (as many as the importer allows joints).
+#define COMMAND_URDF_MAX_ENTRIES 1024
 
 typedef int32_t (*command_handler)(command_ctx* ctx);
 
@@ -104,6 +114,7 @@ int32_t handle_create_articulation(command_ctx* ctx);
 int32_t handle_destroy_articulation(command_ctx* ctx);
 int32_t handle_create_mimic(command_ctx* ctx);
 int32_t handle_destroy_mimic(command_ctx* ctx);
+int32_t handle_load_urdf(command_ctx* ctx);
 int32_t handle_set_drive_targets(command_ctx* ctx);
 int32_t handle_set_joint_state(command_ctx* ctx);
 int32_t handle_set_body_state(command_ctx* ctx);

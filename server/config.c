@@ -45,6 +45,8 @@ static const option_def options[] = {
 	{ "web-root", "SINEW_WEB_ROOT", OPT_STRING, STR_(web_root), "DIR",
 	  "directory served at / on the HTTP port, e.g. clients/web/dist (default: none, 404)" },
 	{ "no-demo", "SINEW_NO_DEMO", OPT_FLAG_OFF, VAL_(demo), NULL, "do not create the demo world at start" },
+	{ "demo-model", "SINEW_DEMO_MODEL", OPT_STRING, STR_(demo_model), "URDF",
+	  "the robot of the demo world, moved by its drives (default: the built-in sinew_arm)" },
 	{ "log-level", "SINEW_LOG_LEVEL", OPT_LEVEL, VAL_(log_level), "LEVEL", "debug, info, warn or error (default info)" },
 	{ "workers", "SINEW_WORKERS", OPT_INT, VAL_(workers), "N", "threads that step worlds (default 0: one per core)" },
 };

@@ -19,6 +19,7 @@ typedef struct server_config
 	char token[128];      // if set, required at the handshake
 	char web_root[512];   // directory served at / on the HTTP port (the dashboard); "" or missing: 404
 	bool demo;            // start with the demo world
+	char demo_model[512]; // URDF of the demo robot; "": the embedded models/sinew_arm.urdf
 	log_level log_level;
 	int workers;          // threads that step worlds; 0: one per core
 	server_limits limits;

@@ -13,6 +13,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+// What one ArticulationState of a frame carries (sinew.options): articulations with more links or dofs
+// are refused when they are created.
+#define FRAME_MAX_ARTICULATION_LINKS 256
+#define FRAME_MAX_ARTICULATION_DOFS 768
+
 // Include bits with 0 meaning the default (poses and joint positions); unknown bits dropped.
 uint32_t frame_include_mask(uint32_t include);
 

@@ -5,6 +5,7 @@
 #include "command.h"
 #include "convert.h"
 #include "errors.h"
+#include "frame.h"
 #include "server.h"
 
 #include "sinew/articulation.h"
@@ -15,8 +16,8 @@
 // The schema bounds what one state frame element can carry (ArticulationState in sinew.options).
 enum
 {
-	FRAME_MAX_LINKS = 256,
-	FRAME_MAX_DOFS = 768
+	FRAME_MAX_LINKS = FRAME_MAX_ARTICULATION_LINKS,
+	FRAME_MAX_DOFS = FRAME_MAX_ARTICULATION_DOFS
 };
 
 static int32_t link_def(command_ctx* ctx, int index, const sinew_v1_LinkDef* in, sn_link_def* out)

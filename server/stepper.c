@@ -25,6 +25,10 @@ void step_item_run(world_host* host)
 	uint64_t now = t0;
 	for (item->done = 0; item->done < item->steps;)
 	{
+		if (host->controller != NULL)
+		{
+			host->controller(host->controller_context, host->world);
+		}
 		sn_error err = sn_world_step(host->world);
 		if (err != SN_ERR_OK)
 		{

@@ -168,6 +168,13 @@ void world_host_destroy(world_host* host, const char* reason)
 	host->subs = NULL;
 	free(host->reset_point);
 	host->reset_point = NULL;
+	if (host->controller_free != NULL)
+	{
+		host->controller_free(host->controller_context);
+	}
+	host->controller = NULL;
+	host->controller_context = NULL;
+	host->controller_free = NULL;
 	close_handles(host);
 }
 

@@ -99,6 +99,12 @@ typedef struct world_host
 	bool doomed;             // destroy once the step in progress ends
 	char doom_reason[128];
 	bool closed;             // removed from the server; freed when its timers have closed
+	// A program that drives the world from inside its steps (the demo robot's motion), or NULL. Called
+	// on whichever thread runs the step, before every sn_world_step, with the world the step owns; it may
+	// set drive targets and nothing else. controller_free (if set) releases the context with the host.
+	void (*controller)(void* context, sn_world* world);
+	void* controller_context;
+	void (*controller_free)(void* context);
 } world_host;
 
 // Register a new hosted world around `world` (ownership passes to the host, also on failure). The

@@ -529,6 +529,54 @@ static bool decode_hook(pb_istream_t* stream, const pb_field_iter_t* field, void
 		m->world_count += 1;
 		return true;
 	}
+	if (field->descriptor == &sinew_v1_UrdfModel_msg)
+	{
+		if (field->tag == sinew_v1_UrdfModel_links_tag)
+		{
+			if (m->urdf_link_count >= 8 || m->urdf_link_count == 0)
+			{
+				GROW_(m->urdf_links, m->urdf_link_count, sinew_v1_UrdfLink);
+			}
+			sinew_v1_UrdfLink* l = m->urdf_links + m->urdf_link_count;
+			*l = (sinew_v1_UrdfLink)sinew_v1_UrdfLink_init_zero;
+			if (!pb_decode(stream, sinew_v1_UrdfLink_fields, l))
+			{
+				return false;
+			}
+			m->urdf_link_count += 1;
+			return true;
+		}
+		if (field->tag == sinew_v1_UrdfModel_joints_tag)
+		{
+			if (m->urdf_joint_count >= 8 || m->urdf_joint_count == 0)
+			{
+				GROW_(m->urdf_joints, m->urdf_joint_count, sinew_v1_UrdfJoint);
+			}
+			sinew_v1_UrdfJoint* j = m->urdf_joints + m->urdf_joint_count;
+			*j = (sinew_v1_UrdfJoint)sinew_v1_UrdfJoint_init_zero;
+			if (!pb_decode(stream, sinew_v1_UrdfJoint_fields, j))
+			{
+				return false;
+			}
+			m->urdf_joint_count += 1;
+			return true;
+		}
+		if (field->tag == sinew_v1_UrdfModel_visuals_tag)
+		{
+			if (m->urdf_visual_count >= 8 || m->urdf_visual_count == 0)
+			{
+				GROW_(m->urdf_visuals, m->urdf_visual_count, sinew_v1_UrdfVisual);
+			}
+			sinew_v1_UrdfVisual* v = m->urdf_visuals + m->urdf_visual_count;
+			*v = (sinew_v1_UrdfVisual)sinew_v1_UrdfVisual_init_zero;
+			if (!pb_decode(stream, sinew_v1_UrdfVisual_fields, v))
+			{
+				return false;
+			}
+			m->urdf_visual_count += 1;
+			return true;
+		}
+	}
 	if (field->descriptor == &sinew_v1_SnapshotData_msg && field->tag == sinew_v1_SnapshotData_data_tag)
 	{
 		size_t size = stream->bytes_left;
@@ -552,6 +600,9 @@ void snc_message_free(snc_message* m)
 	free(m->articulations);
 	free(m->worlds);
 	free(m->bytes);
+	free(m->urdf_links);
+	free(m->urdf_joints);
+	free(m->urdf_visuals);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -834,6 +885,63 @@ int snc_request(snc_client* c, sinew_v1_ClientMessage* message, snc_message* rep
 		}
 		enqueue(c, &m);
 	}
+}
+
+// Encoders of LoadUrdf's repeated fields; arg points to the request.
+static bool encode_urdf_drives(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const snc_urdf_request* r = *arg;
+	for (int i = 0; i < r->drive_count; ++i)
+	{
+		if (!pb_encode_tag_for_field(stream, field) || !pb_encode_submessage(stream, sinew_v1_JointDrive_fields, r->drives + i))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool encode_urdf_initial(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const snc_urdf_request* r = *arg;
+	for (int i = 0; i < r->initial_count; ++i)
+	{
+		if (!pb_encode_tag_for_field(stream, field) ||
+			!pb_encode_submessage(stream, sinew_v1_JointValue_fields, r->initial + i))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+int snc_load_urdf(snc_client* c, const snc_urdf_request* r, snc_message* reply, int timeout_ms)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_load_urdf_tag;
+	sinew_v1_LoadUrdf* l = &m.command.load_urdf;
+	l->world_id = r->world_id;
+	wire_bytes text = { (const uint8_t*)r->urdf, r->urdf_size };
+	l->urdf.funcs.encode = wire_encode_bytes;
+	l->urdf.arg = &text;
+	snprintf(l->file_name, sizeof(l->file_name), "%s", r->file_name != NULL ? r->file_name : "");
+	l->base_mode = r->base_mode;
+	if (r->base_pose != NULL)
+	{
+		l->has_base_pose = true;
+		l->base_pose = *r->base_pose;
+	}
+	if (r->drive_all != NULL)
+	{
+		l->has_drive_all = true;
+		l->drive_all.has_drive = true;
+		l->drive_all.drive = *r->drive_all;
+	}
+	l->drives.funcs.encode = encode_urdf_drives;
+	l->drives.arg = (void*)r;
+	l->initial.funcs.encode = encode_urdf_initial;
+	l->initial.arg = (void*)r;
+	return snc_request(c, &m, reply, timeout_ms);
 }
 
 int snc_handshake(snc_client* c, const char* name, const char* token, sinew_v1_Role role, sinew_v1_HandshakeReply* out)

@@ -1,8 +1,9 @@
 // sinew: the command-line client of sinewd. Subcommands are rows of one table (name, handler, usage);
-// add a row to add one (an offline `sinew sim MODEL.urdf` will join them).
+// add a row to add one. `sinew sim MODEL.urdf` runs a model offline on the embedded core (sim.c).
 //
 //   sinew [--host H] [--port P] [--ws] [--token T] [--timeout MS] COMMAND [ARGS]
 #define _POSIX_C_SOURCE 200809L
+#include "sim.h"
 #include "sinew_client.h"
 
 #include <errno.h>
@@ -492,6 +493,144 @@ static int cmd_bench_server(cli* c, int argc, char** argv)
 	return 0;
 }
 
+// sinew sim: offline, no connection. sinew_sim_main takes the command's own name first, as argv[-1] is.
+static int cmd_sim(cli* c, int argc, char** argv)
+{
+	(void)c;
+	return sinew_sim_main(argc + 1, argv - 1);
+}
+
+// The URDF importer's own limit (snm_limits.max_bytes): a larger file would be refused by the server.
+#define CLI_MAX_URDF_BYTES (8u << 20)
+
+static char* read_file(const char* path, size_t* size)
+{
+	FILE* f = fopen(path, "rb");
+	if (f == NULL)
+	{
+		fprintf(stderr, "sinew: cannot open %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	char* text = malloc(CLI_MAX_URDF_BYTES + 1);
+	size_t n = text != NULL ? fread(text, 1, CLI_MAX_URDF_BYTES + 1, f) : 0;
+	bool bad = text == NULL || ferror(f) != 0 || n > CLI_MAX_URDF_BYTES;
+	fclose(f);
+	if (bad)
+	{
+		fprintf(stderr, "sinew: cannot read %s (or it is larger than %u bytes)\n", path, CLI_MAX_URDF_BYTES);
+		free(text);
+		return NULL;
+	}
+	*size = n;
+	return text;
+}
+
+static int cmd_load_urdf(cli* c, int argc, char** argv)
+{
+	uint64_t world = 0;
+	if (argc < 2 || !parse_u64(argv[0], &world))
+	{
+		return 2;
+	}
+	snc_urdf_request r;
+	memset(&r, 0, sizeof(r));
+	r.world_id = world;
+	r.file_name = argv[1];
+	sinew_v1_Drive all = sinew_v1_Drive_init_zero;
+	sinew_v1_Transform pose = sinew_v1_Transform_init_zero;
+	sinew_v1_JointValue initial[64];
+	for (int i = 2; i < argc; ++i)
+	{
+		const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+		double g[3];
+		if (strcmp(argv[i], "--drive-all") == 0 && v != NULL && sscanf(v, "%lf,%lf", g, g + 1) == 2)
+		{
+			all.enabled = true;
+			all.type = sinew_v1_DriveType_DRIVE_FORCE;
+			all.stiffness = g[0];
+			all.damping = g[1];
+			r.drive_all = &all;
+		}
+		else if (strcmp(argv[i], "--base") == 0 && v != NULL)
+		{
+			r.base_mode = strcmp(v, "fixed") == 0	   ? sinew_v1_BaseMode_BASE_FIXED
+						  : strcmp(v, "floating") == 0 ? sinew_v1_BaseMode_BASE_FLOATING
+						  : strcmp(v, "auto") == 0	   ? sinew_v1_BaseMode_BASE_AUTO
+													   : (sinew_v1_BaseMode)99;
+		}
+		else if (strcmp(argv[i], "--at") == 0 && v != NULL && sscanf(v, "%lf,%lf,%lf", g, g + 1, g + 2) == 3)
+		{
+			pose.has_position = true;
+			pose.position.x = g[0];
+			pose.position.y = g[1];
+			pose.position.z = g[2];
+			r.base_pose = &pose;
+		}
+		else if (strcmp(argv[i], "--initial") == 0 && v != NULL && r.initial_count < 64)
+		{
+			sinew_v1_JointValue* jv = initial + r.initial_count;
+			*jv = (sinew_v1_JointValue)sinew_v1_JointValue_init_zero;
+			const char* eq = strrchr(v, '=');
+			if (eq == NULL || eq == v || (size_t)(eq - v) >= sizeof(jv->joint) || !parse_double(eq + 1, &jv->value))
+			{
+				return 2;
+			}
+			memcpy(jv->joint, v, (size_t)(eq - v));
+			r.initial = initial;
+			r.initial_count += 1;
+		}
+		else
+		{
+			return 2;
+		}
+		i += 1;
+	}
+	size_t size = 0;
+	char* text = read_file(argv[1], &size);
+	if (text == NULL)
+	{
+		return 1;
+	}
+	r.urdf = text;
+	r.urdf_size = size;
+	// An ownerless world (the demo, a world kept by the command line) is taken over first.
+	join(c, world, sinew_v1_Role_ROLE_OWNER);
+	snc_message reply;
+	int err = snc_load_urdf(c->client, &r, &reply, c->timeout_ms);
+	free(text);
+	if (err != 0)
+	{
+		fprintf(stderr, "sinew: %s\n", snc_error_string(err));
+		return 1;
+	}
+	if (snc_reply_code(&reply) != 0)
+	{
+		fprintf(stderr, "sinew: error %d: %s\n", (int)snc_reply_code(&reply), snc_reply_text(&reply));
+		snc_message_free(&reply);
+		return 1;
+	}
+	const sinew_v1_UrdfModel* u = &reply.msg.message.reply.result.urdf;
+	printf("articulation=%llu robot=%s links=%u dofs=%u\n", (unsigned long long)u->articulation_id, u->robot_name,
+		   u->link_count, u->dof_count);
+	for (int j = 0; j < reply.urdf_joint_count; ++j)
+	{
+		const sinew_v1_UrdfJoint* jt = reply.urdf_joints + j;
+		printf("joint %s type=%s link=%d dof=%d", jt->name, jt->type, (int)jt->link, (int)jt->dof);
+		if (jt->mimic_id != 0)
+		{
+			printf(" mimic=%llu of=%s multiplier=%.17g offset=%.17g", (unsigned long long)jt->mimic_id, jt->mimic_of,
+				   jt->multiplier, jt->offset);
+		}
+		printf("\n");
+	}
+	for (int l = 0; l < reply.urdf_link_count; ++l)
+	{
+		printf("link %s link=%d\n", reply.urdf_links[l].name, (int)reply.urdf_links[l].link);
+	}
+	snc_message_free(&reply);
+	return 0;
+}
+
 static int cmd_help(cli* c, int argc, char** argv);
 
 static const command_row commands[] = {
@@ -509,6 +648,11 @@ static const command_row commands[] = {
 	{ "bench-server", cmd_bench_server, true,
 	  "bench-server [--world W] [--count N]\n"
 	  "                            step-1 round-trip latency (p50/p99/p99.9) on W or a new empty world" },
+	{ "load-urdf", cmd_load_urdf, true,
+	  "load-urdf WORLD FILE [--drive-all KP,KD] [--base auto|fixed|floating] [--at X,Y,Z] [--initial J=Q]...\n"
+	  "                            load a URDF robot into a world; prints its articulation, joints and links" },
+	{ "sim", cmd_sim, false,
+	  "sim MODEL.urdf [options]    run a URDF offline on the embedded core, no server (sinew sim --help)" },
 	{ "help", cmd_help, false, "help                        this text" },
 };
 

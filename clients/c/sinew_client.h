@@ -60,6 +60,12 @@ typedef struct snc_message
 	int world_count;
 	uint8_t* bytes;            // SnapshotData.data
 	size_t byte_count;
+	sinew_v1_UrdfLink* urdf_links;     // UrdfModel (LoadUrdf's reply)
+	int urdf_link_count;
+	sinew_v1_UrdfJoint* urdf_joints;
+	int urdf_joint_count;
+	sinew_v1_UrdfVisual* urdf_visuals;
+	int urdf_visual_count;
 	uint64_t received_ns;      // CLOCK_MONOTONIC when it was read
 	size_t wire_size;          // bytes of the encoded message
 } snc_message;
@@ -87,6 +93,26 @@ int snc_send_raw(snc_client* client, const void* bytes, size_t size);
 int snc_request(snc_client* client, sinew_v1_ClientMessage* message, snc_message* reply, int timeout_ms);
 // The next message: queued ones first. timeout_ms < 0 waits forever, 0 does not wait.
 int snc_receive(snc_client* client, snc_message* out, int timeout_ms);
+
+// LoadUrdf with its growing fields (the URDF text, per-joint drives, initial positions); arrays may be
+// NULL with a count of 0. drive_all and base_pose may be NULL.
+typedef struct snc_urdf_request
+{
+	uint64_t world_id;
+	const char* urdf;          // the URDF text (need not end with a zero)
+	size_t urdf_size;
+	const char* file_name;     // named in error messages (NULL: "<urdf>")
+	sinew_v1_BaseMode base_mode;
+	const sinew_v1_Transform* base_pose;
+	const sinew_v1_Drive* drive_all;
+	const sinew_v1_JointDrive* drives;
+	int drive_count;
+	const sinew_v1_JointValue* initial;
+	int initial_count;
+} snc_urdf_request;
+
+// Send LoadUrdf and wait for its reply (the UrdfModel's links, joints and visuals in reply->urdf_*).
+int snc_load_urdf(snc_client* client, const snc_urdf_request* request, snc_message* reply, int timeout_ms);
 
 // Status code of a reply (0 if OK, or when the message is not a reply).
 int32_t snc_reply_code(const snc_message* reply);

@@ -239,5 +239,45 @@ int main(int argc, char** argv)
 	m.command.get_state.include = 31;
 	add(&s, &m);
 	save(dir, "articulation", &s);
+	// Robot models: a URDF with a mimic joint, drives and initial values, then a state; and a bad URDF.
+	s.bytes[0] = 1;
+	s.size = 1;
+	m = cmd(sinew_v1_ClientMessage_create_world_tag, 1);
+	add(&s, &m);
+	static const char urdf[] =
+		"<robot name=\"g\"><link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" "
+		"iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial></link><link name=\"b\"><inertial><mass value=\"1\"/>"
+		"<inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial><visual><geometry>"
+		"<box size=\"1 1 1\"/></geometry><material name=\"m\"><color rgba=\"1 0 0 1\"/></material></visual></link>"
+		"<link name=\"c\"><inertial><mass value=\"1\"/><inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" "
+		"iyz=\"0\" izz=\"0.1\"/></inertial></link><joint name=\"j\" type=\"revolute\"><parent link=\"a\"/>"
+		"<child link=\"b\"/><axis xyz=\"0 1 0\"/><limit lower=\"-1\" upper=\"1\" effort=\"5\" velocity=\"2\"/>"
+		"</joint><joint name=\"k\" type=\"continuous\"><parent link=\"a\"/><child link=\"c\"/><origin xyz=\"0 0 1\"/>"
+		"<mimic joint=\"j\" multiplier=\"-2\" offset=\"0.1\"/></joint></robot>";
+	wire_bytes text = { (const uint8_t*)urdf, sizeof(urdf) - 1 };
+	m = cmd(sinew_v1_ClientMessage_load_urdf_tag, 2);
+	m.command.load_urdf.world_id = world;
+	m.command.load_urdf.urdf.funcs.encode = wire_encode_bytes;
+	m.command.load_urdf.urdf.arg = &text;
+	m.command.load_urdf.has_drive_all = true;
+	m.command.load_urdf.drive_all.has_drive = true;
+	m.command.load_urdf.drive_all.drive.enabled = true;
+	m.command.load_urdf.drive_all.drive.stiffness = 100;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_step_tag, 3);
+	m.command.step.world_id = world;
+	m.command.step.count = 3;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_get_state_tag, 4);
+	m.command.get_state.world_id = world;
+	m.command.get_state.include = 31;
+	add(&s, &m);
+	wire_bytes bad = { (const uint8_t*)urdf, 40 };
+	m = cmd(sinew_v1_ClientMessage_load_urdf_tag, 5);
+	m.command.load_urdf.world_id = world;
+	m.command.load_urdf.urdf.funcs.encode = wire_encode_bytes;
+	m.command.load_urdf.urdf.arg = &bad;
+	add(&s, &m);
+	save(dir, "urdf", &s);
 	return 0;
 }

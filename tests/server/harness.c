@@ -55,8 +55,16 @@ void test_server_start(test_server* s, const char* const* extra)
 	snprintf(port_file, sizeof(port_file), "%s/ports", s->dir);
 	const char* argv[64];
 	int n = 0;
+	bool demo = false;
+	for (int i = 0; extra != NULL && extra[i] != NULL; ++i)
+	{
+		demo = demo || strcmp(extra[i], TEST_WITH_DEMO) == 0;
+	}
 	argv[n++] = SINEWD_PATH;
-	argv[n++] = "--no-demo";
+	if (!demo)
+	{
+		argv[n++] = "--no-demo";
+	}
 	argv[n++] = "--tcp-port";
 	argv[n++] = "0";
 	argv[n++] = "--ws-port";
@@ -65,7 +73,10 @@ void test_server_start(test_server* s, const char* const* extra)
 	argv[n++] = port_file;
 	for (int i = 0; extra != NULL && extra[i] != NULL && n < 62; ++i)
 	{
-		argv[n++] = extra[i];
+		if (strcmp(extra[i], TEST_WITH_DEMO) != 0)
+		{
+			argv[n++] = extra[i];
+		}
 	}
 	argv[n] = NULL;
 	pid_t pid = fork();

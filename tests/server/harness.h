@@ -25,7 +25,9 @@ typedef struct test_server
 } test_server;
 
 // Start sinewd with --no-demo, ports 0 and the given extra arguments (NULL-terminated list, may be
-// NULL). Fails the test if it does not come up within 10 s.
+// NULL). Fails the test if it does not come up within 10 s. TEST_WITH_DEMO among the extra arguments
+// (it is not passed on) starts it with its demo world instead.
+#define TEST_WITH_DEMO "--test-with-demo"
 void test_server_start(test_server* server, const char* const* extra_args);
 // SIGTERM and wait (at most 15 s, then SIGKILL). Returns the exit status (0 expected), or -1.
 int test_server_stop(test_server* server);

@@ -1,0 +1,35 @@
+// Private plumbing of the model library shared by urdf.c (parsing), model.c (validation and lookup) and
+// build.c (into a world).
+#ifndef SINEW_MODEL_INTERNAL_H
+#define SINEW_MODEL_INTERNAL_H
+
+#include "sinew/model.h"
+
+#include <stdarg.h>
+
+// Fill *error (if not NULL): code, place, element and a printf-style message, plus the formatted text
+// "file:line:column: element: message". Returns code so callers can `return model_fail(...)`.
+sn_error model_fail(snm_error* error, sn_error code, const char* file, int line, int column, const char* element,
+					const char* format, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 7, 8)))
+#endif
+	;
+sn_error model_vfail(snm_error* error, sn_error code, const char* file, int line, int column, const char* element,
+					 const char* format, va_list args)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 7, 0)))
+#endif
+	;
+
+// Clear *error to "no error".
+void model_error_clear(snm_error* error);
+
+// After the text is read: resolve names, check the tree (one root, no cycle, one parent per link),
+// mimic references, materials of visuals, and compute link_order.
+sn_error model_finish(snm_model* model, snm_error* error);
+
+// Copy a string into a fixed buffer; false if it does not fit (nothing is truncated silently).
+bool model_copy_name(char* destination, size_t capacity, const char* source);
+
+#endif

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Run every libFuzzer target briefly (build them first: bash scripts/build.sh fuzz). Each target starts
+# from its seed corpus in a temporary directory (what the fuzzer finds is not committed) and stops after
+# SINEW_FUZZ_SECONDS (default 20) seconds. A crash, leak, timeout or sanitizer report fails the run and
+# leaves the reproducer in build/fuzz/artifacts/.
+#   fuzz_dispatch  the server's decode-and-dispatch path; seeds from fuzz_make_seeds
+#   fuzz_urdf      the URDF importer (parse, build, step); seeds tests/model/urdf and models, a dictionary
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds="${SINEW_FUZZ_SECONDS:-20}"
+bin="$root/build/fuzz/tests/fuzz"
+artifacts="$root/build/fuzz/artifacts"
+mkdir -p "$artifacts"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# run_target NAME MAX_LEN [libFuzzer options...]: the corpus is $work/NAME, filled by the caller.
+run_target() {
+  local name="$1" max_len="$2"
+  shift 2
+  echo "fuzz: $name for ${seconds} s ($(find "$work/$name" -type f | wc -l) seeds)"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "$bin/$name" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=1024 -max_len="$max_len" \
+    -print_final_stats=1 -artifact_prefix="$artifacts/$name-" "$@" "$work/$name" 2>"$work/$name.log" || {
+      tail -n 60 "$work/$name.log"
+      echo "fuzz: $name FAILED (reproducer in $artifacts)" >&2
+      return 1
+    }
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$work/$name.log" | sed "s/^/fuzz: $name /"
+}
+
+mkdir -p "$work/fuzz_dispatch" "$work/fuzz_urdf"
+"$bin/fuzz_make_seeds" "$work/fuzz_dispatch"
+run_target fuzz_dispatch 8192
+
+cp "$root"/tests/model/urdf/*.urdf "$root"/models/*.urdf "$work/fuzz_urdf/"
+run_target fuzz_urdf 65536 -dict="$root/tests/fuzz/urdf.dict"
