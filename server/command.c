@@ -43,6 +43,7 @@ WORLD_OF_(get_state)
 WORLD_OF_(snapshot)
 WORLD_OF_(restore)
 WORLD_OF_(reset)
+WORLD_OF_(describe_world)
 #undef WORLD_OF_
 
 #define TAG_(field) sinew_v1_ClientMessage_##field##_tag
@@ -90,6 +91,7 @@ static const command_def table[] = {
 	{ TAG_(snapshot), "snapshot", handle_snapshot, OBS_, W_ | WAIT_, world_of_snapshot },
 	{ TAG_(restore), "restore", handle_restore, OWN_, W_ | WAIT_ | MUT_, world_of_restore },
 	{ TAG_(reset), "reset", handle_reset, OWN_, W_ | WAIT_ | MUT_, world_of_reset },
+	{ TAG_(describe_world), "describe_world", handle_describe_world, OBS_, W_ | WAIT_, world_of_describe_world },
 };
 
 enum

@@ -115,6 +115,7 @@ int32_t handle_destroy_articulation(command_ctx* ctx);
 int32_t handle_create_mimic(command_ctx* ctx);
 int32_t handle_destroy_mimic(command_ctx* ctx);
 int32_t handle_load_urdf(command_ctx* ctx);
+int32_t handle_describe_world(command_ctx* ctx);
 int32_t handle_set_drive_targets(command_ctx* ctx);
 int32_t handle_set_joint_state(command_ctx* ctx);
 int32_t handle_set_body_state(command_ctx* ctx);

@@ -18,9 +18,12 @@
 // Targets come with their velocities, from the world's time at the end of the step being taken, set by a
 // controller that runs inside the step (world_host.controller), so the motion is the same whatever the
 // pacing, and continues through snapshots and resets. Initial positions are the targets at t = 0.
+// A client that sets drive targets takes the controls: the motion stands by, every joint held where it
+// was (world_host.controller_hold), until a Reset or Restore gives the motion back.
 #include "demo_world.h"
 
 #include "log.h"
+#include "model_info.h"
 #include "server.h"
 #include "world_host.h"
 
@@ -91,6 +94,20 @@ static void demo_control(void* context, sn_world* world)
 		target_at(&m->dofs[i], t, &m->positions[i], &m->velocities[i]);
 	}
 	// Fails only if the articulation is gone (a restored snapshot without it): then there is nothing to move.
+	(void)sn_articulation_set_drive_targets(world, m->articulation, m->indices, m->positions, m->velocities,
+											m->count);
+}
+
+// world_host.controller_hold: a client took the controls; every driven joint stops where it is (target its
+// current position, at rest) until a reset gives the motion back.
+static void demo_hold(void* context, sn_world* world)
+{
+	demo_motion* m = context;
+	for (int i = 0; i < m->count; ++i)
+	{
+		m->positions[i] = sn_articulation_get_joint_position(world, m->articulation, m->indices[i]);
+		m->velocities[i] = 0.0;
+	}
 	(void)sn_articulation_set_drive_targets(world, m->articulation, m->indices, m->positions, m->velocities,
 											m->count);
 }
@@ -205,21 +222,34 @@ int32_t demo_world_create(server* srv)
 	int links = built.articulation_link_count, dofs = sn_articulation_get_dof_count(world, built.articulation);
 	char robot[SNM_NAME_MAX];
 	snprintf(robot, sizeof(robot), "%s", model->name);
-	snm_build_result_free(&built);
-	snm_model_destroy(model);
 
 	world_host* host = NULL;
 	char detail[256];
 	int32_t code = world_host_create(srv, world, "demo", 0, true, &host, detail, sizeof(detail));
 	if (code != 0)
 	{
+		snm_build_result_free(&built);
+		snm_model_destroy(model);
 		free(m);
 		log_error("could not host the demo world", "detail=\"%s\"", detail);
 		return code;
 	}
+	// What DescribeWorld tells a dashboard that opens the demo world: names and visuals of the robot.
+	model_info info = { model, &built };
+	bool kept = model_info_keep(host, &info, built.articulation, dofs);
+	snm_build_result_free(&built);
+	snm_model_destroy(model);
+	if (!kept)
+	{
+		free(m);
+		world_host_destroy(host, "out of memory");
+		log_error("could not host the demo world", "detail=\"out of memory\"");
+		return SN_ERR_NO_MEMORY;
+	}
 	host->controller = demo_control;
 	host->controller_context = m;
 	host->controller_free = free;
+	host->controller_hold = demo_hold;
 	world_host_set_time(host, sinew_v1_TimeMode_TIME_REALTIME, 1.0, host->lockstep_timeout_ms);
 	char quoted[160];
 	log_info("demo world", "world=%llu robot=%s links=%d dofs=%d driven=%d", (unsigned long long)host->id,

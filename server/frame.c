@@ -11,7 +11,7 @@
 
 uint32_t frame_include_mask(uint32_t include)
 {
-	include &= 31u;
+	include &= 63u;
 	return include == 0 ? (uint32_t)(sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS) : include;
 }
 
@@ -209,6 +209,15 @@ static bool encode_articulations(pb_ostream_t* stream, const pb_field_t* field, 
 		{
 			sn_articulation_get_drive_efforts(src->world, id, a->effort, dofs);
 			a->effort_count = (pb_size_t)dofs;
+		}
+		if ((src->include & sinew_v1_Include_INCLUDE_DRIVE_TARGETS) != 0)
+		{
+			for (int d = 0; d < dofs; ++d)
+			{
+				sn_drive drive = sn_articulation_get_drive(src->world, id, d);
+				a->target_position[d] = drive.enabled ? drive.target_position : 0.0;
+			}
+			a->target_position_count = (pb_size_t)dofs;
 		}
 		if ((src->include & sinew_v1_Include_INCLUDE_POSES) != 0)
 		{

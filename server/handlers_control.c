@@ -240,6 +240,15 @@ int32_t control_apply_forces(sn_world* world, const sinew_v1_ApplyForces* f, boo
 
 int32_t handle_set_drive_targets(command_ctx* ctx)
 {
+	// Valid targets take the controls from the world's own controller (the demo motion), which must not
+	// overwrite them at the next step; invalid ones change nothing, the controller included.
+	int32_t code = control_set_targets(ctx->host->world, &ctx->msg.command.set_drive_targets, true, ctx->detail,
+									   sizeof(ctx->detail));
+	if (code != 0)
+	{
+		return code;
+	}
+	world_host_take_control(ctx->host);
 	return control_set_targets(ctx->host->world, &ctx->msg.command.set_drive_targets, false, ctx->detail,
 							   sizeof(ctx->detail));
 }

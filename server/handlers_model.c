@@ -1,11 +1,14 @@
 // Robot models: LoadUrdf reads URDF text with the importer (core/model), builds it into the world as one
-// articulation with its mimic joints, and answers with where every URDF link, joint and visual went.
-// The importer validates the text (its errors carry file, line, element and what, and become the status
-// message); the core validates what the importer builds. Nothing is created on failure.
+// articulation with its mimic joints, and answers with where every URDF link, joint and visual went
+// (model_info.c); the world keeps that answer for DescribeWorld, which tells a client that joins later
+// what the world's articulations are made of. The importer validates the text (its errors carry file,
+// line, element and what, and become the status message); the core validates what the importer builds.
+// Nothing is created on failure.
 #include "command.h"
 #include "convert.h"
 #include "errors.h"
 #include "frame.h"
+#include "model_info.h"
 #include "server.h"
 
 #include "sinew/model.h"
@@ -21,6 +24,7 @@ typedef struct urdf_reply
 {
 	snm_model* model;
 	snm_build_result built;
+	model_info info;
 } urdf_reply;
 
 static void free_urdf_reply(void* p)
@@ -32,105 +36,6 @@ static void free_urdf_reply(void* p)
 		snm_model_destroy(r->model);
 		free(r);
 	}
-}
-
-static void copy_string(char* out, size_t capacity, const char* in)
-{
-	snprintf(out, capacity, "%s", in);
-}
-
-static bool encode_links(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
-{
-	const urdf_reply* r = *arg;
-	for (int i = 0; i < r->model->link_count; ++i)
-	{
-		sinew_v1_UrdfLink out = sinew_v1_UrdfLink_init_zero;
-		copy_string(out.name, sizeof(out.name), r->model->links[i].name);
-		out.link = r->built.link_index[i];
-		out.has_offset = true;
-		wv_transform(r->built.link_offset[i], &out.offset);
-		if (!pb_encode_tag_for_field(stream, field) || !pb_encode_submessage(stream, sinew_v1_UrdfLink_fields, &out))
-		{
-			return false;
-		}
-	}
-	return true;
-}
-
-static bool encode_joints(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
-{
-	const urdf_reply* r = *arg;
-	for (int j = 0; j < r->model->joint_count; ++j)
-	{
-		const snm_joint* jt = &r->model->joints[j];
-		sinew_v1_UrdfJoint out = sinew_v1_UrdfJoint_init_zero;
-		copy_string(out.name, sizeof(out.name), jt->name);
-		copy_string(out.type, sizeof(out.type), snm_joint_type_name(jt->type));
-		out.link = r->built.joint_link[j];
-		out.dof = r->built.joint_dof[j];
-		out.mimic_id = sn_mimic_id_store(r->built.joint_mimic[j]);
-		if (jt->mimic >= 0)
-		{
-			copy_string(out.mimic_of, sizeof(out.mimic_of), r->model->joints[jt->mimic].name);
-			out.multiplier = jt->multiplier;
-			out.offset = jt->offset;
-		}
-		out.lower = jt->lower;
-		out.upper = jt->upper;
-		out.effort = jt->effort;
-		out.velocity = jt->velocity;
-		if (!pb_encode_tag_for_field(stream, field) || !pb_encode_submessage(stream, sinew_v1_UrdfJoint_fields, &out))
-		{
-			return false;
-		}
-	}
-	return true;
-}
-
-static bool encode_visuals(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
-{
-	const urdf_reply* r = *arg;
-	for (int i = 0; i < r->model->visual_count; ++i)
-	{
-		const snm_visual* v = &r->model->visuals[i];
-		sinew_v1_UrdfVisual out = sinew_v1_UrdfVisual_init_zero;
-		out.link = r->built.link_index[v->link];
-		out.has_pose = true;
-		wv_transform(sn_transform_mul(r->built.link_offset[v->link], v->origin), &out.pose);
-		switch (v->type)
-		{
-			case SNM_GEOMETRY_BOX:
-				out.geometry = sinew_v1_GeometryType_GEOMETRY_BOX;
-				break;
-			case SNM_GEOMETRY_CYLINDER:
-				out.geometry = sinew_v1_GeometryType_GEOMETRY_CYLINDER;
-				break;
-			case SNM_GEOMETRY_SPHERE:
-				out.geometry = sinew_v1_GeometryType_GEOMETRY_SPHERE;
-				break;
-			case SNM_GEOMETRY_MESH:
-				out.geometry = sinew_v1_GeometryType_GEOMETRY_MESH;
-				break;
-			case SNM_GEOMETRY_NONE:
-				out.geometry = sinew_v1_GeometryType_GEOMETRY_NONE;
-				break;
-		}
-		out.has_size = true;
-		wv_vec3(v->size, &out.size);
-		out.radius = v->radius;
-		out.length = v->length;
-		copy_string(out.mesh, sizeof(out.mesh), v->mesh);
-		out.has_scale = true;
-		wv_vec3(v->scale, &out.scale);
-		out.rgba_count = 4;
-		memcpy(out.rgba, v->rgba, sizeof(v->rgba));
-		copy_string(out.link_name, sizeof(out.link_name), r->model->links[v->link].name);
-		if (!pb_encode_tag_for_field(stream, field) || !pb_encode_submessage(stream, sinew_v1_UrdfVisual_fields, &out))
-		{
-			return false;
-		}
-	}
-	return true;
 }
 
 static snm_drive_gains drive_gains(const char* joint, const sinew_v1_Drive* in)
@@ -250,21 +155,39 @@ int32_t handle_load_urdf(command_ctx* ctx)
 		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "load urdf: %d dofs; a state frame carries at most %d", dofs,
 						FRAME_MAX_ARTICULATION_DOFS);
 	}
+	r->info.model = r->model;
+	r->info.built = &r->built;
+	if (!model_info_keep(ctx->host, &r->info, art, dofs))
+	{
+		sn_destroy_articulation(ctx->host->world, art);
+		free_urdf_reply(r);
+		return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
+	}
 	world_host_refresh(ctx->host);
 
 	ctx->reply_scratch = r;
 	ctx->reply_scratch_free = free_urdf_reply;
 	ctx->reply.which_result = sinew_v1_Reply_urdf_tag;
-	sinew_v1_UrdfModel* out = &ctx->reply.result.urdf;
-	out->articulation_id = sn_articulation_id_store(art);
-	out->dof_count = (uint32_t)dofs;
-	out->link_count = (uint32_t)r->built.articulation_link_count;
-	copy_string(out->robot_name, sizeof(out->robot_name), r->model->name);
-	out->links.funcs.encode = encode_links;
-	out->links.arg = r;
-	out->joints.funcs.encode = encode_joints;
-	out->joints.arg = r;
-	out->visuals.funcs.encode = encode_visuals;
-	out->visuals.arg = r;
+	model_info_fill(&ctx->reply.result.urdf, &r->info, art, dofs);
+	return 0;
+}
+
+int32_t handle_describe_world(command_ctx* ctx)
+{
+	const sinew_v1_DescribeWorld* c = &ctx->msg.command.describe_world;
+	sn_articulation_id art = sn_articulation_id_load(c->articulation_id);
+	if (c->articulation_id != 0 && !sn_articulation_is_valid(ctx->host->world, art))
+	{
+		return cmd_fail(ctx, SN_ERR_INVALID_ID, "describe world: articulation %llu is not in world %llu",
+						(unsigned long long)c->articulation_id, (unsigned long long)ctx->host->id);
+	}
+	void* scratch = NULL;
+	if (!model_info_describe(ctx->host, art, &ctx->reply.result.description, &scratch))
+	{
+		return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
+	}
+	ctx->reply_scratch = scratch;
+	ctx->reply_scratch_free = model_info_free_description;
+	ctx->reply.which_result = sinew_v1_Reply_description_tag;
 	return 0;
 }

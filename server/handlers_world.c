@@ -368,6 +368,12 @@ int32_t handle_clone_world(command_ctx* ctx)
 		return code;
 	}
 	ctx->session->worlds_owned += 1;
+	// The clone's articulations keep their ids: their robot descriptions go with them (without them,
+	// DescribeWorld still gives the links).
+	if (!world_host_copy_models(host, ctx->host))
+	{
+		world_host_forget_models(host, 0);
+	}
 	world_host_set_time(host, sinew_v1_TimeMode_TIME_PAUSED, 1.0, ctx->host->lockstep_timeout_ms);
 	ctx->reply.which_result = sinew_v1_Reply_created_tag;
 	ctx->reply.result.created.id = host->id;
@@ -631,6 +637,9 @@ int32_t handle_restore(command_ctx* ctx)
 	{
 		return code;
 	}
+	// The bytes may come from another world whose articulations share ids with this one's robots.
+	world_host_forget_models(ctx->host, 0);
+	world_host_resume_control(ctx->host);
 	free(ctx->host->reset_point);
 	ctx->host->reset_point = ctx->bytes;
 	ctx->host->reset_size = ctx->bytes_size;
@@ -652,6 +661,7 @@ int32_t handle_reset(command_ctx* ctx)
 	{
 		return code;
 	}
+	world_host_resume_control(host); // a world's own motion (the demo's) takes over again
 	reply_step_result(ctx);
 	return 0;
 }
@@ -677,7 +687,7 @@ int32_t handle_subscribe(command_ctx* ctx)
 		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "subscribe: rate_hz must be in (0, %lld], got %g",
 						(long long)l->max_stream_rate_hz, rate);
 	}
-	if (sub->include > 31u)
+	if (sub->include > 63u)
 	{
 		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "subscribe: unknown include bits 0x%x", (unsigned)sub->include);
 	}
@@ -713,7 +723,7 @@ static void free_frame_source(void* p)
 int32_t handle_get_state(command_ctx* ctx)
 {
 	const sinew_v1_GetState* g = &ctx->msg.command.get_state;
-	if (g->include > 31u)
+	if (g->include > 63u)
 	{
 		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "get state: unknown include bits 0x%x", (unsigned)g->include);
 	}

@@ -25,7 +25,7 @@ void step_item_run(world_host* host)
 	uint64_t now = t0;
 	for (item->done = 0; item->done < item->steps;)
 	{
-		if (host->controller != NULL)
+		if (host->controller != NULL && !host->controller_yielded)
 		{
 			host->controller(host->controller_context, host->world);
 		}
@@ -50,7 +50,7 @@ void step_item_run(world_host* host)
 	item->elapsed_ns = now - t0;
 	for (uint32_t m = 1; m < STEP_MASKS; ++m)
 	{
-		if ((item->masks & (1u << m)) != 0)
+		if ((item->masks & ((uint64_t)1 << m)) != 0)
 		{
 			item->frames[m] = frame_encode(host->world, host->id, m, now);
 		}

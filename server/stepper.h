@@ -23,7 +23,7 @@ struct world_host;
 
 enum
 {
-	STEP_MASKS = 32 // include masks (5 bits of sinew_v1_Include)
+	STEP_MASKS = 64 // include masks (6 bits of sinew_v1_Include)
 };
 
 typedef enum step_kind
@@ -39,7 +39,7 @@ typedef struct step_item
 	step_kind kind;
 	uint32_t steps;         // wanted
 	uint64_t deadline_ns;   // stop after this CLOCK_MONOTONIC time even if fewer were done; 0: none
-	uint32_t masks;         // bit m set: encode a frame with include mask m afterwards
+	uint64_t masks;         // bit m set: encode a frame with include mask m afterwards
 	// Results, written by whoever ran the step.
 	uint32_t done;
 	int32_t error;          // sn_error of the step that failed, or 0

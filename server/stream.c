@@ -158,15 +158,15 @@ void stream_world_gone(world_host* host)
 	}
 }
 
-uint32_t stream_masks_due(const world_host* host, uint64_t now_ns)
+uint64_t stream_masks_due(const world_host* host, uint64_t now_ns)
 {
-	uint32_t masks = 0;
+	uint64_t masks = 0;
 	for (int i = 0; i < host->sub_count; ++i)
 	{
 		const subscription* sub = get_sub(host->srv, host->subs[i]);
 		if (sub != NULL && sub->next_due_ns <= now_ns)
 		{
-			masks |= 1u << sub->include;
+			masks |= (uint64_t)1 << sub->include;
 		}
 	}
 	return masks;

@@ -37,7 +37,7 @@ void stream_session_gone(struct server* srv, session* s);
 void stream_world_gone(world_host* host);
 
 // Include masks (bit m for mask m) that subscriptions due by `now_ns` need.
-uint32_t stream_masks_due(const world_host* host, uint64_t now_ns);
+uint64_t stream_masks_due(const world_host* host, uint64_t now_ns);
 // Offer frames[mask] to each due subscription; arms the host's flush timer for subscriptions still owed
 // the latest state.
 void stream_publish(world_host* host, frame_buf* const frames[STEP_MASKS], uint64_t now_ns);

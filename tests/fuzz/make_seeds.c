@@ -270,7 +270,10 @@ int main(int argc, char** argv)
 	add(&s, &m);
 	m = cmd(sinew_v1_ClientMessage_get_state_tag, 4);
 	m.command.get_state.world_id = world;
-	m.command.get_state.include = 31;
+	m.command.get_state.include = 63;
+	add(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_describe_world_tag, 6);
+	m.command.describe_world.world_id = world;
 	add(&s, &m);
 	wire_bytes bad = { (const uint8_t*)urdf, 40 };
 	m = cmd(sinew_v1_ClientMessage_load_urdf_tag, 5);

@@ -254,7 +254,8 @@ static void test_errors_and_logs(void** state)
 	assert_true(strlen(small) < sizeof(small));
 	assert_int_equal(frame_include_mask(0), sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS);
 	assert_int_equal(frame_include_mask(2), 2);
-	assert_int_equal(frame_include_mask(32 | 4), 4);
+	assert_int_equal(frame_include_mask(32 | 4), 32 | 4); // INCLUDE_DRIVE_TARGETS
+	assert_int_equal(frame_include_mask(64 | 4), 4);      // unknown bits are dropped
 }
 
 int main(void)

@@ -1,9 +1,11 @@
 // The dashboard in a real browser (Debian's chromium, headless, driven by playwright-core) against a real
-// sinewd on loopback ports chosen free: the page loads and lists the worlds, the 3D view renders (a
-// screenshot is saved under SINEW_ARTIFACTS and must not be blank), the joint table follows the stream,
-// a slider moves its joint in the streamed state, pause stops time and step advances one tick, and
-// stopping the server shows the banner until the page reconnects to a server started again on the same
-// ports. Every wait is bounded; the run stops by itself.
+// sinewd on loopback ports chosen free, with its demo robot: the page loads and opens the demo world, the
+// 3D view draws the robot from its visual geometry (a screenshot is saved under SINEW_ARTIFACTS and must
+// show the robot's colours, not a blank canvas), the joint table names the robot's joints and follows
+// the stream, a slider moves its joint in the streamed state, pause stops time and step advances one
+// tick, another world can be picked from the list, and stopping the server shows the banner until the
+// page reconnects to a server started again on the same ports. Every wait is bounded; the run stops by
+// itself.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -14,9 +16,9 @@ const WORLD = 'browser-arm';
 const ABOUT_Y = { x: 0, y: 0, z: Math.SQRT1_2, w: Math.SQRT1_2 }; // joint x axis onto world y
 const ABOUT_Z = { x: 0, y: -Math.SQRT1_2, z: 0, w: Math.SQRT1_2 }; // joint x axis onto world z
 
-// Two links: a shoulder about world z with no drive, spinning at 1 rad/s (gravity exerts no torque about
-// it, so it turns for as long as the test runs), and an elbow about a horizontal axis held by a stiff
-// PD drive (gravity deflects it by m g r / k = 1 * 9.81 * 0.15 / 100 = 0.015 rad).
+// A second world, built with CreateArticulation (no URDF): a shoulder about world z with no drive,
+// spinning at 1 rad/s (gravity exerts no torque about it), and an elbow about a horizontal axis held by a
+// PD drive. Kept and ownerless, as the demo world is.
 async function createWorld(port) {
 	const c = await TcpClient.connect(port, 'browser-test-setup');
 	const world = (await c.ok({ createWorld: { name: WORLD, settings: { timeStep: 0.002 }, time: { mode: pb.TimeMode.TIME_REALTIME }, keepAfterDisconnect: true } })).created.id;
@@ -32,8 +34,39 @@ async function createWorld(port) {
 				drives: [{ enabled: true, stiffness: 100, damping: 10 }] },
 		],
 	} });
-	c.close(); // the world is kept and ownerless: the dashboard can own it
+	c.close();
 	return { world, articulation: art.created.id };
+}
+
+// Luminance spread and colours of a PNG, measured in the page (no image library needed here).
+function measure(page, png) {
+	return page.evaluate(async (b64) => {
+		const img = new Image();
+		img.src = `data:image/png;base64,${b64}`;
+		await img.decode();
+		const c = document.createElement('canvas');
+		c.width = img.width;
+		c.height = img.height;
+		const g = c.getContext('2d');
+		g.drawImage(img, 0, 0);
+		const d = g.getImageData(0, 0, c.width, c.height).data;
+		let sum = 0;
+		let sum2 = 0;
+		let orange = 0;
+		const colours = new Set();
+		for (let i = 0; i < d.length; i += 4) {
+			const l = 0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2];
+			sum += l;
+			sum2 += l * l;
+			colours.add((d[i] >> 4) * 256 + (d[i + 1] >> 4) * 16 + (d[i + 2] >> 4));
+			// The demo arm's orange links (rgba 0.95 0.45 0.1), lit: red well above green above blue.
+			if (d[i] > 140 && d[i] > d[i + 1] + 50 && d[i + 1] > d[i + 2] + 30) {
+				orange += 1;
+			}
+		}
+		const n = d.length / 4;
+		return { width: c.width, height: c.height, stddev: Math.sqrt(sum2 / n - (sum / n) ** 2), colours: colours.size, orange };
+	}, png.toString('base64'));
 }
 
 describe('dashboard', { timeout: 120000 }, () => {
@@ -63,11 +96,12 @@ describe('dashboard', { timeout: 120000 }, () => {
 		}
 	});
 
-	const row = (dof) => page.locator(`tr[data-key="a:${ids.articulation}:${dof}"]`);
-	const cell = (dof, field) => row(dof).locator(`td[data-field=${field}]`);
+	let demo; // { world, articulation, dofs: { name: dof } } from DescribeWorld
+	const row = (art, dof) => page.locator(`tr[data-key="a:${art}:${dof}"]`);
+	const cell = (art, dof, field) => row(art, dof).locator(`td[data-field=${field}]`);
 
-	it('loads, lists the worlds and opens the one asked for', async () => {
-		const response = await page.goto(`${server.url}?world=${WORLD}`);
+	it('loads and opens the demo robot', async () => {
+		const response = await page.goto(server.url);
 		assert.equal(response.status(), 200);
 		assert.equal(await page.title(), 'Sinew dashboard');
 		await page.locator('[data-testid=connection-state]', { hasText: 'connected' }).waitFor();
@@ -75,92 +109,110 @@ describe('dashboard', { timeout: 120000 }, () => {
 		await waitFor('two worlds listed', async () => (await worlds.count()) === 2);
 		const names = await worlds.allInnerTexts();
 		assert.ok(names.some((n) => n.startsWith('demo')) && names.some((n) => n.startsWith(WORLD)), names.join(' | '));
-		await page.locator('[data-testid=world-title]', { hasText: WORLD }).waitFor();
-		// The world was ownerless: the dashboard took it over, so it may pause and reset it.
+		await page.locator('[data-testid=world-title]', { hasText: 'demo' }).waitFor();
+		// The demo world is ownerless: the dashboard takes it over, so it may pause and reset it.
 		await page.locator('[data-testid=role]', { hasText: 'owner' }).waitFor();
 		assert.equal(await page.locator('[data-testid=time-mode]').innerText(), 'real time');
+		// What the server describes, to compare with what the page shows.
+		const listed = (await observer.ok({ listWorlds: {} })).worlds.worlds;
+		const d = (await observer.ok({ describeWorld: { worldId: listed.find((w) => w.name === 'demo').worldId } })).description;
+		const a = d.articulations[0];
+		demo = { world: d.worldId, articulation: a.id, visuals: a.urdf.visuals.length, dofs: Object.fromEntries(a.urdf.joints.filter((j) => j.dof >= 0).map((j) => [j.name, j.dof])) };
+		assert.equal(d.name, 'demo');
 	});
 
-	it('renders the 3D view (screenshot saved, not blank)', async () => {
+	it('draws the robot from its visual geometry (screenshot saved)', async () => {
 		await waitFor('frames drawn', () => page.evaluate(() => window.sinewDashboard.framesRendered > 10));
+		const drawn = await page.evaluate(() => window.sinewDashboard.drawn);
+		// One mesh per URDF visual, no placeholder boxes.
+		assert.deepEqual(drawn, { objects: drawn.objects, meshes: demo.visuals, described: true });
 		await sleep(300);
-		const view = page.locator('[data-testid=view3d]');
-		const shot = await view.screenshot({ path: path.join(ARTIFACTS, 'dashboard-view.png') });
+		const shot = await page.locator('[data-testid=view3d]').screenshot({ path: path.join(ARTIFACTS, 'dashboard-view.png') });
 		await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard.png') });
-		// Decode the PNG in the page itself and measure it: a blank (one-colour) canvas has no variance.
-		const stats = await page.evaluate(async (b64) => {
-			const img = new Image();
-			img.src = `data:image/png;base64,${b64}`;
-			await img.decode();
-			const c = document.createElement('canvas');
-			c.width = img.width;
-			c.height = img.height;
-			const g = c.getContext('2d');
-			g.drawImage(img, 0, 0);
-			const d = g.getImageData(0, 0, c.width, c.height).data;
-			let sum = 0;
-			let sum2 = 0;
-			const colours = new Set();
-			for (let i = 0; i < d.length; i += 4) {
-				const l = 0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2];
-				sum += l;
-				sum2 += l * l;
-				colours.add((d[i] >> 4) * 256 + (d[i + 1] >> 4) * 16 + (d[i + 2] >> 4));
-			}
-			const n = d.length / 4;
-			return { width: c.width, height: c.height, stddev: Math.sqrt(sum2 / n - (sum / n) ** 2), colours: colours.size };
-		}, shot.toString('base64'));
+		const stats = await measure(page, shot);
 		// A drawn scene (floor grid, lit links) spreads luminance by well over 3 levels of 255 and uses
-		// dozens of colours; a blank or failed canvas is one flat colour (stddev 0, 1 colour).
+		// dozens of colours; a blank or failed canvas is one flat colour (stddev 0, 1 colour). The arm's
+		// orange links cover hundreds of pixels at this size (about 2% of the view, measured).
 		assert.ok(stats.width > 200 && stats.height > 200, JSON.stringify(stats));
-		assert.ok(stats.stddev > 3, `3D view looks blank: ${JSON.stringify(stats)}`);
-		assert.ok(stats.colours > 20, `3D view looks blank: ${JSON.stringify(stats)}`);
+		assert.ok(stats.stddev > 3 && stats.colours > 20, `3D view looks blank: ${JSON.stringify(stats)}`);
+		assert.ok(stats.orange > 200, `the robot's orange links are not drawn: ${JSON.stringify(stats)}`);
 	});
 
-	it('keeps the joint table up to date with the stream', async () => {
-		await row(0).waitFor();
-		const first = Number(await cell(0, 'position').innerText());
-		// The shoulder turns at 1 rad/s: in 0.5 s it moves ~0.5 rad, far beyond the 4 decimals shown.
-		await sleep(500);
-		const second = Number(await cell(0, 'position').innerText());
-		assert.ok(Math.abs(second - first) > 0.1, `shoulder position did not change: ${first} -> ${second}`);
-		assert.ok(Math.abs(Number(await cell(0, 'velocity').innerText()) - 1.0) < 0.05);
+	it('names the joints and keeps the table up to date with the stream', async () => {
+		const a = demo.articulation;
+		for (const [name, dof] of Object.entries(demo.dofs)) {
+			assert.match(await row(a, dof).locator('td.name').innerText(), new RegExp(`^\\s*${name}`));
+		}
+		// The mimic follower has no drive: no slider, no target; the driven joints have both.
+		assert.equal(await row(a, demo.dofs.finger_right_joint).locator('[data-testid=target-slider]').count(), 0);
+		assert.equal(await row(a, demo.dofs.joint1).locator('[data-testid=target-slider]').count(), 1);
+		const read = async () => Promise.all(Object.values(demo.dofs).map(async (dof) => Number(await cell(a, dof, 'position').innerText())));
+		const first = await read();
+		// The demo moves every joint (periods of 9 s and more, amplitudes up to 0.9 rad): in 0.6 s some
+		// joint moves by far more than the 3 decimals shown.
+		await sleep(600);
+		const second = await read();
+		assert.ok(first.some((q, i) => Math.abs(second[i] - q) > 0.01), `no joint moved: ${first} -> ${second}`);
+		assert.notEqual(await cell(a, demo.dofs.joint1, 'target').innerText(), '–');
 	});
 
 	it('moves a joint with its slider', async () => {
-		const slider = row(1).locator('[data-testid=target-slider]');
+		const a = demo.articulation;
+		const slider = row(a, demo.dofs.joint2).locator('[data-testid=target-slider]');
 		assert.equal(await slider.isEnabled(), true);
-		await slider.fill('0.6');
-		// The drive (k = 100, d = 10 on ~0.03 kg*m^2) settles in well under a second; 0.05 rad covers its
-		// gravity deflection (0.015) and the spinning shoulder's centrifugal pull.
-		const q = await waitFor('the elbow at its new target in the streamed state', async () => {
-			const s = await observer.state(ids.world, pb.Include.INCLUDE_JOINT_POSITIONS);
-			const elbow = s.articulations[0].position[1];
-			return Math.abs(elbow - 0.6) < 0.05 ? elbow : null;
+		await slider.fill('0.5');
+		// The demo's drives (critically damped at 50 rad/s) reach a new target within a second; 0.05 rad
+		// covers their gravity sag. The demo motion stands by once a client sets a target.
+		const q = await waitFor('joint2 at its new target in the streamed state', async () => {
+			const s = await observer.state(demo.world, pb.Include.INCLUDE_JOINT_POSITIONS);
+			const joint2 = s.articulations[0].position[demo.dofs.joint2];
+			return Math.abs(joint2 - 0.5) < 0.05 ? joint2 : null;
 		}, 10000);
-		assert.ok(Math.abs(q - 0.6) < 0.05);
-		assert.equal(await cell(1, 'target').innerText(), '0.6000');
-		await waitFor('the table showing it', async () => Math.abs(Number(await cell(1, 'position').innerText()) - 0.6) < 0.05);
+		assert.ok(Math.abs(q - 0.5) < 0.05);
+		await waitFor('the table showing the target', async () => (await cell(a, demo.dofs.joint2, 'target').innerText()) === '0.500');
+		await waitFor('the table showing the position', async () => Math.abs(Number(await cell(a, demo.dofs.joint2, 'position').innerText()) - 0.5) < 0.05);
 	});
 
 	it('pauses time, steps one tick, and plays again', async () => {
 		await page.locator('[data-testid=pause]').click();
 		await page.locator('[data-testid=time-mode]', { hasText: 'paused' }).waitFor();
-		const t1 = (await observer.state(ids.world)).tick;
-		const shown = await page.locator('[data-testid=sim-time]').innerText();
+		const paused = await observer.state(demo.world);
+		const t1 = Number(paused.tick);
+		// The last frame (the state where time stopped) follows the mode change: wait until it is shown.
+		const shown = Number(paused.time).toFixed(3);
+		await page.locator('[data-testid=sim-time]', { hasText: shown }).waitFor({ timeout: 5000 });
 		await sleep(600);
-		assert.equal((await observer.state(ids.world)).tick, t1, 'ticks went on while paused');
+		assert.equal(Number((await observer.state(demo.world)).tick), t1, 'ticks went on while paused');
 		assert.equal(await page.locator('[data-testid=sim-time]').innerText(), shown);
 		await page.locator('[data-testid=step]').click();
-		await waitFor('one step', async () => Number((await observer.state(ids.world)).tick) === Number(t1) + 1, 5000);
-		await page.locator('[data-testid=tick]', { hasText: String(Number(t1) + 1) }).waitFor();
+		await waitFor('one step', async () => Number((await observer.state(demo.world)).tick) === t1 + 1, 5000);
+		await page.locator('[data-testid=tick]', { hasText: String(t1 + 1) }).waitFor();
 		await page.locator('[data-testid=play]').click();
 		await page.locator('[data-testid=time-mode]', { hasText: 'real time' }).waitFor();
-		await waitFor('time going again', async () => Number((await observer.state(ids.world)).tick) > Number(t1) + 50, 5000);
+		await waitFor('time going again', async () => Number((await observer.state(demo.world)).tick) > t1 + 50, 5000);
 		await waitFor('a measured real-time factor', async () => {
 			const rtf = Number(await page.locator('[data-testid=rtf]').innerText());
 			return rtf > 0.5 && rtf < 1.5;
 		}, 5000);
+	});
+
+	it('opens another world from the list', async () => {
+		await page.locator('[data-testid=world]', { hasText: WORLD }).click();
+		await page.locator('[data-testid=world-title]', { hasText: WORLD }).waitFor();
+		await page.locator('[data-testid=role]', { hasText: 'owner' }).waitFor();
+		const a = ids.articulation;
+		await row(a, 0).waitFor();
+		// Described from the core (no URDF): joints named after their links; only the elbow has a drive.
+		assert.match(await row(a, 0).locator('td.name').innerText(), /link 1/);
+		assert.equal(await row(a, 0).locator('[data-testid=target-slider]').count(), 0);
+		assert.equal(await row(a, 1).locator('[data-testid=target-slider]').count(), 1);
+		const first = Number(await cell(a, 0, 'position').innerText());
+		// The shoulder turns at 1 rad/s: in 0.5 s it moves ~0.5 rad.
+		await sleep(500);
+		const second = Number(await cell(a, 0, 'position').innerText());
+		assert.ok(Math.abs(second - first) > 0.1, `shoulder position did not change: ${first} -> ${second}`);
+		assert.ok(Math.abs(Number(await cell(a, 0, 'velocity').innerText()) - 1.0) < 0.05);
+		await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-second-world.png') });
 	});
 
 	it('shows a banner when the server goes away, and reconnects when it is back', async () => {

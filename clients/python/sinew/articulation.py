@@ -64,6 +64,8 @@ class Drive:
     type: str = "force"
 
     def to_proto(self):
+        """The protobuf Drive. max_force None is sent absent: unbounded, or in load_urdf the joint's URDF
+        effort."""
         d = pb.Drive(enabled=True, stiffness=self.stiffness, damping=self.damping,
                      target_position=self.target, target_velocity=self.target_velocity)
         if self.type == "acceleration":
@@ -101,6 +103,11 @@ class Link:
     initial: Union[float, Sequence[float], None] = None
     user_data: int = 0
     extra: dict = field(default_factory=dict)
+
+
+def _numpy_array(values):
+    from .state import _numpy
+    return _numpy().array(values, dtype=float)
 
 
 def _per_dof(value, dofs):
@@ -161,10 +168,12 @@ def build_links(links):
 
 class Articulation:
     """A live articulation in a world. `id`, `dof_count`; `joints` lists the names of the joints with
-    dofs in dof order (empty when the articulation was not described from Python or a URDF); `links`
-    the link names. Joints are addressed by name or by dof index."""
+    dofs in dof order (empty when the articulation was described neither from Python nor by a URDF);
+    `links` the link names; for one loaded from a URDF, `robot` its name, `mimics` {follower joint:
+    (leader joint, multiplier, offset)} (URDF: q_follower = multiplier q_leader + offset) and `urdf` the
+    server's UrdfModel. Joints are addressed by name or by dof index."""
 
-    def __init__(self, world, articulation_id, dof_count, joints=(), links=()):
+    def __init__(self, world, articulation_id, dof_count, joints=(), links=(), urdf=None):
         self.world = world
         self.id = articulation_id
         self.dof_count = dof_count
@@ -174,6 +183,24 @@ class Articulation:
             self._dofs[name] = (first, count)
             self.joints.append(name)
         self.links = list(links)
+        self.urdf = urdf
+        self.robot = urdf.robot_name if urdf is not None else ""
+        self.mimics = {}
+        if urdf is not None:
+            for j in urdf.joints:
+                if j.mimic_of:
+                    self.mimics[j.name] = (j.mimic_of, j.multiplier, j.offset)
+
+    @classmethod
+    def from_urdf_model(cls, world, model):
+        """The handle of an articulation from a UrdfModel (LoadUrdf's reply or DescribeWorld): its joints
+        with a dof are named as in the URDF, in dof order; its links after the URDF links in them."""
+        joints = sorted(((j.name, j.link, j.dof, 1) for j in model.joints if j.dof >= 0), key=lambda j: j[2])
+        links = [""] * model.link_count
+        for link in model.links:
+            if 0 <= link.link < len(links) and not links[link.link]:
+                links[link.link] = link.name
+        return cls(world, model.articulation_id, model.dof_count, joints, links, urdf=model)
 
     def __repr__(self):
         return "Articulation(id=%d, dofs=%d, joints=%r)" % (self.id, self.dof_count, self.joints)
@@ -269,6 +296,12 @@ class Articulation:
         """Drive efforts of every dof (N or N*m); the state must include DRIVE_EFFORTS."""
         s = self._state(state, pb.INCLUDE_DRIVE_EFFORTS)
         return s.efforts_array if array else s.efforts
+
+    def targets(self, state=None, array=False):
+        """Drive target positions of every dof (m or rad; 0 where no drive is enabled); the state must
+        include DRIVE_TARGETS."""
+        s = self._state(state, pb.INCLUDE_DRIVE_TARGETS)
+        return _numpy_array(s.targets) if array else s.targets
 
     def joint_positions(self, state=None):
         """{joint name: position} (a list for a spherical joint)."""

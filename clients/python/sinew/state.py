@@ -18,7 +18,8 @@ VELOCITIES = pb.INCLUDE_VELOCITIES
 JOINT_POSITIONS = pb.INCLUDE_JOINT_POSITIONS
 JOINT_FORCES = pb.INCLUDE_JOINT_FORCES
 DRIVE_EFFORTS = pb.INCLUDE_DRIVE_EFFORTS
-EVERYTHING = POSES | VELOCITIES | JOINT_POSITIONS | JOINT_FORCES | DRIVE_EFFORTS
+DRIVE_TARGETS = pb.INCLUDE_DRIVE_TARGETS
+EVERYTHING = POSES | VELOCITIES | JOINT_POSITIONS | JOINT_FORCES | DRIVE_EFFORTS | DRIVE_TARGETS
 
 
 def _numpy():
@@ -74,16 +75,18 @@ class JointState:
 
 class ArticulationState:
     """One articulation, per dof in the articulation's dof order: `positions` (m or rad), `velocities`
-    (m/s or rad/s), `efforts` (drive force, N or N*m); `link_poses` per link in the world frame. Each
-    list is empty when the frame did not include it."""
+    (m/s or rad/s), `efforts` (drive force, N or N*m), `targets` (drive target positions, 0 where no
+    drive is enabled); `link_poses` per link in the world frame. Each list is empty when the frame did
+    not include it."""
 
-    __slots__ = ("id", "positions", "velocities", "efforts", "link_poses")
+    __slots__ = ("id", "positions", "velocities", "efforts", "targets", "link_poses")
 
     def __init__(self, a):
         self.id = a.id
         self.positions = list(a.position)
         self.velocities = list(a.velocity)
         self.efforts = list(a.effort)
+        self.targets = list(a.target_position)
         self.link_poses = [pose(t) for t in a.link_poses]
 
     @property

@@ -218,15 +218,72 @@ class World:
         return art
 
     def articulation(self, articulation_id, dof_count=None):
-        """A handle on an articulation this client did not create (joints addressed by dof index)."""
+        """A handle on an articulation by id: one this client made, else as the server describes it
+        (named joints if it came from a URDF). With dof_count, no request is made (joints by dof index)."""
         if articulation_id in self.articulations:
             return self.articulations[articulation_id]
-        if dof_count is None:
-            state = self.state(pb.INCLUDE_JOINT_POSITIONS)
-            dof_count = len(state.articulation(articulation_id).positions)
-        art = Articulation(self, articulation_id, dof_count)
+        if dof_count is not None:
+            art = Articulation(self, articulation_id, dof_count)
+            self.articulations[art.id] = art
+            return art
+        return self.describe(articulation_id)[0]
+
+    def describe(self, articulation_id=0):
+        """Ask the server what the world's articulations are (DescribeWorld): a list of Articulation
+        handles, with joint and link names, mimic couplings and visuals (`urdf`) for those loaded from a
+        URDF (the demo robot too). Also kept in `articulations` by id. `articulation_id`: just that one."""
+        reply = self._request("describe_world", pb.DescribeWorld(world_id=self.id, articulation_id=articulation_id))
+        self.description = reply.description
+        out = []
+        for info in reply.description.articulations:
+            if info.HasField("urdf"):
+                art = Articulation.from_urdf_model(self, info.urdf)
+            else:
+                # Without a URDF, a joint is named after the link it moves.
+                joints = [("link%d" % i, i, link.first_dof, link.dof_count)
+                          for i, link in enumerate(info.links) if link.dof_count > 0]
+                art = Articulation(self, info.id, info.dof_count, joints, ["link%d" % i for i in range(len(info.links))])
+            art.info = info
+            self.articulations[art.id] = art
+            out.append(art)
+        return out
+
+    def robot(self, name=None):
+        """The articulation loaded from the URDF robot `name` (None: the world's only URDF robot)."""
+        robots = [a for a in self.describe() if a.robot and (name is None or a.robot == name)]
+        if len(robots) != 1:
+            raise KeyError("world %d has %d robots named %r (robots: %s)" % (
+                self.id, len(robots), name, ", ".join(a.robot for a in self.articulations.values() if a.robot) or "none"))
+        return robots[0]
+
+    def load_urdf(self, urdf, file_name="", base_pose=None, base_mode="auto", drive_all=None, drives=None,
+                  initial=None):
+        """Load a robot from URDF text (str or bytes) into this world (owner only): one articulation, one
+        mimic joint per <mimic>. URDF has no drives: `drive_all` (a Drive for every joint but mimic
+        followers, holding its initial position) and `drives` {joint name: Drive} give them (a Drive
+        without max_force takes the URDF effort). `initial` {joint name: position}. `base_mode` 'auto'
+        (floating under a root floating joint, else fixed), 'fixed' or 'floating'. Returns the
+        Articulation, joints named as in the URDF. Errors name the file, line and element."""
+        modes = {"auto": pb.BASE_AUTO, "fixed": pb.BASE_FIXED, "floating": pb.BASE_FLOATING}
+        msg = pb.LoadUrdf(world_id=self.id, urdf=urdf.encode("utf-8") if isinstance(urdf, str) else bytes(urdf),
+                          file_name=file_name, base_mode=_enum(modes, base_mode, "base_mode"))
+        if base_pose is not None:
+            _fill_transform(msg.base_pose, base_pose)
+        if drive_all is not None:
+            msg.drive_all.drive.CopyFrom(drive_all.to_proto())
+        for joint, drive in (drives or {}).items():
+            msg.drives.add(joint=joint).drive.CopyFrom(drive.to_proto())
+        for joint, value in (initial or {}).items():
+            msg.initial.add(joint=joint, value=float(value))
+        model = self._request("load_urdf", msg).urdf
+        art = Articulation.from_urdf_model(self, model)
         self.articulations[art.id] = art
         return art
+
+    def load_urdf_file(self, path, **kwargs):
+        """load_urdf with the text of a file (its name appears in error messages)."""
+        with open(path, "rb") as f:
+            return self.load_urdf(f.read(), file_name=kwargs.pop("file_name", path)[-127:], **kwargs)
 
     def create_mimic(self, articulation, joints, gearing, offset=0.0, max_force=None):
         """Couple dofs: q_0 + sum_{i>=1} gearing[i] q_i + offset = 0 (gearing[0] is ignored). `joints` are

@@ -6,7 +6,7 @@ import { shortId } from './protocol.js';
 
 const TABLE_INTERVAL_MS = 100; // numbers are rewritten at most 10 times a second
 
-function fmt(v, digits = 4) {
+function fmt(v, digits = 3) {
 	return v === undefined || v === null || Number.isNaN(v) ? '–' : Number(v).toFixed(digits);
 }
 
@@ -60,6 +60,8 @@ export class JointTable {
 				rows.push({
 					key: `a:${a.id}:${i}`,
 					label: info?.name ?? `articulation ${shortId(a.id)} · dof ${i}`,
+					note: info?.mimicOf ? 'mimic' : '',
+					title: info ? `${info.name}: ${info.unit === 'm' ? 'prismatic, m' : 'revolute, rad'}${info.mimicOf ? `; follows ${info.mimicOf} (a mimic joint)` : ''}${info.driven ? `; drive target in [${info.lower}, ${info.upper}]` : ''}` : '',
 					kind: 'dof',
 					articulationId: a.id,
 					dof: i,
@@ -95,12 +97,19 @@ export class JointTable {
 			const cells = {};
 			const name = document.createElement('td');
 			name.className = 'name';
+			name.title = row.title ?? '';
 			const plotBox = document.createElement('input');
 			plotBox.type = 'checkbox';
 			plotBox.title = 'plot this joint';
 			plotBox.dataset.testid = 'plot-toggle';
 			plotBox.addEventListener('change', () => this.onPlot(row, plotBox.checked));
 			name.append(plotBox, document.createTextNode(` ${row.label}`));
+			if (row.note) {
+				const note = document.createElement('span');
+				note.className = 'note';
+				note.textContent = ` ${row.note}`;
+				name.appendChild(note);
+			}
 			tr.appendChild(name);
 			for (const f of ['position', 'velocity', 'target', 'effort']) {
 				const td = document.createElement('td');
@@ -176,7 +185,7 @@ export class JointTable {
 			const v = this.values(frame, row);
 			row.cells.position.textContent = fmt(v.position);
 			row.cells.velocity.textContent = fmt(v.velocity);
-			row.cells.effort.textContent = fmt(v.effort, 3);
+			row.cells.effort.textContent = fmt(v.effort, 2);
 			const target = v.target ?? this.targets.get(row.key);
 			row.cells.target.textContent = row.driven ? fmt(target) : '';
 			if (row.slider && !row.slider.dragging && target !== undefined && document.activeElement !== row.slider) {

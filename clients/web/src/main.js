@@ -10,7 +10,7 @@ import { Plot } from './plot.js';
 import { describeWorld } from './describe.js';
 
 const STREAM_RATE_HZ = 30;
-const STREAM_INCLUDE = Include.INCLUDE_POSES | Include.INCLUDE_VELOCITIES | Include.INCLUDE_JOINT_POSITIONS | Include.INCLUDE_DRIVE_EFFORTS;
+const STREAM_INCLUDE = Include.INCLUDE_POSES | Include.INCLUDE_VELOCITIES | Include.INCLUDE_JOINT_POSITIONS | Include.INCLUDE_DRIVE_EFFORTS | Include.INCLUDE_DRIVE_TARGETS;
 const WORLD_LIST_INTERVAL_MS = 1000;
 const TARGET_INTERVAL_MS = 50; // slider targets are sent at most 20 times a second
 const RTF_WINDOW_S = 1.0;
@@ -407,6 +407,9 @@ window.sinewDashboard = {
 	},
 	get framesRendered() {
 		return view.frameCount;
+	},
+	get drawn() {
+		return view.stats();
 	},
 	get latestFrame() {
 		return app.latestFrame;

@@ -22,6 +22,8 @@ export const Role = enumValues('Role');
 export const TimeMode = enumValues('TimeMode');
 export const Include = enumValues('Include');
 export const ErrorCode = enumValues('ErrorCode');
+export const LinkJointType = enumValues('LinkJointType');
+export const GeometryType = enumValues('GeometryType');
 export const PROTOCOL_VERSION = enumValues('ProtocolVersion').PROTOCOL_VERSION_CURRENT;
 
 const errorNames = Object.fromEntries(Object.entries(ErrorCode).map(([k, v]) => [v, k]));

@@ -172,6 +172,17 @@ export class View3D {
 		this.requestRender();
 	}
 
+	// What is drawn: groups (bodies and links) and meshes (visuals or placeholders).
+	stats() {
+		let meshes = 0;
+		this.root.traverse((o) => {
+			if (o.isMesh) {
+				meshes += 1;
+			}
+		});
+		return { objects: this.objects.size, meshes, described: Boolean(this.description) };
+	}
+
 	// Aim the camera at everything drawn.
 	fit() {
 		const box = new Box3().setFromObject(this.root);

@@ -1,0 +1,41 @@
+// What the server tells about a world's robots: the UrdfModel of an articulation built from a URDF (the
+// LoadUrdf reply, also kept encoded in the world host for DescribeWorld), and the DescribeWorld reply
+// (each articulation's links from the core, with its UrdfModel when it has one).
+#ifndef SINEW_SERVER_MODEL_INFO_H
+#define SINEW_SERVER_MODEL_INFO_H
+
+#include "sinew.pb.h"
+
+#include "sinew/model.h"
+#include "sinew/sinew.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct world_host;
+
+// A URDF and where it went in a world (snm_build's result); the callbacks of a filled UrdfModel read it.
+typedef struct model_info
+{
+	const snm_model* model;
+	const snm_build_result* built;
+} model_info;
+
+// Fill a UrdfModel for an articulation of `dof_count` dofs built from info (callbacks point at info, which
+// must outlive the encoding).
+void model_info_fill(sinew_v1_UrdfModel* out, const model_info* info, sn_articulation_id articulation,
+					 int dof_count);
+
+// Encode that UrdfModel and keep the bytes in the host for DescribeWorld (replacing any kept for the same
+// articulation id). Returns false if memory ran out (nothing is kept then).
+bool model_info_keep(struct world_host* host, const model_info* info, sn_articulation_id articulation,
+					 int dof_count);
+
+// Fill a WorldDescription of the host's world (idle), of one articulation (articulation not null) or all.
+// Allocates what its callbacks read: free it with model_info_free_description after encoding.
+bool model_info_describe(struct world_host* host, sn_articulation_id articulation, sinew_v1_WorldDescription* out,
+						 void** scratch);
+void model_info_free_description(void* scratch);
+
+#endif
