@@ -99,7 +99,7 @@ def check_dockerfile(known):
     copies = [args for word, args in final if word == "COPY"]
     check(copies and all(a.startswith("--from=") for a in copies), "the runtime stage copies only from the build stage: %s" % copies)
     shipped = " ".join(args for _, word, args in ins if word == "RUN" and "/out/" in args)
-    for thing in ("server/sinewd", "clients/web/dist", "deploy/healthcheck.sh"):
+    for thing in ("server/sinewd", "clients/web/dist", "deploy/healthcheck.sh", "models/"):
         check(thing in shipped, "the image ships %s" % thing)
     check(not re.search(r"/out/\S*(tests|bench|node_modules|\.a\b)", shipped), "the image ships no tests, benchmarks or packages")
     users = [args for word, args in final if word == "USER"]

@@ -1,38 +1,25 @@
 #!/usr/bin/python3
-"""A first Sinew script: build a two-joint arm on a running sinewd, move it by joint name, read its
-joints back, stream its state, and look at the other worlds on the server.
+"""A first Sinew script: load a robot arm from its URDF into a world of your own on a running sinewd,
+move it by joint name, read its joints back (lists and numpy arrays), stream its state, and look at the
+demo robot that the server runs for everyone.
 
     bash scripts/run.sh                                   # in one terminal: the server
     /usr/bin/python3 clients/python/examples/hello_arm.py # in another
 
-Options: --host, --port (the TCP port, default 7420), --token.
+Options: --host, --port (the TCP port, default 7420), --token, --urdf (default models/sinew_arm.urdf).
 """
 
 import argparse
-import math
 import os
 import sys
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 # Run from a checkout: the package is next to this folder (installing it puts it on the path instead).
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(HERE, ".."))
 
 import sinew  # noqa: E402
 
-# Each joint's x axis is its hinge axis: turn it onto world y, so the arm swings in the x-z plane.
-ABOUT_Y = sinew.quat_from_axis_angle((0, 0, 1), math.pi / 2)
-
-
-def build_arm(world):
-    drive = sinew.Drive(stiffness=400.0, damping=40.0)  # N*m/rad, N*m*s/rad
-    return world.create_articulation([
-        sinew.Link("base"),
-        sinew.Link("upper_arm", joint="revolute", joint_name="shoulder", parent="base",
-                   parent_frame=((0, 0, 0.5), ABOUT_Y), child_frame=((-0.2, 0, 0), ABOUT_Y),
-                   mass=1.5, inertia=(0.002, 0.02, 0.02), limit=(-2.0, 2.0), drive=drive),
-        sinew.Link("forearm", joint="revolute", joint_name="elbow", parent="upper_arm",
-                   parent_frame=((0.2, 0, 0), ABOUT_Y), child_frame=((-0.15, 0, 0), ABOUT_Y),
-                   mass=1.0, inertia=(0.001, 0.008, 0.008), limit=(-2.5, 2.5), drive=drive),
-    ])
+DEFAULT_URDF = os.path.join(HERE, "..", "..", "..", "models", "sinew_arm.urdf")
 
 
 def main():
@@ -40,6 +27,7 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=7420)
     parser.add_argument("--token", default=None)
+    parser.add_argument("--urdf", default=os.path.normpath(DEFAULT_URDF))
     args = parser.parse_args()
 
     try:
@@ -51,41 +39,57 @@ def main():
 
         # A world of our own, paused: it steps only when we say so. It goes away when we disconnect.
         world = client.create_world("hello_arm", dt=0.002, solver="tgs")
-        arm = build_arm(world)
-        print("arm: %d dofs, joints %s" % (arm.dof_count, ", ".join(arm.joints)))
+        # URDF has no drives: give every joint a PD drive (acceleration-type gains: 1/s^2 and 1/s).
+        arm = world.load_urdf_file(args.urdf, drive_all=sinew.Drive(stiffness=2500.0, damping=100.0,
+                                                                    type="acceleration"))
+        print("loaded %s: %d dofs, joints %s" % (arm.robot, arm.dof_count, ", ".join(arm.joints)))
+        for follower, (leader, multiplier, offset) in arm.mimics.items():
+            print("  %s follows %s (q = %g q_%s + %g)" % (follower, leader, multiplier, leader, offset))
 
-        # Move by joint name, step, read the joints back (lists, or numpy arrays with array=True).
-        print("%8s  %10s  %10s" % ("time_s", "shoulder", "elbow"))
-        for shoulder, elbow in ((0.5, -0.8), (-0.3, 1.2), (0.0, 0.0)):
-            arm.set_targets({"shoulder": shoulder, "elbow": elbow})
+        # Move by joint name, step, read the joints back.
+        print("%8s  %9s  %9s  %9s" % ("time_s", "joint2", "joint4", "fingers"))
+        for joint2, joint4, fingers in ((0.6, -1.2, 0.04), (-0.4, -0.6, 0.0), (0.0, 0.0, 0.02)):
+            arm.set_targets({"joint2": joint2, "joint4": joint4, "finger_left_joint": fingers})
             result = world.step(500)  # 1 s
             q = arm.joint_positions()
-            print("%8.3f  %10.4f  %10.4f   (targets %.2f, %.2f rad)"
-                  % (result.time, q["shoulder"], q["elbow"], shoulder, elbow))
+            print("%8.3f  %9.4f  %9.4f  %9.4f   targets %.2f, %.2f rad, %.3f m (the right finger: %.4f m)"
+                  % (result.time, q["joint2"], q["joint4"], q["finger_left_joint"], joint2, joint4, fingers,
+                     q["finger_right_joint"]))
+        try:
+            q = arm.positions(array=True)  # a numpy array in dof order
+            print("as an array: %s" % q.round(3))
+        except ImportError:
+            pass  # numpy is optional (Debian: python3-numpy)
 
         # Errors carry the server's code and message, and change nothing.
         try:
-            arm.set_targets({"shoulder": float("nan")})
+            arm.set_targets({"joint2": float("nan")})
         except sinew.SinewError as err:
             print("refused as expected: %s" % err)
 
         # Stream the state while the world runs in real time for half a second.
         world.play()
-        arm.set_targets({"shoulder": 1.0})
+        arm.set_targets({"joint1": 1.0})
         start = world.state().time
-        with world.subscribe(rate_hz=10, include=sinew.JOINT_POSITIONS | sinew.DRIVE_EFFORTS) as sub:
+        include = sinew.JOINT_POSITIONS | sinew.DRIVE_EFFORTS
+        with world.subscribe(rate_hz=10, include=include) as sub:
             for state in sub:
-                a = state.articulation(arm)
-                print("stream: t=%.3f s  q=%s  effort=%s N*m" % (
-                    state.time, ["%.3f" % v for v in a.positions], ["%.2f" % v for v in a.efforts]))
+                print("stream: t=%.3f s  joint1=%.3f rad  effort=%.2f N*m" % (
+                    state.time, arm.position("joint1", state), arm.efforts(state)[arm.dof("joint1")]))
                 if state.time >= start + 0.5:
                     break
         world.pause()
 
+        # Every world on the server, and the demo robot as any client sees it (DescribeWorld).
         print("worlds on this server:")
         for info in client.worlds():
-            print("  %-12s id=%d mode=%s t=%.2f s bodies=%d articulations=%d (you: %s)" % (
-                info.name, info.id, info.mode, info.time, info.body_count, info.articulation_count, info.role))
+            print("  %-12s id=%d mode=%s t=%.2f s articulations=%d (you: %s)" % (
+                info.name, info.id, info.mode, info.time, info.articulation_count, info.role))
+        if any(info.name == "demo" for info in client.worlds()):
+            demo = client.open_world("demo", role="observer")
+            robot = demo.robot()
+            q = robot.joint_positions()
+            print("the demo robot %s: %s" % (robot.robot, ", ".join("%s=%.2f" % (k, v) for k, v in q.items())))
 
 
 if __name__ == "__main__":
