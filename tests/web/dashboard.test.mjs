@@ -59,8 +59,9 @@ function measure(page, png) {
 			sum += l;
 			sum2 += l * l;
 			colours.add((d[i] >> 4) * 256 + (d[i + 1] >> 4) * 16 + (d[i + 2] >> 4));
-			// The demo arm's orange links (rgba 0.95 0.45 0.1), lit: red well above green above blue.
-			if (d[i] > 140 && d[i] > d[i + 1] + 50 && d[i + 1] > d[i + 2] + 30) {
+			// The demo arm's orange links (rgba 0.95 0.45 0.1), lit or in shade: red well above green, green
+			// well above blue. Nothing else in the scene has that hue (grey grid, dark blue background).
+			if (d[i] > 90 && d[i] > 1.4 * d[i + 1] && d[i + 1] > 1.5 * d[i + 2] + 10) {
 				orange += 1;
 			}
 		}
@@ -132,7 +133,8 @@ describe('dashboard', { timeout: 120000 }, () => {
 		const stats = await measure(page, shot);
 		// A drawn scene (floor grid, lit links) spreads luminance by well over 3 levels of 255 and uses
 		// dozens of colours; a blank or failed canvas is one flat colour (stddev 0, 1 colour). The arm's
-		// orange links cover hundreds of pixels at this size (about 2% of the view, measured).
+		// orange links cover 800 to 1700 pixels of this view as the demo moves (measured over 16 s); the
+		// placeholder boxes drawn without a description are blue.
 		assert.ok(stats.width > 200 && stats.height > 200, JSON.stringify(stats));
 		assert.ok(stats.stddev > 3 && stats.colours > 20, `3D view looks blank: ${JSON.stringify(stats)}`);
 		assert.ok(stats.orange > 200, `the robot's orange links are not drawn: ${JSON.stringify(stats)}`);

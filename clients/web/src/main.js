@@ -15,6 +15,7 @@ const WORLD_LIST_INTERVAL_MS = 1000;
 const TARGET_INTERVAL_MS = 50; // slider targets are sent at most 20 times a second
 const RTF_WINDOW_S = 1.0;
 const PLOT_DEFAULT_ROWS = 2; // the first joints are plotted when a world is opened
+const REDESCRIBE_MS = 2000; // a world whose articulations changed is described again at most this often
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -195,6 +196,7 @@ async function openWorld(info) {
 	$('role').textContent = `you: ${roleName(sel.role)}`;
 	try {
 		sel.description = await describeWorld(conn, info.worldId);
+		sel.describedAt = performance.now();
 	} catch (err) {
 		sel.description = null;
 		message(`no description of this world (${err.serverMessage ?? err.message}); links are drawn as boxes`);
@@ -305,11 +307,34 @@ function sendTargets() {
 
 // ---- state and events ---------------------------------------------------------------------------------
 
+// An articulation the description does not know (loaded after the world was opened): describe again.
+function redescribeIfNew(sel, frame) {
+	const known = sel.description?.articulationsById;
+	if (!known || sel.describing || performance.now() - (sel.describedAt ?? 0) < REDESCRIBE_MS) {
+		return;
+	}
+	if (frame.articulations.every((a) => known.has(a.id))) {
+		return;
+	}
+	sel.describing = true;
+	sel.describedAt = performance.now();
+	describeWorld(conn, sel.id).then((d) => {
+		if (app.selected === sel) {
+			sel.description = d;
+			view.setDescription(d);
+			table.setDescription(d);
+		}
+	}, () => {}).finally(() => {
+		sel.describing = false;
+	});
+}
+
 function frameArrived(frame) {
 	const sel = app.selected;
 	if (!sel || frame.subscriptionId !== sel.subscriptionId) {
 		return;
 	}
+	redescribeIfNew(sel, frame);
 	app.latestFrame = frame;
 	app.framesReceived += 1;
 	view.update(frame);

@@ -5,7 +5,7 @@
 import {
 	AmbientLight, BoxGeometry, Color, CylinderGeometry, DirectionalLight, GridHelper, Group, HemisphereLight,
 	Mesh, MeshStandardMaterial, PerspectiveCamera, Scene, SphereGeometry, Vector3, WebGLRenderer, Box3,
-	AxesHelper, Quaternion,
+	Quaternion,
 } from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 
@@ -50,8 +50,6 @@ export class View3D {
 		const grid = new GridHelper(10, 40, 0x6b7890, 0x3a4252);
 		grid.rotation.x = Math.PI / 2; // GridHelper lies in x-z; the world's floor is x-y
 		this.scene.add(grid);
-		const axes = new AxesHelper(0.3);
-		this.scene.add(axes);
 		this.root = new Group();
 		this.scene.add(this.root);
 
