@@ -12,6 +12,7 @@
 // (or dof) order; a second block holds the rows, sized by the dofs that carry rows and grown only by
 // creation, setters and mimic joints (never by a step).
 #include "artic.h"
+#include "hash.h"
 
 #include "mathx.h"
 #include "world.h"
@@ -1018,22 +1019,6 @@ sn_error artic_check_state(const sn_world* world, double speed_limit)
 	return SN_ERR_OK;
 }
 
-static uint64_t hash_bytes(uint64_t h, const void* data, size_t size)
-{
-	const unsigned char* p = data;
-	for (size_t i = 0; i < size; ++i)
-	{
-		h ^= p[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
-static uint64_t hash_doubles(uint64_t h, const double* x, int count)
-{
-	return hash_bytes(h, x, (size_t)count * sizeof(double));
-}
-
 uint64_t artic_state_hash(const sn_world* world, uint64_t h)
 {
 	const artic_store* s = world->artics;
@@ -1051,11 +1036,11 @@ uint64_t artic_state_hash(const sn_world* world, uint64_t h)
 		h = hash_bytes(h, &a->base_pose, sizeof(a->base_pose));
 		h = hash_bytes(h, &a->base_v, sizeof(a->base_v));
 		h = hash_bytes(h, &a->base_w, sizeof(a->base_w));
-		h = hash_doubles(h, a->q, a->dof_count);
-		h = hash_doubles(h, a->qd, a->dof_count);
+		h = hash_doubles(h, a->q, (size_t)a->dof_count);
+		h = hash_doubles(h, a->qd, (size_t)a->dof_count);
 		h = hash_bytes(h, a->sph, (size_t)a->link_count * sizeof(sn_quat));
-		h = hash_doubles(h, a->warm, a->dof_count * ARTIC_WARM_SLOTS);
-		h = hash_doubles(h, a->effort, a->dof_count);
+		h = hash_doubles(h, a->warm, (size_t)a->dof_count * ARTIC_WARM_SLOTS);
+		h = hash_doubles(h, a->effort, (size_t)a->dof_count);
 		h = hash_bytes(h, a->incoming, (size_t)a->link_count * sizeof(sv6));
 	}
 	for (int m = 0; m < s->mimic_high; ++m)

@@ -121,6 +121,19 @@ void body_prepare_solver_slots(sn_world* world)
 	world->solver_count = n;
 }
 
+void body_store_solver_velocities(sn_world* world)
+{
+	for (int i = 1; i < world->solver_count; ++i)
+	{
+		body* b = world->bodies + world->solver_infos[i].body;
+		if (b->type == SN_BODY_DYNAMIC)
+		{
+			b->v = world->solver_bodies[i].v;
+			b->w = world->solver_bodies[i].w;
+		}
+	}
+}
+
 bool sn_body_is_valid(const sn_world* world, sn_body_id id)
 {
 	return body_get(world, id) != NULL;

@@ -43,5 +43,7 @@ void body_integrate_velocity(const body* b, sn_vec3 gravity, double h, sn_vec3* 
 // slot with its velocities, inverse mass and world inverse inertia, and its solver_index. The same layout
 // as PGS/TGS's (solver.c), so rows (row.h) index the same arrays.
 void body_prepare_solver_slots(sn_world* world);
+// Copy the solver slots' velocities back into the dynamic bodies.
+void body_store_solver_velocities(sn_world* world);
 
 #endif

@@ -481,27 +481,6 @@ static double coupling_at(const row* r, const row* s, int slot)
 	return v;
 }
 
-// A joint's rows as joint.h builds them, but without projecting the free rows out of the lock block
-// (builder_project_free_rows): that serves Gauss-Seidel, while the exact solve couples the rows itself,
-// and a projected row would aim its target at J v + sum alpha_j J_j v instead of J v.
-static void build_joint_rows(const joint* j, const joint_frame* f, row_builder* b)
-{
-	switch (j->type)
-	{
-		case SN_JOINT_SPHERICAL:
-			spherical_joint_build_rows(j, f, b);
-			break;
-		case SN_JOINT_DISTANCE:
-			distance_joint_build_rows(j, f, b);
-			break;
-		case SN_JOINT_TYPE_COUNT:
-			break;
-		default:
-			axes_joint_build_rows(j, f, b);
-			break;
-	}
-}
-
 static void build_rows(sn_world* world, double h)
 {
 	direct_state* d = &world->direct;
@@ -510,6 +489,9 @@ static void build_rows(sn_world* world, double h)
 	b.count = 0;
 	b.blocks = world->blocks;
 	b.block_count = 0;
+	// The exact solve couples a joint's rows itself; a projected row would aim its target at
+	// J v + sum alpha_j J_j v instead of J v (builder_project_free_rows).
+	b.project_free_rows = false;
 	b.h = h;
 	b.rigid_bias_rate = world->def.erp / h;
 	for (int node = 0; node < d->node_count; ++node)
@@ -518,16 +500,9 @@ static void build_rows(sn_world* world, double h)
 		const joint* j = world->joints + i;
 		joint_frame f;
 		joint_frame_compute(world, j, &f);
-		b.joint_index = i;
-		b.sa = body_solver_index(world, j->body_a);
-		b.sb = body_solver_index(world, j->body_b);
-		b.ma = world->solver_infos[b.sa].inv_mass;
-		b.mb = world->solver_infos[b.sb].inv_mass;
-		b.inv_ia = world->solver_infos[b.sa].inv_inertia;
-		b.inv_ib = world->solver_infos[b.sb].inv_inertia;
-		b.warm = j->warm;
+		builder_begin_joint(world, &b, i);
 		d->node_row_first[node] = b.count;
-		build_joint_rows(j, &f, &b);
+		joint_build_rows(world, j, &f, &b);
 		d->node_row_count[node] = b.count - d->node_row_first[node];
 	}
 	world->row_count = b.count;

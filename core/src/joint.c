@@ -468,8 +468,24 @@ int joint_build_rows(const sn_world* world, const joint* j, const joint_frame* f
 		case SN_JOINT_TYPE_COUNT:
 			break;
 	}
-	builder_project_free_rows(b, first);
+	if (b->project_free_rows)
+	{
+		builder_project_free_rows(b, first);
+	}
 	return b->count - first;
+}
+
+void builder_begin_joint(const sn_world* world, row_builder* b, int32_t index)
+{
+	const joint* j = world->joints + index;
+	b->joint_index = index;
+	b->sa = body_solver_index(world, j->body_a);
+	b->sb = body_solver_index(world, j->body_b);
+	b->ma = world->solver_infos[b->sa].inv_mass;
+	b->mb = world->solver_infos[b->sb].inv_mass;
+	b->inv_ia = world->solver_infos[b->sa].inv_inertia;
+	b->inv_ib = world->solver_infos[b->sb].inv_inertia;
+	b->warm = j->warm;
 }
 
 // ---- getters ----------------------------------------------------------------------------------------

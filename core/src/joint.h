@@ -90,7 +90,14 @@ typedef struct row_builder
 	row_block* blocks;            // where to write lock blocks
 	int block_count;
 	const double* warm;           // the joint's warm-start table
+	// Project free-axis rows out of the lock block (builder_project_free_rows): on for the sequential
+	// solvers, off for the direct solve, which couples the rows itself.
+	bool project_free_rows;
 } row_builder;
+
+// Point the builder at joint `index`: its bodies' solver slots, masses and inverse inertias (from the
+// world's solver slots) and its warm-start table.
+void builder_begin_joint(const sn_world* world, row_builder* b, int32_t index);
 
 joint* joint_get(const sn_world* world, sn_joint_id id);
 sn_joint_id joint_id_of(const sn_world* world, int32_t index);

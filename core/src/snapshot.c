@@ -4,6 +4,8 @@
 // the same as in the original.
 #include "snapshot.h"
 
+#include "hash.h"
+
 #include "artic.h"
 #include "body.h"
 #include "joint.h"
@@ -213,16 +215,6 @@ bool snap_free_list_valid(int32_t head, const int32_t* next, const bool* live, i
 	return seen == dead;
 }
 
-static uint64_t fnv1a(const uint8_t* p, size_t n)
-{
-	uint64_t h = 14695981039346656037ull;
-	for (size_t i = 0; i < n; ++i)
-	{
-		h ^= p[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
 
 // ---- sections ---------------------------------------------------------------------------------------
 
@@ -388,7 +380,7 @@ sn_error sn_world_snapshot_write(const sn_world* world, void* buffer, size_t cap
 	snap_put_u32(&h, SN_SNAPSHOT_VERSION);
 	snap_put_u32(&h, SECTION_COUNT);
 	snap_put_u64(&h, w.size);
-	snap_put_u64(&h, fnv1a(out + HEADER_SIZE, w.size));
+	snap_put_u64(&h, hash_bytes(HASH_SEED, out + HEADER_SIZE, w.size));
 	return SN_ERR_OK;
 }
 
@@ -768,7 +760,7 @@ sn_error sn_world_create_from_snapshot(const void* data, size_t size, const sn_a
 	uint64_t payload = snap_get_u64(&r);
 	uint64_t hash = snap_get_u64(&r);
 	if (version != SN_SNAPSHOT_VERSION || sections != SECTION_COUNT || payload != size - HEADER_SIZE ||
-		hash != fnv1a(bytes + HEADER_SIZE, (size_t)payload))
+		hash != hash_bytes(HASH_SEED, bytes + HEADER_SIZE, (size_t)payload))
 	{
 		return SN_ERR_BAD_SNAPSHOT;
 	}

@@ -128,18 +128,6 @@ static void integrate_positions(sn_world* world, double h)
 	}
 }
 
-static void store_velocities(sn_world* world)
-{
-	for (int i = 1; i < world->solver_count; ++i)
-	{
-		body* b = world->bodies + world->solver_infos[i].body;
-		if (b->type == SN_BODY_DYNAMIC)
-		{
-			b->v = world->solver_bodies[i].v;
-			b->w = world->solver_bodies[i].w;
-		}
-	}
-}
 
 static void build_rows(sn_world* world, double h, double rigid_bias_rate)
 {
@@ -148,6 +136,7 @@ static void build_rows(sn_world* world, double h, double rigid_bias_rate)
 	b.count = 0;
 	b.blocks = world->blocks;
 	b.block_count = 0;
+	b.project_free_rows = true;
 	b.h = h;
 	b.rigid_bias_rate = rigid_bias_rate;
 	for (int i = 0; i < world->joint_high; ++i)
@@ -159,14 +148,7 @@ static void build_rows(sn_world* world, double h, double rigid_bias_rate)
 		}
 		joint_frame f;
 		joint_frame_compute(world, j, &f);
-		b.joint_index = i;
-		b.sa = body_solver_index(world, j->body_a);
-		b.sb = body_solver_index(world, j->body_b);
-		b.ma = world->solver_infos[b.sa].inv_mass;
-		b.mb = world->solver_infos[b.sb].inv_mass;
-		b.inv_ia = world->solver_infos[b.sa].inv_inertia;
-		b.inv_ib = world->solver_infos[b.sb].inv_inertia;
-		b.warm = j->warm;
+		builder_begin_joint(world, &b, i);
 		joint_build_rows(world, j, &f, &b);
 	}
 	world->row_count = b.count;
@@ -345,7 +327,7 @@ static void pgs_substep(sn_world* world, double h)
 		solve_rows(world, SOLVE_PGS_VELOCITY, h);
 		artic_solve_sweep(world, ARTIC_SWEEP_PGS_VELOCITY, 1);
 	}
-	store_velocities(world);
+	body_store_solver_velocities(world);
 	accumulate_joints(world, h);
 	artic_solve_end(world);
 }
@@ -378,7 +360,7 @@ static void tgs_substep(sn_world* world, double h)
 		artic_solve_advance(world, rho);
 		if (bodies)
 		{
-			store_velocities(world);
+			body_store_solver_velocities(world);
 			accumulate_joints(world, rho);
 		}
 	}
@@ -394,7 +376,7 @@ static void tgs_substep(sn_world* world, double h)
 		}
 		if (bodies)
 		{
-			store_velocities(world);
+			body_store_solver_velocities(world);
 			accumulate_joints(world, rho);
 		}
 	}

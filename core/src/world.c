@@ -2,6 +2,8 @@
 // the queries that span all objects.
 #include "world.h"
 
+#include "hash.h"
+
 #include "artic.h"
 #include "solver.h"
 
@@ -389,17 +391,6 @@ sn_memory_stats sn_world_get_memory_stats(const sn_world* world)
 	return world->memory.stats;
 }
 
-static uint64_t hash_bytes(uint64_t h, const void* data, size_t size)
-{
-	const unsigned char* p = data;
-	for (size_t i = 0; i < size; ++i)
-	{
-		h ^= p[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 static uint64_t hash_double(uint64_t h, double x)
 {
 	uint64_t bits;
@@ -414,7 +405,7 @@ static uint64_t hash_vec(uint64_t h, sn_vec3 v)
 
 uint64_t sn_world_state_hash(const sn_world* world)
 {
-	uint64_t h = 14695981039346656037ull;
+	uint64_t h = HASH_SEED;
 	h = hash_double(h, world->time);
 	for (int i = 0; i < world->body_high; ++i)
 	{

@@ -229,18 +229,6 @@ static void derive_velocities(sn_world* world, double hx)
 	}
 }
 
-static void store_velocities(sn_world* world)
-{
-	for (int i = 1; i < world->solver_count; ++i)
-	{
-		body* b = world->bodies + world->solver_infos[i].body;
-		if (b->type == SN_BODY_DYNAMIC)
-		{
-			b->v = world->solver_bodies[i].v;
-			b->w = world->solver_bodies[i].w;
-		}
-	}
-}
 
 // ---- joint types from the blocks ---------------------------------------------------------------------
 
@@ -628,5 +616,5 @@ void xpbd_substep(sn_world* world, double h)
 			joint_pass(world, hx, XPBD_VELOCITY, false);
 		}
 	}
-	store_velocities(world);
+	body_store_solver_velocities(world);
 }

@@ -813,6 +813,7 @@ int xpbd_build_rows(xpbd_ctx* c, const sn_world* world, row* rows, row_block* bl
 	b.blocks = blocks;
 	b.block_count = 0;
 	b.warm = no_warm;
+	b.project_free_rows = true;
 	joint_build_rows(world, c->j, &f, &b);
 	return b.count;
 }
