@@ -31,9 +31,11 @@ typedef struct run_result
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_chain [--seconds S] [--grid-seconds S] [--n N]... [--grid SIDE] "
-					"[--solver pgs|tgs|xpbd|direct]...\n"
+					"[--solver pgs|tgs|xpbd|direct]... [--warm-start F]\n"
 					"  Chains of N links (default 10, 50, 200) for S seconds (default 5), a SIDE x SIDE sheet\n"
-					"  (default 20, 0 for none) for its own seconds (default 1), in each solver (default all).\n");
+					"  (default 20, 0 for none) for its own seconds (default 1), in each solver (default all).\n"
+					"  --warm-start F sets every world's warm start (default 1); the sheet also runs in TGS at 0.9,\n"
+					"  which its closed loops need (sn_world_def.warm_start).\n");
 }
 
 // Step for `seconds`, timing only the steps; sample the joints' errors every SAMPLE_STEPS steps.
@@ -76,13 +78,14 @@ static void print_run(const char* scene, sn_solver solver, int n, int joints, do
 					  sn_world* world)
 {
 	const char* name = sn_solver_name(solver);
-	printf("  %-7s %-6s %5d %6d %11.1f %14.1f %13.3e %13.3e %12.3e%s\n", name, scene, n, joints, r->steps_per_s,
+	printf("  %-7s %-9s %5d %6d %11.1f %14.1f %13.3e %13.3e %12.3e%s\n", name, scene, n, joints, r->steps_per_s,
 		   r->ns_per_joint_step, r->end_error_m, r->worst_error_m, r->worst_axis_rad, r->diverged ? "  (diverged)" : "");
 	printf("BENCH scene=%s coords=maximal solver=%s n=%d joints=%d dt_s=%g steps=%d steps_per_s=%.1f "
 		   "ns_per_joint_step=%.1f max_joint_error_m=%.3e worst_joint_error_m=%.3e worst_axis_error_rad=%.3e "
 		   "diverged=%d",
 		   scene, name, n, joints, dt, r->steps, r->steps_per_s, r->ns_per_joint_step, r->end_error_m, r->worst_error_m,
 		   r->worst_axis_rad, r->diverged);
+	printf(" warm_start=%g", sn_world_get_warm_start(world));
 	if (solver == SN_SOLVER_DIRECT)
 	{
 		sn_solver_stats st = sn_world_get_solver_stats(world);
@@ -108,7 +111,7 @@ static int parse_solver(const char* name, sn_solver* out)
 
 int main(int argc, char** argv)
 {
-	double seconds = 5.0, grid_seconds = 1.0;
+	double seconds = 5.0, grid_seconds = 1.0, warm_start = 1.0;
 	int sizes[MAX_SIZES] = { 10, 50, 200 };
 	int size_count = 3, user_sizes = 0, grid = 20;
 	sn_solver solvers[SN_SOLVER_COUNT] = { SN_SOLVER_PGS, SN_SOLVER_TGS, SN_SOLVER_XPBD, SN_SOLVER_DIRECT };
@@ -118,6 +121,10 @@ int main(int argc, char** argv)
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
 		{
 			seconds = atof(argv[++i]);
+		}
+		else if (strcmp(argv[i], "--warm-start") == 0 && i + 1 < argc)
+		{
+			warm_start = atof(argv[++i]);
 		}
 		else if (strcmp(argv[i], "--grid-seconds") == 0 && i + 1 < argc)
 		{
@@ -163,7 +170,7 @@ int main(int argc, char** argv)
 	const double dt = 0.001;
 	printf("# maximal coordinates, dt = %g s, default settings (8 position iterations, 1 velocity)\n", dt);
 	printf("# chains: %g s of simulated time; %dx%d sheet: %g s\n", seconds, grid, grid, grid_seconds);
-	printf("# %-7s %-6s %5s %6s %11s %14s %13s %13s %12s\n", "solver", "scene", "n", "joints", "steps/s",
+	printf("# %-7s %-9s %5s %6s %11s %14s %13s %13s %12s\n", "solver", "scene", "n", "joints", "steps/s",
 		   "ns/joint/step", "end error m", "worst gap m", "worst axis rad");
 	run_result chain200[SN_SOLVER_COUNT];
 	bool have200[SN_SOLVER_COUNT] = { false };
@@ -173,7 +180,7 @@ int main(int argc, char** argv)
 		for (int ni = 0; ni < size_count; ++ni)
 		{
 			chain_scene scene;
-			if (chain_scene_create(&scene, sizes[ni], solver, dt, 8, 1) != 0)
+			if (chain_scene_create(&scene, sizes[ni], solver, dt, 8, 1) != 0 || sn_world_set_warm_start(scene.world, warm_start) != SN_ERR_OK)
 			{
 				fprintf(stderr, "could not build the chain\n");
 				return 1;
@@ -187,16 +194,20 @@ int main(int argc, char** argv)
 			}
 			chain_scene_destroy(&scene);
 		}
-		if (grid > 0)
+		// The sheet in TGS runs a second time at warm start 0.9, which its closed loops need.
+		double grid_warm[2] = { warm_start, 0.9 };
+		int grid_runs = solver == SN_SOLVER_TGS && warm_start != 0.9 ? 2 : 1;
+		for (int g = 0; grid > 0 && g < grid_runs; ++g)
 		{
 			grid_scene scene;
-			if (grid_scene_create(&scene, grid, solver, dt, 8, 1) != 0)
+			if (grid_scene_create(&scene, grid, solver, dt, 8, 1) != 0 ||
+				sn_world_set_warm_start(scene.world, grid_warm[g]) != SN_ERR_OK)
 			{
-				fprintf(stderr, "could not build the grid\n");
+				fprintf(stderr, "could not build the grid (warm start must be in [0, 1])\n");
 				return 1;
 			}
 			run_result r = run(scene.world, scene.joints, scene.joint_count, dt, grid_seconds);
-			print_run("grid", solver, grid, scene.joint_count, dt, &r, scene.world);
+			print_run(g == 0 ? "grid" : "grid_w0.9", solver, grid, scene.joint_count, dt, &r, scene.world);
 			grid_scene_destroy(&scene);
 		}
 	}

@@ -230,6 +230,7 @@ static void write_world(snap_writer* w, const sn_world* world)
 	snap_put_f64(w, d->erp);
 	snap_put_f64(w, d->implicit_alpha);
 	snap_put_f64(w, d->implicit_beta);
+	snap_put_f64(w, d->warm_start);
 	snap_put_f64(w, d->divergence_speed);
 	snap_put_u32(w, d->id_tag);
 	snap_put_f64(w, world->time);
@@ -728,6 +729,7 @@ static sn_error read_world_settings(snap_reader* r, sn_world_def* def, double* t
 	def->erp = snap_get_f64(r);
 	def->implicit_alpha = snap_get_f64(r);
 	def->implicit_beta = snap_get_f64(r);
+	def->warm_start = snap_get_f64(r);
 	def->divergence_speed = snap_get_f64(r);
 	def->id_tag = snap_get_u32(r);
 	*time = snap_get_f64(r);

@@ -158,9 +158,14 @@ static void build_rows(sn_world* world, double h, double rigid_bias_rate)
 static void warm_start(sn_world* world)
 {
 	solver_body* sb = world->solver_bodies;
+	double factor = world->def.warm_start;
 	for (int r = 0; r < world->row_count; ++r)
 	{
 		row* rw = world->rows + r;
+		if (factor != 1.0)
+		{
+			rw->impulse *= factor;
+		}
 		if (rw->impulse != 0.0)
 		{
 			row_apply(rw, sb, rw->impulse);

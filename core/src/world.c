@@ -28,6 +28,7 @@ sn_world_def sn_default_world_def(void)
 	def.velocity_iterations = 1;
 	def.substeps = 1;
 	def.erp = 0.2;
+	def.warm_start = 1.0;
 	def.implicit_alpha = 1.0;
 	def.implicit_beta = 1.0;
 	def.divergence_speed = 1e6;
@@ -65,6 +66,10 @@ static sn_error check_def(const sn_world_def* def, char* detail, size_t cap)
 		FAIL_(SN_ERR_NOT_FINITE, "erp must be finite");
 	if (def->erp < 0.0 || def->erp > 1.0)
 		FAIL_(SN_ERR_INVALID_ARGUMENT, "erp must be in [0, 1], got %g", def->erp);
+	if (!isfinite(def->warm_start))
+		FAIL_(SN_ERR_NOT_FINITE, "warm_start must be finite");
+	if (def->warm_start < 0.0 || def->warm_start > 1.0)
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "warm_start must be in [0, 1], got %g", def->warm_start);
 	if (!isfinite(def->implicit_alpha) || !isfinite(def->implicit_beta))
 		FAIL_(SN_ERR_NOT_FINITE, "implicit_alpha and implicit_beta must be finite");
 	if (!(def->implicit_alpha >= 0.5 && def->implicit_alpha <= 1.0))
@@ -247,6 +252,18 @@ sn_error sn_world_set_implicit_factors(sn_world* world, double alpha, double bet
 	d.implicit_alpha = alpha;
 	d.implicit_beta = beta;
 	return apply_def(world, d);
+}
+
+sn_error sn_world_set_warm_start(sn_world* world, double warm_start)
+{
+	sn_world_def d = world->def;
+	d.warm_start = warm_start;
+	return apply_def(world, d);
+}
+
+double sn_world_get_warm_start(const sn_world* world)
+{
+	return world->def.warm_start;
 }
 
 double sn_world_get_implicit_alpha(const sn_world* world)

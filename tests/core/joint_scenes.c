@@ -502,3 +502,67 @@ int scene_break_step(sn_solver solver, double break_force, int steps)
 	sn_world_destroy(world);
 	return broke;
 }
+
+sheet_run scene_sheet(sn_solver solver, int side, double warm_start, int steps)
+{
+	const double s = 0.25;
+	sn_world* world = scene_world(solver, 0.001);
+	assert_sn_ok(sn_world_set_warm_start(world, warm_start));
+	sn_body_id* bodies = test_calloc((size_t)(side * side), sizeof(sn_body_id));
+	sn_joint_id* joints = test_calloc((size_t)(2 * side * side), sizeof(sn_joint_id));
+	int joint_count = 0;
+	sn_quat x_to_y = sn_quat_from_axis_angle(sn_v3(0, 0, 1), 0.5 * SN_PI);
+	for (int i = 0; i < side; ++i)
+	{
+		for (int k = 0; k < side; ++k)
+		{
+			sn_body_def bd = sn_default_body_def();
+			bd.pose.p = sn_v3(s * (i + 0.5), s * k, 0.0);
+			bd.inertia = sn_inertia_box(1.0, sn_v3(0.5 * s, 0.5 * s, 0.02));
+			sn_body_id* b = bodies + i * side + k;
+			assert_sn_ok(sn_create_body(world, &bd, b));
+			sn_hinge_joint_def hd = sn_default_hinge_joint_def();
+			hd.base.frame_a.q = x_to_y;
+			hd.base.frame_b.q = x_to_y;
+			hd.base.body_b = *b;
+			hd.base.frame_b.p = sn_v3(-0.5 * s, 0, 0);
+			if (i > 0)
+			{
+				hd.base.body_a = bodies[(i - 1) * side + k];
+				hd.base.frame_a.p = sn_v3(0.5 * s, 0, 0);
+			}
+			else
+			{
+				hd.base.frame_a.p = sn_v3(0, s * k, 0);
+			}
+			assert_sn_ok(sn_create_hinge_joint(world, &hd, joints + joint_count++));
+			if (k > 0)
+			{
+				hd.base.body_a = bodies[i * side + k - 1];
+				hd.base.frame_a.p = sn_v3(0, 0.5 * s, 0);
+				hd.base.frame_b.p = sn_v3(0, -0.5 * s, 0);
+				assert_sn_ok(sn_create_hinge_joint(world, &hd, joints + joint_count++));
+			}
+		}
+	}
+	for (int i = 0; i < steps; ++i)
+	{
+		assert_sn_ok(sn_world_step(world));
+	}
+	sheet_run out = { 0.0, 0.0 };
+	for (int k = 0; k < joint_count; ++k)
+	{
+		for (int a = SN_AXIS_X; a <= SN_AXIS_Z; ++a)
+		{
+			out.max_linear_error = fmax(out.max_linear_error, fabs(sn_joint_get_coordinate(world, joints[k], a)));
+		}
+		for (int a = SN_AXIS_RY; a <= SN_AXIS_RZ; ++a)
+		{
+			out.max_angular_error = fmax(out.max_angular_error, fabs(sn_joint_get_coordinate(world, joints[k], a)));
+		}
+	}
+	test_free(bodies);
+	test_free(joints);
+	sn_world_destroy(world);
+	return out;
+}

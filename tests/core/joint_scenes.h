@@ -70,4 +70,14 @@ void scene_cantilever_reaction(sn_solver solver, int steps, sn_vec3* force, sn_v
 // or -1 if it held for `steps` steps.
 int scene_break_step(sn_solver solver, double break_force, int steps);
 
+// A side x side sheet of 0.25 m square plates, each hinged about y to its neighbours in x and in y
+// (the first column to the world): closed loops of redundant hinges, as bench_chain's grid. Runs
+// `steps` steps of 1 ms and reports the largest anchor gap (m) and swing-lock error (rad).
+typedef struct sheet_run
+{
+	double max_linear_error;
+	double max_angular_error;
+} sheet_run;
+sheet_run scene_sheet(sn_solver solver, int side, double warm_start, int steps);
+
 #endif

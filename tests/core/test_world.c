@@ -269,6 +269,25 @@ static void test_foreign_ids_rejected(void** state)
 	sn_world_destroy(b);
 }
 
+// warm_start: [0, 1], finite; a rejected value changes nothing.
+static void test_warm_start_setting(void** state)
+{
+	(void)state;
+	sn_world_def wd = sn_default_world_def();
+	assert_near(wd.warm_start, 1.0, 0.0, "default: full warm start");
+	sn_world* w;
+	assert_sn_ok(sn_world_create(&wd, &w));
+	assert_sn_ok(sn_world_set_warm_start(w, 0.9));
+	assert_sn_error(sn_world_set_warm_start(w, NAN), SN_ERR_NOT_FINITE);
+	assert_sn_error(sn_world_set_warm_start(w, -0.1), SN_ERR_INVALID_ARGUMENT);
+	assert_sn_error(sn_world_set_warm_start(w, 1.5), SN_ERR_INVALID_ARGUMENT);
+	assert_near(sn_world_get_warm_start(w), 0.9, 0.0, "rejected values change nothing");
+	assert_true(sn_world_last_error_detail(w)[0] != '\0');
+	wd.warm_start = INFINITY;
+	assert_sn_error(sn_world_def_check(&wd, NULL, 0), SN_ERR_NOT_FINITE);
+	sn_world_destroy(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_divergence_non_finite),
 		cmocka_unit_test(test_break_events_lifetime),
 		cmocka_unit_test(test_foreign_ids_rejected),
+		cmocka_unit_test(test_warm_start_setting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

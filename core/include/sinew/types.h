@@ -47,6 +47,11 @@ typedef struct sn_world_def
 	// (sub)step. PGS and TGS: by split impulse. DIRECT: hard rows solve J v = -erp C / h. XPBD: unused
 	// (positions are projected onto the constraints directly). Default 0.2. Range [0, 1].
 	double erp;
+	// PGS and TGS: the fraction of each row's last impulse a solve starts from (warm start). Default 1,
+	// which a long chain needs to hold its tension from step to step. Below 1 damps the impulses that
+	// redundant rows (closed loops) pass between each other, which otherwise drift: TGS's one sweep per
+	// sub-advance holds a 20x20 sheet of hinges only with about 0.9 (bench_chain --warm-start). Range [0, 1].
+	double warm_start;
 	// DIRECT (seed 004): implicit velocity factor alpha, the weight of the end-of-step constraint force
 	// in the step's average force (1: backward Euler; 1/2: trapezoidal). Default 1. Range [0.5, 1].
 	double implicit_alpha;

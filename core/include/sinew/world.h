@@ -70,6 +70,8 @@ sn_error sn_world_set_substeps(sn_world* world, int substeps);
 int sn_world_get_substeps(const sn_world* world);
 sn_error sn_world_set_erp(sn_world* world, double erp);
 double sn_world_get_erp(const sn_world* world);
+sn_error sn_world_set_warm_start(sn_world* world, double warm_start);
+double sn_world_get_warm_start(const sn_world* world);
 // DIRECT's implicit factors alpha (velocity) and beta (position), each in [0.5, 1] (see sn_world_def).
 sn_error sn_world_set_implicit_factors(sn_world* world, double alpha, double beta);
 double sn_world_get_implicit_alpha(const sn_world* world);
@@ -121,7 +123,7 @@ uint64_t sn_world_state_hash(const sn_world* world);
 // original, and every id of the original stays valid in it. Bytes from outside are validated like defs:
 // a malformed, truncated or foreign snapshot gives SN_ERR_BAD_SNAPSHOT (or the field's own error) and
 // creates nothing. The allocator of the new world comes from `allocator` (NULL: malloc and free).
-#define SN_SNAPSHOT_VERSION 3 // 2: articulations; 3: the world settings carry implicit_alpha and implicit_beta
+#define SN_SNAPSHOT_VERSION 4 // 2: articulations; 3: implicit_alpha and implicit_beta; 4: warm_start
 // Bytes sn_world_snapshot_write needs.
 size_t sn_world_snapshot_size(const sn_world* world);
 // Write the snapshot; *written (if not NULL) receives its size. SN_ERR_CAPACITY if it does not fit.
