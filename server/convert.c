@@ -166,6 +166,18 @@ bool cv_world_settings(const sinew_v1_WorldSettings* s, sn_world_def* def, char*
 	{
 		def->divergence_speed = s->divergence_speed;
 	}
+	if (s->has_warm_start)
+	{
+		def->warm_start = s->warm_start;
+	}
+	if (s->has_implicit_alpha)
+	{
+		def->implicit_alpha = s->implicit_alpha;
+	}
+	if (s->has_implicit_beta)
+	{
+		def->implicit_beta = s->implicit_beta;
+	}
 	return true;
 }
 
@@ -281,6 +293,12 @@ void wv_world_settings(const sn_world_def* def, sinew_v1_WorldSettings* out)
 	out->erp = def->erp;
 	out->has_divergence_speed = true;
 	out->divergence_speed = def->divergence_speed;
+	out->has_warm_start = true;
+	out->warm_start = def->warm_start;
+	out->has_implicit_alpha = true;
+	out->implicit_alpha = def->implicit_alpha;
+	out->has_implicit_beta = true;
+	out->implicit_beta = def->implicit_beta;
 }
 
 bool cv_vec3_finite(bool has, const sinew_v1_Vec3* v)

@@ -406,6 +406,8 @@ int32_t handle_configure_world(command_ctx* ctx)
 	sn_world_set_iterations(world, def.position_iterations, def.velocity_iterations);
 	sn_world_set_substeps(world, def.substeps);
 	sn_world_set_erp(world, def.erp);
+	sn_world_set_warm_start(world, def.warm_start);
+	sn_world_set_implicit_factors(world, def.implicit_alpha, def.implicit_beta);
 	if (def.time_step != old.time_step)
 	{
 		world_host_set_time(ctx->host, ctx->host->mode, ctx->host->rate, ctx->host->lockstep_timeout_ms);

@@ -166,6 +166,22 @@ static void test_world_lifecycle(void** state)
 	// An invalid setting is refused with the core's error and changes nothing.
 	m.command.configure_world.settings.erp = 2.0;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ARGUMENT, NULL);
+	// Warm start and DIRECT's implicit factors travel too, validated by the core.
+	m = command(sinew_v1_ClientMessage_configure_world_tag);
+	m.command.configure_world.world_id = world;
+	m.command.configure_world.has_settings = true;
+	m.command.configure_world.settings.has_warm_start = true;
+	m.command.configure_world.settings.warm_start = 0.9;
+	m.command.configure_world.settings.has_implicit_alpha = true;
+	m.command.configure_world.settings.implicit_alpha = 0.75;
+	test_expect(c, &m, 0, &reply);
+	assert_true(reply.msg.message.reply.result.world.settings.warm_start == 0.9);
+	assert_true(reply.msg.message.reply.result.world.settings.implicit_alpha == 0.75);
+	assert_true(reply.msg.message.reply.result.world.settings.implicit_beta == 1.0);
+	assert_true(reply.msg.message.reply.result.world.settings.erp == 0.5);
+	snc_message_free(&reply);
+	m.command.configure_world.settings.warm_start = 1.5;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ARGUMENT, NULL);
 
 	// Clone, then destroy the clone; its id goes stale.
 	test_create_body(c, world, 0, 0, 1);
