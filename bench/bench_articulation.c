@@ -18,8 +18,9 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_articulation [--seconds S] [--n N]... [--solver pgs|tgs]... [--worlds W]\n"
-					"  [--only chain|arm|worlds] [--terms midpoint|explicit]\n");
+	fprintf(stderr,
+			"usage: bench_articulation [--seconds S] [--n N]... [--solver pgs|tgs]... [--worlds W]\n"
+			"  [--only chain|arm|worlds] [--terms midpoint|explicit]\n");
 }
 
 static int solver_from_name(const char* name)

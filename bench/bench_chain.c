@@ -22,20 +22,21 @@ typedef struct run_result
 	int steps;
 	double steps_per_s;
 	double ns_per_joint_step;
-	double end_error_m;   // largest anchor gap at the end
-	double worst_error_m; // largest anchor gap seen
+	double end_error_m;    // largest anchor gap at the end
+	double worst_error_m;  // largest anchor gap seen
 	double worst_axis_rad; // largest hinge-axis misalignment seen
 	bool diverged;
 } run_result;
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_chain [--seconds S] [--grid-seconds S] [--n N]... [--grid SIDE] "
-					"[--solver pgs|tgs|xpbd|direct]... [--warm-start F]\n"
-					"  Chains of N links (default 10, 50, 200) for S seconds (default 5), a SIDE x SIDE sheet\n"
-					"  (default 20, 0 for none) for its own seconds (default 1), in each solver (default all).\n"
-					"  --warm-start F sets every world's warm start (default 1); the sheet also runs in TGS at 0.9,\n"
-					"  which its closed loops need (sn_world_def.warm_start).\n");
+	fprintf(stderr,
+			"usage: bench_chain [--seconds S] [--grid-seconds S] [--n N]... [--grid SIDE] "
+			"[--solver pgs|tgs|xpbd|direct]... [--warm-start F]\n"
+			"  Chains of N links (default 10, 50, 200) for S seconds (default 5), a SIDE x SIDE sheet\n"
+			"  (default 20, 0 for none) for its own seconds (default 1), in each solver (default all).\n"
+			"  --warm-start F sets every world's warm start (default 1); the sheet also runs in TGS at 0.9,\n"
+			"  which its closed loops need (sn_world_def.warm_start).\n");
 }
 
 // Step for `seconds`, timing only the steps; sample the joints' errors every SAMPLE_STEPS steps.
@@ -79,7 +80,8 @@ static void print_run(const char* scene, sn_solver solver, int n, int joints, do
 {
 	const char* name = sn_solver_name(solver);
 	printf("  %-7s %-9s %5d %6d %11.1f %14.1f %13.3e %13.3e %12.3e%s\n", name, scene, n, joints, r->steps_per_s,
-		   r->ns_per_joint_step, r->end_error_m, r->worst_error_m, r->worst_axis_rad, r->diverged ? "  (diverged)" : "");
+		   r->ns_per_joint_step, r->end_error_m, r->worst_error_m, r->worst_axis_rad,
+		   r->diverged ? "  (diverged)" : "");
 	printf("BENCH scene=%s coords=maximal solver=%s n=%d joints=%d dt_s=%g steps=%d steps_per_s=%.1f "
 		   "ns_per_joint_step=%.1f max_joint_error_m=%.3e worst_joint_error_m=%.3e worst_axis_error_rad=%.3e "
 		   "diverged=%d",
@@ -180,7 +182,8 @@ int main(int argc, char** argv)
 		for (int ni = 0; ni < size_count; ++ni)
 		{
 			chain_scene scene;
-			if (chain_scene_create(&scene, sizes[ni], solver, dt, 8, 1) != 0 || sn_world_set_warm_start(scene.world, warm_start) != SN_ERR_OK)
+			if (chain_scene_create(&scene, sizes[ni], solver, dt, 8, 1) != 0 ||
+				sn_world_set_warm_start(scene.world, warm_start) != SN_ERR_OK)
 			{
 				fprintf(stderr, "could not build the chain\n");
 				return 1;

@@ -540,7 +540,8 @@ static void streaming(const server_process* s, uint64_t world, int count, double
 	double slow_dropped = dropped_after - dropped_before;
 	printf("  %7d %12.1f %12.1f %10.2f %10.2f %12llu %12.0f\n", count, mean_fps, min_fps, p50, p99,
 		   (unsigned long long)fast_dropped, slow_dropped);
-	printf("BENCH name=server_stream scene=articulation links=50 rate_hz=60 clients=%d slow_clients=1 seconds=%.1f frames_per_s_mean=%.2f "
+	printf("BENCH name=server_stream scene=articulation links=50 rate_hz=60 clients=%d slow_clients=1 seconds=%.1f "
+		   "frames_per_s_mean=%.2f "
 		   "frames_per_s_min=%.2f latency_p50_ms=%.3f latency_p99_ms=%.3f fast_frames_dropped=%llu "
 		   "server_frames_dropped=%.0f\n",
 		   count, seconds, mean_fps, min_fps, p50, p99, (unsigned long long)fast_dropped, slow_dropped);
@@ -689,7 +690,8 @@ static void capacity(const server_process* s, int max_worlds, double seconds, bo
 	// Ten 0.5 m links, swinging freely or held loosely by PD drives (a row per dof in the solver).
 	uint64_t template = create_world(c, "template");
 	build_articulation(c, template, 10, 0.5, driven ? 200.0 : 0.0, driven ? 2.0 : 0.0, 0.05);
-	world_counts w = { calloc((size_t)max_worlds, 8), calloc((size_t)max_worlds, 8), calloc((size_t)max_worlds, 8), 0, 0 };
+	world_counts w = { calloc((size_t)max_worlds, 8), calloc((size_t)max_worlds, 8), calloc((size_t)max_worlds, 8), 0,
+					   0 };
 	int last_good = 0, keeping = 0;
 	int n = 25;
 	int first_bad = 0;
@@ -767,8 +769,9 @@ static void capacity(const server_process* s, int max_worlds, double seconds, bo
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_server [--requests N] [--stream-seconds S] [--clients A,B,C] [--max-worlds N]\n"
-					"                    [--capacity-seconds S] [--quick]\n");
+	fprintf(stderr,
+			"usage: bench_server [--requests N] [--stream-seconds S] [--clients A,B,C] [--max-worlds N]\n"
+			"                    [--capacity-seconds S] [--quick]\n");
 }
 
 int main(int argc, char** argv)
@@ -831,7 +834,8 @@ int main(int argc, char** argv)
 		step_latency(&s, SNC_TCP, "chain7", SCENE_CHAIN, o.requests, one_cpu);
 	}
 
-	printf("# 2. state frames at 60 Hz of a 50-link articulation (real time, 1 kHz) to N WebSocket clients + 1 that never reads\n"
+	printf("# 2. state frames at 60 Hz of a 50-link articulation (real time, 1 kHz) to N WebSocket clients + 1 that "
+		   "never reads\n"
 		   "#  %7s %12s %12s %10s %10s %12s %12s\n",
 		   "clients", "frames/s", "min f/s", "p50 ms", "p99 ms", "fast drops", "slow drops");
 	{

@@ -12,10 +12,10 @@
 #include <string.h>
 
 // World id of each command that names one.
-#define WORLD_OF_(field)                                                                                  \
-	static uint64_t world_of_##field(const sinew_v1_ClientMessage* m)                                    \
-	{                                                                                                     \
-		return m->command.field.world_id;                                                                 \
+#define WORLD_OF_(field)                                                                                               \
+	static uint64_t world_of_##field(const sinew_v1_ClientMessage* m)                                                  \
+	{                                                                                                                  \
+		return m->command.field.world_id;                                                                              \
 	}
 WORLD_OF_(destroy_world)
 WORLD_OF_(clone_world)
@@ -63,7 +63,8 @@ static const command_def table[] = {
 	{ TAG_(destroy_world), "destroy_world", handle_destroy_world, OWN_, W_ | WAIT_ | MUT_, world_of_destroy_world },
 	{ TAG_(list_worlds), "list_worlds", handle_list_worlds, NONE_, 0, NULL },
 	{ TAG_(clone_world), "clone_world", handle_clone_world, OBS_, W_ | WAIT_ | MUT_, world_of_clone_world },
-	{ TAG_(configure_world), "configure_world", handle_configure_world, OWN_, W_ | WAIT_ | MUT_, world_of_configure_world },
+	{ TAG_(configure_world), "configure_world", handle_configure_world, OWN_, W_ | WAIT_ | MUT_,
+	  world_of_configure_world },
 	{ TAG_(join_world), "join_world", handle_join_world, OBS_, W_, world_of_join_world },
 	{ TAG_(leave_world), "leave_world", handle_leave_world, OBS_, W_, world_of_leave_world },
 	{ TAG_(set_time_mode), "set_time_mode", handle_set_time_mode, OWN_, W_ | WAIT_ | MUT_, world_of_set_time_mode },
@@ -81,7 +82,8 @@ static const command_def table[] = {
 	{ TAG_(load_urdf), "load_urdf", handle_load_urdf, OWN_, W_ | WAIT_ | MUT_, world_of_load_urdf },
 	{ TAG_(set_drive_targets), "set_drive_targets", handle_set_drive_targets, CTL_, W_ | WAIT_ | MUT_,
 	  world_of_set_drive_targets },
-	{ TAG_(set_joint_state), "set_joint_state", handle_set_joint_state, CTL_, W_ | WAIT_ | MUT_, world_of_set_joint_state },
+	{ TAG_(set_joint_state), "set_joint_state", handle_set_joint_state, CTL_, W_ | WAIT_ | MUT_,
+	  world_of_set_joint_state },
 	{ TAG_(set_body_state), "set_body_state", handle_set_body_state, CTL_, W_ | WAIT_ | MUT_, world_of_set_body_state },
 	{ TAG_(apply_forces), "apply_forces", handle_apply_forces, CTL_, W_ | WAIT_ | MUT_, world_of_apply_forces },
 	{ TAG_(lockstep_input), "lockstep_input", handle_lockstep_input, CTL_, W_ | WAIT_ | MUT_, world_of_lockstep_input },
@@ -411,8 +413,7 @@ static void execute(session* s, const uint8_t* data, size_t size, world_host* qu
 								row->name, role_name(row->world_role), (unsigned long long)world_id,
 								role_name(ctx->world_role));
 			}
-			else if ((row->flags & CMD_WAITS) != 0 &&
-					 (host->busy || (queued_host != host && host->fifo_head != NULL)))
+			else if ((row->flags & CMD_WAITS) != 0 && (host->busy || (queued_host != host && host->fifo_head != NULL)))
 			{
 				// The world is stepping (or others wait before us): run when the step ends.
 				if (!world_host_enqueue(host, s->id, data, size))

@@ -24,27 +24,27 @@ typedef struct command_ctx
 	struct server* srv;
 	session* session;
 	uint64_t request_id;
-	int index;                    // row in the table
-	sinew_v1_ClientMessage msg;   // decoded
-	world_host* host;             // the named world (CMD_WORLD)
-	sinew_v1_Role world_role;     // the session's role in it
-	sinew_v1_Reply reply;         // the result the handler fills on success
-	char detail[256];             // the handler's reason on failure
-	bool deferred;                // the handler answers later (steps, lockstep)
+	int index;                  // row in the table
+	sinew_v1_ClientMessage msg; // decoded
+	world_host* host;           // the named world (CMD_WORLD)
+	sinew_v1_Role world_role;   // the session's role in it
+	sinew_v1_Reply reply;       // the result the handler fills on success
+	char detail[256];           // the handler's reason on failure
+	bool deferred;              // the handler answers later (steps, lockstep)
 	// Growing fields, decoded by the hook.
-	uint8_t* bytes;               // Restore.data
+	uint8_t* bytes; // Restore.data
 	size_t bytes_size;
-	sinew_v1_LinkDef* links;      // CreateArticulation.links
+	sinew_v1_LinkDef* links; // CreateArticulation.links
 	int link_count;
 	int link_capacity;
 	bool links_over_limit;
-	sinew_v1_JointDrive* urdf_drives;  // LoadUrdf.drives
+	sinew_v1_JointDrive* urdf_drives; // LoadUrdf.drives
 	int urdf_drive_count;
 	int urdf_drive_capacity;
 	sinew_v1_JointValue* urdf_initial; // LoadUrdf.initial
 	int urdf_initial_count;
 	int urdf_initial_capacity;
-	bool urdf_over_limit;              // more than COMMAND_URDF_MAX_ENTRIES of either
+	bool urdf_over_limit; // more than COMMAND_URDF_MAX_ENTRIES of either
 	// Memory a handler's reply needs until it is encoded (freed after the reply).
 	void* reply_scratch;
 	void (*reply_scratch_free)(void*);
@@ -64,7 +64,7 @@ enum command_flags
 
 typedef struct command_def
 {
-	pb_size_t tag;            // sinew_v1_ClientMessage_*_tag
+	pb_size_t tag; // sinew_v1_ClientMessage_*_tag
 	const char* name;
 	command_handler handler;
 	sinew_v1_Role world_role; // least role in the world (CMD_WORLD)

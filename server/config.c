@@ -47,7 +47,8 @@ static const option_def options[] = {
 	{ "no-demo", "SINEW_NO_DEMO", OPT_FLAG_OFF, VAL_(demo), NULL, "do not create the demo world at start" },
 	{ "demo-model", "SINEW_DEMO_MODEL", OPT_STRING, STR_(demo_model), "URDF",
 	  "the robot of the demo world, moved by its drives (default: the built-in sinew_arm)" },
-	{ "log-level", "SINEW_LOG_LEVEL", OPT_LEVEL, VAL_(log_level), "LEVEL", "debug, info, warn or error (default info)" },
+	{ "log-level", "SINEW_LOG_LEVEL", OPT_LEVEL, VAL_(log_level), "LEVEL",
+	  "debug, info, warn or error (default info)" },
 	{ "workers", "SINEW_WORKERS", OPT_INT, VAL_(workers), "N", "threads that step worlds (default 0: one per core)" },
 };
 
@@ -321,12 +322,13 @@ int config_from_args(server_config* config, int argc, char** argv, FILE* out, ch
 
 void config_print_help(FILE* out)
 {
-	fprintf(out, "usage: sinewd [OPTION]...\n"
-				 "Sinew physics server: hosts worlds for many clients over TCP (varint-delimited protobuf,\n"
-				 "proto/sinew.proto) and WebSocket (subprotocol sinew.v1), serves /healthz and /metrics.\n"
-				 "With no arguments it listens on 127.0.0.1 (TCP 7420, HTTP/WebSocket 7421) with a demo world.\n"
-				 "Every option can also be set by the environment variable shown; flags win.\n\n"
-				 "Options:\n");
+	fprintf(out,
+			"usage: sinewd [OPTION]...\n"
+			"Sinew physics server: hosts worlds for many clients over TCP (varint-delimited protobuf,\n"
+			"proto/sinew.proto) and WebSocket (subprotocol sinew.v1), serves /healthz and /metrics.\n"
+			"With no arguments it listens on 127.0.0.1 (TCP 7420, HTTP/WebSocket 7421) with a demo world.\n"
+			"Every option can also be set by the environment variable shown; flags win.\n\n"
+			"Options:\n");
 	for (int i = 0; i < OPTION_COUNT; ++i)
 	{
 		char left[64];
@@ -345,6 +347,7 @@ void config_print_help(FILE* out)
 				(long long)limits[i].def, limits[i].unit, (long long)limits[i].lo, (long long)limits[i].hi,
 				limits[i].reason);
 	}
-	fprintf(out, "\nSignals: SIGINT and SIGTERM shut down cleanly (stop accepting, tell clients, finish\n"
-				 "in-flight replies, exit 0).\n");
+	fprintf(out,
+			"\nSignals: SIGINT and SIGTERM shut down cleanly (stop accepting, tell clients, finish\n"
+			"in-flight replies, exit 0).\n");
 }

@@ -21,7 +21,7 @@ typedef struct server_config
 	bool demo;            // start with the demo world
 	char demo_model[512]; // URDF of the demo robot; "": the embedded models/sinew_arm.urdf
 	log_level log_level;
-	int workers;          // threads that step worlds; 0: one per core
+	int workers; // threads that step worlds; 0: one per core
 	server_limits limits;
 } server_config;
 

@@ -281,8 +281,8 @@ void wv_world_settings(const sn_world_def* def, sinew_v1_WorldSettings* out)
 	out->time_step = def->time_step;
 	static const sinew_v1_Solver solvers[] = { sinew_v1_Solver_SOLVER_PGS, sinew_v1_Solver_SOLVER_TGS,
 											   sinew_v1_Solver_SOLVER_XPBD, sinew_v1_Solver_SOLVER_DIRECT };
-	out->solver = (int)def->solver >= 0 && def->solver < SN_SOLVER_COUNT ? solvers[def->solver]
-																		  : sinew_v1_Solver_SOLVER_DEFAULT;
+	out->solver =
+		(int)def->solver >= 0 && def->solver < SN_SOLVER_COUNT ? solvers[def->solver] : sinew_v1_Solver_SOLVER_DEFAULT;
 	out->has_position_iterations = true;
 	out->position_iterations = def->position_iterations;
 	out->has_velocity_iterations = true;

@@ -43,19 +43,19 @@ enum
 	DEMO_MAX_DOFS = 256
 };
 
-static const double demo_stiffness = 2500.0; // 1/s^2
-static const double demo_damping = 100.0;    // 1/s
+static const double demo_stiffness = 2500.0;   // 1/s^2
+static const double demo_damping = 100.0;      // 1/s
 static const double demo_gripper_period = 4.0; // s
 
 typedef struct demo_dof
 {
 	int dof;
-	bool sliding;      // prismatic: the whole range, cosine
-	double center;     // revolute: m or rad
+	bool sliding;  // prismatic: the whole range, cosine
+	double center; // revolute: m or rad
 	double amplitude;
-	double omega;      // rad/s
-	double phase;      // rad
-	double lower;      // prismatic
+	double omega; // rad/s
+	double phase; // rad
+	double lower; // prismatic
 	double upper;
 } demo_dof;
 
@@ -94,8 +94,7 @@ static void demo_control(void* context, sn_world* world)
 		target_at(&m->dofs[i], t, &m->positions[i], &m->velocities[i]);
 	}
 	// Fails only if the articulation is gone (a restored snapshot without it): then there is nothing to move.
-	(void)sn_articulation_set_drive_targets(world, m->articulation, m->indices, m->positions, m->velocities,
-											m->count);
+	(void)sn_articulation_set_drive_targets(world, m->articulation, m->indices, m->positions, m->velocities, m->count);
 }
 
 // world_host.controller_hold: a client took the controls; every driven joint stops where it is (target its
@@ -108,8 +107,7 @@ static void demo_hold(void* context, sn_world* world)
 		m->positions[i] = sn_articulation_get_joint_position(world, m->articulation, m->indices[i]);
 		m->velocities[i] = 0.0;
 	}
-	(void)sn_articulation_set_drive_targets(world, m->articulation, m->indices, m->positions, m->velocities,
-											m->count);
+	(void)sn_articulation_set_drive_targets(world, m->articulation, m->indices, m->positions, m->velocities, m->count);
 }
 
 // Plan the motion of every driven joint of the model (by URDF joint order).
@@ -159,7 +157,8 @@ static int plan_motion(const snm_model* model, demo_motion* m, snm_drive_gains* 
 	return count;
 }
 
-static int32_t fail(sn_world* world, demo_motion* m, snm_model* model, int32_t code, const char* what, const char* detail)
+static int32_t fail(sn_world* world, demo_motion* m, snm_model* model, int32_t code, const char* what,
+					const char* detail)
 {
 	char quoted[600];
 	log_error("could not build the demo world", "what=%s detail=%s", what, log_quote(quoted, sizeof(quoted), detail));
@@ -175,10 +174,9 @@ int32_t demo_world_create(server* srv)
 	snm_model* model = NULL;
 	snm_error error;
 	const char* model_path = srv->config.demo_model;
-	sn_error err = model_path[0] != '\0'
-					   ? snm_load_urdf_file(model_path, NULL, &model, &error)
-					   : snm_parse_urdf((const char*)demo_model_urdf, (size_t)demo_model_urdf_size, "sinew_arm.urdf",
-										NULL, &model, &error);
+	sn_error err = model_path[0] != '\0' ? snm_load_urdf_file(model_path, NULL, &model, &error)
+										 : snm_parse_urdf((const char*)demo_model_urdf, (size_t)demo_model_urdf_size,
+														  "sinew_arm.urdf", NULL, &model, &error);
 	if (err != SN_ERR_OK)
 	{
 		return fail(NULL, NULL, NULL, err, "the demo model", error.text);

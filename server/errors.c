@@ -4,11 +4,11 @@
 #include "sinew.pb.h"
 
 // Every core and server code must have the same value as its ErrorCode in the .proto.
-#define CHECK_CORE_(name, value, message)                                                                 \
+#define CHECK_CORE_(name, value, message)                                                                              \
 	_Static_assert((int)SN_ERR_##name == (int)sinew_v1_ErrorCode_ERR_##name, "core code " #name " drifted");
 SN_ERRORS(CHECK_CORE_)
 #undef CHECK_CORE_
-#define CHECK_SERVER_(name, value, message)                                                               \
+#define CHECK_SERVER_(name, value, message)                                                                            \
 	_Static_assert((int)SV_ERR_##name == (int)sinew_v1_ErrorCode_ERR_##name, "server code " #name " drifted");
 SV_ERRORS(CHECK_SERVER_)
 #undef CHECK_SERVER_

@@ -10,23 +10,23 @@
 #include <stdint.h>
 
 // X(name, value, message). Values are stable: they travel on the wire.
-#define SV_ERRORS(X)                                                                                     \
-	X(BAD_MESSAGE, -100, "the message could not be decoded")                                             \
-	X(NOT_HANDSHAKEN, -101, "the first message of a session must be a handshake")                        \
-	X(ALREADY_HANDSHAKEN, -102, "the session has already shaken hands")                                  \
-	X(WRONG_VERSION, -103, "the protocol version is not supported")                                      \
-	X(UNAUTHORISED, -104, "a token is required and the one given is missing or wrong")                   \
-	X(FORBIDDEN_BY_ROLE, -105, "the session's role does not allow this command")                         \
-	X(LIMIT_REACHED, -106, "a server limit was reached")                                                 \
-	X(UNKNOWN_COMMAND, -107, "the message carries no command this server knows")                         \
-	X(UNKNOWN_WORLD, -108, "the world id does not name a live world")                                    \
-	X(UNKNOWN_SUBSCRIPTION, -109, "the id does not name a live subscription of this session")            \
-	X(WRONG_TIME_MODE, -110, "the command does not apply in the world's time mode")                      \
-	X(STALE_TICK, -111, "the lockstep input is not for the world's pending tick")                        \
-	X(MESSAGE_TOO_LARGE, -112, "the message is larger than the server's limit")                          \
-	X(SLOW_CLIENT, -113, "the client did not read what the server sent within the server's limit")       \
-	X(SHUTTING_DOWN, -114, "the server is shutting down")                                                \
-	X(TIMEOUT, -115, "the client took too long")                                                         \
+#define SV_ERRORS(X)                                                                                                   \
+	X(BAD_MESSAGE, -100, "the message could not be decoded")                                                           \
+	X(NOT_HANDSHAKEN, -101, "the first message of a session must be a handshake")                                      \
+	X(ALREADY_HANDSHAKEN, -102, "the session has already shaken hands")                                                \
+	X(WRONG_VERSION, -103, "the protocol version is not supported")                                                    \
+	X(UNAUTHORISED, -104, "a token is required and the one given is missing or wrong")                                 \
+	X(FORBIDDEN_BY_ROLE, -105, "the session's role does not allow this command")                                       \
+	X(LIMIT_REACHED, -106, "a server limit was reached")                                                               \
+	X(UNKNOWN_COMMAND, -107, "the message carries no command this server knows")                                       \
+	X(UNKNOWN_WORLD, -108, "the world id does not name a live world")                                                  \
+	X(UNKNOWN_SUBSCRIPTION, -109, "the id does not name a live subscription of this session")                          \
+	X(WRONG_TIME_MODE, -110, "the command does not apply in the world's time mode")                                    \
+	X(STALE_TICK, -111, "the lockstep input is not for the world's pending tick")                                      \
+	X(MESSAGE_TOO_LARGE, -112, "the message is larger than the server's limit")                                        \
+	X(SLOW_CLIENT, -113, "the client did not read what the server sent within the server's limit")                     \
+	X(SHUTTING_DOWN, -114, "the server is shutting down")                                                              \
+	X(TIMEOUT, -115, "the client took too long")                                                                       \
 	X(INTERNAL, -116, "internal server error")
 
 typedef enum sv_error

@@ -12,7 +12,8 @@
 uint32_t frame_include_mask(uint32_t include)
 {
 	include &= 63u;
-	return include == 0 ? (uint32_t)(sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS) : include;
+	return include == 0 ? (uint32_t)(sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS)
+						: include;
 }
 
 bool frame_source_init(frame_source* src, const sn_world* world, uint32_t include)

@@ -39,7 +39,8 @@ static int32_t link_def(command_ctx* ctx, int index, const sinew_v1_LinkDef* in,
 			out->joint_type = SN_LINK_JOINT_SPHERICAL;
 			break;
 		default:
-			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "links[%d]: unknown joint type %d", index, (int)in->joint_type);
+			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "links[%d]: unknown joint type %d", index,
+							(int)in->joint_type);
 	}
 	out->parent_frame = cv_transform(in->has_parent_frame, &in->parent_frame);
 	out->child_frame = cv_transform(in->has_child_frame, &in->child_frame);
@@ -59,7 +60,7 @@ static int32_t link_def(command_ctx* ctx, int index, const sinew_v1_LinkDef* in,
 		sn_drive drive = sn_default_drive();
 		drive.enabled = dr->enabled;
 		drive.type = dr->type == sinew_v1_DriveType_DRIVE_ACCELERATION ? SN_DRIVE_ACCELERATION
-					 : dr->type == sinew_v1_DriveType_DRIVE_FORCE	   ? SN_DRIVE_FORCE
+			: dr->type == sinew_v1_DriveType_DRIVE_FORCE               ? SN_DRIVE_FORCE
 																	   : (sn_drive_type)(100 + (int)dr->type);
 		drive.stiffness = dr->stiffness;
 		drive.damping = dr->damping;
@@ -96,7 +97,8 @@ int32_t handle_create_articulation(command_ctx* ctx)
 	const server_limits* l = &ctx->srv->config.limits;
 	if (ctx->links_over_limit)
 	{
-		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "create articulation: more than max_links_per_articulation (%lld) links",
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED,
+						"create articulation: more than max_links_per_articulation (%lld) links",
 						(long long)l->max_links_per_articulation);
 	}
 	if (ctx->link_count == 0)
@@ -138,7 +140,8 @@ int32_t handle_create_articulation(command_ctx* ctx)
 			def.fixed_base = a->fixed_base;
 		}
 		def.base_pose = cv_transform(a->has_base_pose, &a->base_pose);
-		def.base_linear_velocity = cv_vec3(a->has_base_linear_velocity, &a->base_linear_velocity, def.base_linear_velocity);
+		def.base_linear_velocity =
+			cv_vec3(a->has_base_linear_velocity, &a->base_linear_velocity, def.base_linear_velocity);
 		def.base_angular_velocity =
 			cv_vec3(a->has_base_angular_velocity, &a->base_angular_velocity, def.base_angular_velocity);
 		if (a->has_gravity_scale)
@@ -233,4 +236,3 @@ int32_t handle_destroy_mimic(command_ctx* ctx)
 	const sinew_v1_DestroyMimic* d = &ctx->msg.command.destroy_mimic;
 	return cmd_core(ctx, sn_destroy_mimic_joint(ctx->host->world, sn_mimic_id_load(d->mimic_id)));
 }
-

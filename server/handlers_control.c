@@ -69,8 +69,9 @@ int32_t control_set_targets(sn_world* world, const sinew_v1_SetDriveTargets* t, 
 		if (a->positions_count != a->dofs_count || (a->velocities_count != 0 && a->velocities_count != a->dofs_count))
 		{
 			err = SN_ERR_INVALID_ARGUMENT;
-			fail(detail, capacity, err, "articulation targets: dofs, positions and velocities must have one length "
-										"(velocities may be empty)");
+			fail(detail, capacity, err,
+				 "articulation targets: dofs, positions and velocities must have one length "
+				 "(velocities may be empty)");
 		}
 		else
 		{
@@ -91,8 +92,8 @@ int32_t control_set_targets(sn_world* world, const sinew_v1_SetDriveTargets* t, 
 					old_pos[i] = d.target_position;
 					old_vel[i] = d.target_velocity;
 				}
-				err = sn_articulation_set_drive_targets(world, aid, dofs, a->positions,
-														a->velocities_count > 0 ? a->velocities : NULL, (int)a->dofs_count);
+				err = sn_articulation_set_drive_targets(
+					world, aid, dofs, a->positions, a->velocities_count > 0 ? a->velocities : NULL, (int)a->dofs_count);
 				if (err == SN_ERR_OK)
 				{
 					sn_articulation_set_drive_targets(world, aid, dofs, old_pos, old_vel, (int)a->dofs_count);
@@ -100,8 +101,8 @@ int32_t control_set_targets(sn_world* world, const sinew_v1_SetDriveTargets* t, 
 			}
 			else
 			{
-				err = sn_articulation_set_drive_targets(world, aid, dofs, a->positions,
-														a->velocities_count > 0 ? a->velocities : NULL, (int)a->dofs_count);
+				err = sn_articulation_set_drive_targets(
+					world, aid, dofs, a->positions, a->velocities_count > 0 ? a->velocities : NULL, (int)a->dofs_count);
 			}
 			if (err != SN_ERR_OK)
 			{
@@ -160,8 +161,8 @@ int32_t control_apply_forces(sn_world* world, const sinew_v1_ApplyForces* f, boo
 			}
 			if (l->link >= (uint32_t)sn_articulation_get_link_count(world, aid))
 			{
-				return fail(detail, capacity, SN_ERR_INVALID_ARGUMENT, "links[%u]: link %u is out of range", (unsigned)i,
-							(unsigned)l->link);
+				return fail(detail, capacity, SN_ERR_INVALID_ARGUMENT, "links[%u]: link %u is out of range",
+							(unsigned)i, (unsigned)l->link);
 			}
 			if (!cv_vec3_finite(l->has_force, &l->force) || !cv_vec3_finite(l->has_point, &l->point) ||
 				!cv_vec3_finite(l->has_torque, &l->torque))
@@ -266,7 +267,8 @@ int32_t handle_set_body_state(command_ctx* ctx)
 	sn_body_id id = sn_body_id_load(b->body_id);
 	if (!sn_body_is_valid(w, id))
 	{
-		return cmd_fail(ctx, SN_ERR_INVALID_ID, "set body state: body %llu does not exist", (unsigned long long)b->body_id);
+		return cmd_fail(ctx, SN_ERR_INVALID_ID, "set body state: body %llu does not exist",
+						(unsigned long long)b->body_id);
 	}
 	// Keep the old state to put back if a later part is rejected.
 	sn_transform pose = sn_body_get_pose(w, id);

@@ -46,8 +46,8 @@ static snm_drive_gains drive_gains(const char* joint, const sinew_v1_Drive* in)
 	g.drive.enabled = in->enabled;
 	// An unknown wire value becomes a type the importer rejects (INVALID_ARGUMENT).
 	g.drive.type = in->type == sinew_v1_DriveType_DRIVE_ACCELERATION ? SN_DRIVE_ACCELERATION
-				   : in->type == sinew_v1_DriveType_DRIVE_FORCE	  ? SN_DRIVE_FORCE
-																	  : (sn_drive_type)(100 + (int)in->type);
+		: in->type == sinew_v1_DriveType_DRIVE_FORCE                 ? SN_DRIVE_FORCE
+																	 : (sn_drive_type)(100 + (int)in->type);
 	g.drive.stiffness = in->stiffness;
 	g.drive.damping = in->damping;
 	g.drive.target_position = in->target_position;
@@ -88,15 +88,16 @@ int32_t handle_load_urdf(command_ctx* ctx)
 	}
 	// The same limits as CreateArticulation (counted on the URDF's links: merging can only lower the count).
 	int64_t max_links = l->max_links_per_articulation < FRAME_MAX_ARTICULATION_LINKS ? l->max_links_per_articulation
-																					  : FRAME_MAX_ARTICULATION_LINKS;
+																					 : FRAME_MAX_ARTICULATION_LINKS;
 	if (r->model->link_count > max_links)
 	{
 		int count = r->model->link_count;
 		free_urdf_reply(r);
-		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED,
-						"load urdf: %d links, more than max_links_per_articulation (%lld) or what a state frame carries "
-						"(%d)",
-						count, (long long)l->max_links_per_articulation, FRAME_MAX_ARTICULATION_LINKS);
+		return cmd_fail(
+			ctx, SV_ERR_LIMIT_REACHED,
+			"load urdf: %d links, more than max_links_per_articulation (%lld) or what a state frame carries "
+			"(%d)",
+			count, (long long)l->max_links_per_articulation, FRAME_MAX_ARTICULATION_LINKS);
 	}
 	int64_t used = (int64_t)sn_world_get_body_count(ctx->host->world) + ctx->host->articulation_links;
 	if (used + r->model->link_count > l->max_bodies_per_world)
@@ -126,10 +127,10 @@ int32_t handle_load_urdf(command_ctx* ctx)
 	}
 	snm_build_def def = snm_default_build_def();
 	def.articulation.base_pose = cv_transform(c->has_base_pose, &c->base_pose);
-	def.base_mode = c->base_mode == sinew_v1_BaseMode_BASE_FIXED	  ? SNM_BASE_FIXED
-					: c->base_mode == sinew_v1_BaseMode_BASE_FLOATING ? SNM_BASE_FLOATING
-					: c->base_mode == sinew_v1_BaseMode_BASE_AUTO	  ? SNM_BASE_AUTO
-																	  : (snm_base_mode)(100 + (int)c->base_mode);
+	def.base_mode = c->base_mode == sinew_v1_BaseMode_BASE_FIXED ? SNM_BASE_FIXED
+		: c->base_mode == sinew_v1_BaseMode_BASE_FLOATING        ? SNM_BASE_FLOATING
+		: c->base_mode == sinew_v1_BaseMode_BASE_AUTO            ? SNM_BASE_AUTO
+																 : (snm_base_mode)(100 + (int)c->base_mode);
 	if (c->has_drive_all && c->drive_all.has_drive)
 	{
 		def.drive_all = drive_gains(NULL, &c->drive_all.drive);

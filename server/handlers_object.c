@@ -13,7 +13,8 @@ static int32_t check_body_room(command_ctx* ctx, int adding)
 	int64_t used = (int64_t)sn_world_get_body_count(ctx->host->world) + ctx->host->articulation_links;
 	if (used + adding > l->max_bodies_per_world)
 	{
-		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "max_bodies_per_world (%lld) reached", (long long)l->max_bodies_per_world);
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "max_bodies_per_world (%lld) reached",
+						(long long)l->max_bodies_per_world);
 	}
 	return 0;
 }
@@ -163,7 +164,8 @@ int32_t handle_create_joint(command_ctx* ctx)
 	const server_limits* l = &ctx->srv->config.limits;
 	if (sn_world_get_joint_count(w) >= l->max_joints_per_world)
 	{
-		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "max_joints_per_world (%lld) reached", (long long)l->max_joints_per_world);
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "max_joints_per_world (%lld) reached",
+						(long long)l->max_joints_per_world);
 	}
 	sn_joint_base base = cv_joint_base(c->has_base, &c->base);
 	sn_joint_id id = { 0, 0 };

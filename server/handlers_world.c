@@ -56,8 +56,8 @@ int32_t handle_handshake(command_ctx* ctx)
 	}
 	else if (srv->config.token[0] != '\0' && !same_token(srv->config.token, h->token))
 	{
-		code = cmd_fail(ctx, SV_ERR_UNAUTHORISED, "%s", h->token[0] == '\0' ? "this server requires a token"
-																		   : "the token is wrong");
+		code = cmd_fail(ctx, SV_ERR_UNAUTHORISED, "%s",
+						h->token[0] == '\0' ? "this server requires a token" : "the token is wrong");
 	}
 	else if (h->role != sinew_v1_Role_ROLE_UNSPECIFIED && h->role != sinew_v1_Role_ROLE_OBSERVER &&
 			 h->role != sinew_v1_Role_ROLE_CONTROLLER && h->role != sinew_v1_Role_ROLE_OWNER)
@@ -87,7 +87,8 @@ int32_t handle_handshake(command_ctx* ctx)
 		r->max_steps_per_request = (uint32_t)srv->config.limits.max_steps_per_request;
 		char quoted[96];
 		log_info("handshake", "session=%llu client=%s role=%s", (unsigned long long)s->id,
-				 log_quote(quoted, sizeof(quoted), s->name), s->role == sinew_v1_Role_ROLE_OBSERVER ? "observer" : "controller");
+				 log_quote(quoted, sizeof(quoted), s->name),
+				 s->role == sinew_v1_Role_ROLE_OBSERVER ? "observer" : "controller");
 	}
 	// The handshake is answered by a HandshakeReply, not a Reply.
 	session_send(s, &message);
@@ -427,7 +428,8 @@ int32_t handle_join_world(command_ctx* ctx)
 	{
 		case sinew_v1_Role_ROLE_OBSERVER:
 		case sinew_v1_Role_ROLE_UNSPECIFIED:
-			if (!world_host_set_member(host, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_OBSERVER, false))
+			if (!world_host_set_member(host, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_OBSERVER,
+									   false))
 			{
 				return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
 			}
@@ -438,7 +440,8 @@ int32_t handle_join_world(command_ctx* ctx)
 			{
 				return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "an observer session cannot control a world");
 			}
-			if (!world_host_set_member(host, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_CONTROLLER, true))
+			if (!world_host_set_member(host, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_CONTROLLER,
+									   true))
 			{
 				return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
 			}
@@ -522,7 +525,8 @@ int32_t handle_step(command_ctx* ctx)
 	world_host* host = ctx->host;
 	if (host->mode != sinew_v1_TimeMode_TIME_PAUSED)
 	{
-		return cmd_fail(ctx, SV_ERR_WRONG_TIME_MODE, "step: world %llu is not paused (set its time mode to paused first)",
+		return cmd_fail(ctx, SV_ERR_WRONG_TIME_MODE,
+						"step: world %llu is not paused (set its time mode to paused first)",
 						(unsigned long long)host->id);
 	}
 	if (st->count == 0)
@@ -536,9 +540,10 @@ int32_t handle_step(command_ctx* ctx)
 	}
 	if (host->diverged)
 	{
-		return cmd_fail(ctx, SN_ERR_DIVERGED, "%s", sn_world_last_error_detail(host->world)[0] != '\0'
-														? sn_world_last_error_detail(host->world)
-														: "the world has diverged; reset or restore it");
+		return cmd_fail(ctx, SN_ERR_DIVERGED, "%s",
+						sn_world_last_error_detail(host->world)[0] != '\0'
+							? sn_world_last_error_detail(host->world)
+							: "the world has diverged; reset or restore it");
 	}
 	host->step_session = ctx->session->id;
 	host->step_request = ctx->request_id;
@@ -694,8 +699,8 @@ int32_t handle_subscribe(command_ctx* ctx)
 		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "subscribe: unknown include bits 0x%x", (unsigned)sub->include);
 	}
 	uint64_t id = 0;
-	int32_t code = stream_subscribe(ctx->srv, ctx->session, ctx->host, rate, sub->include, &id, ctx->detail,
-									sizeof(ctx->detail));
+	int32_t code =
+		stream_subscribe(ctx->srv, ctx->session, ctx->host, rate, sub->include, &id, ctx->detail, sizeof(ctx->detail));
 	if (code != 0)
 	{
 		return code;

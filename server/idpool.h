@@ -9,13 +9,13 @@
 
 typedef struct idpool
 {
-	void** items;          // NULL where the slot is free
+	void** items; // NULL where the slot is free
 	uint32_t* generations;
 	int32_t* next_free;
 	int capacity;
-	int high;              // slots used so far
-	int count;             // live items
-	int32_t free_head;     // -1 if none
+	int high;          // slots used so far
+	int count;         // live items
+	int32_t free_head; // -1 if none
 } idpool;
 
 void idpool_init(idpool* pool);

@@ -104,7 +104,8 @@ int32_t lockstep_submit(command_ctx* ctx)
 	const sinew_v1_LockstepInput* in = &ctx->msg.command.lockstep_input;
 	if (host->mode != sinew_v1_TimeMode_TIME_LOCKSTEP)
 	{
-		return cmd_fail(ctx, SV_ERR_WRONG_TIME_MODE, "world %llu is not in lockstep mode", (unsigned long long)host->id);
+		return cmd_fail(ctx, SV_ERR_WRONG_TIME_MODE, "world %llu is not in lockstep mode",
+						(unsigned long long)host->id);
 	}
 	world_member* m = world_host_member(host, ctx->session->id);
 	if (m == NULL || !m->controlling)

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const double metrics_step_bucket_bounds[METRICS_STEP_BUCKETS] = { 1e-6, 5e-6, 1e-5,  5e-5, 1e-4, 5e-4,
-																   1e-3, 5e-3, 1e-2, 5e-2, 1e-1, 1.0 };
+const double metrics_step_bucket_bounds[METRICS_STEP_BUCKETS] = { 1e-6, 5e-6, 1e-5, 5e-5, 1e-4, 5e-4,
+																  1e-3, 5e-3, 1e-2, 5e-2, 1e-1, 1.0 };
 
 int metrics_init(metrics* m)
 {

@@ -26,7 +26,7 @@ typedef struct metrics
 	uint64_t messages_in;
 	uint64_t steps_total;
 	uint64_t step_batches;
-	double step_seconds_sum;              // wall time inside sn_world_step, s
+	double step_seconds_sum;                     // wall time inside sn_world_step, s
 	uint64_t step_buckets[METRICS_STEP_BUCKETS]; // per step, cumulative at render time
 	uint64_t frames_encoded;
 	uint64_t frames_sent;
@@ -37,7 +37,7 @@ typedef struct metrics
 	uint64_t lockstep_demotions;
 	uint64_t lag_resets;
 	uint64_t http_requests;
-	uint64_t* commands;                   // [command index][error index]
+	uint64_t* commands; // [command index][error index]
 	int command_count;
 	int code_count;
 } metrics;

@@ -122,8 +122,7 @@ static bool encode_visuals(pb_ostream_t* stream, const pb_field_t* field, void* 
 	return true;
 }
 
-void model_info_fill(sinew_v1_UrdfModel* out, const model_info* info, sn_articulation_id articulation,
-					 int dof_count)
+void model_info_fill(sinew_v1_UrdfModel* out, const model_info* info, sn_articulation_id articulation, int dof_count)
 {
 	*out = (sinew_v1_UrdfModel)sinew_v1_UrdfModel_init_zero;
 	out->articulation_id = sn_articulation_id_store(articulation);
@@ -181,10 +180,10 @@ static bool encode_links_info(pb_ostream_t* stream, const pb_field_t* field, voi
 		}
 		sinew_v1_LinkInfo out = sinew_v1_LinkInfo_init_zero;
 		out.parent = def.parent;
-		out.joint_type = def.joint_type == SN_LINK_JOINT_REVOLUTE	 ? sinew_v1_LinkJointType_LINK_REVOLUTE
-						 : def.joint_type == SN_LINK_JOINT_PRISMATIC ? sinew_v1_LinkJointType_LINK_PRISMATIC
-						 : def.joint_type == SN_LINK_JOINT_SPHERICAL ? sinew_v1_LinkJointType_LINK_SPHERICAL
-																	 : sinew_v1_LinkJointType_LINK_FIXED;
+		out.joint_type = def.joint_type == SN_LINK_JOINT_REVOLUTE ? sinew_v1_LinkJointType_LINK_REVOLUTE
+			: def.joint_type == SN_LINK_JOINT_PRISMATIC           ? sinew_v1_LinkJointType_LINK_PRISMATIC
+			: def.joint_type == SN_LINK_JOINT_SPHERICAL           ? sinew_v1_LinkJointType_LINK_SPHERICAL
+																  : sinew_v1_LinkJointType_LINK_FIXED;
 		int first = sn_articulation_get_link_dof_offset(world, d->current, l);
 		int count = sn_articulation_get_link_dof_count(world, d->current, l);
 		out.first_dof = (uint32_t)(first > 0 ? first : 0);

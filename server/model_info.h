@@ -24,13 +24,11 @@ typedef struct model_info
 
 // Fill a UrdfModel for an articulation of `dof_count` dofs built from info (callbacks point at info, which
 // must outlive the encoding).
-void model_info_fill(sinew_v1_UrdfModel* out, const model_info* info, sn_articulation_id articulation,
-					 int dof_count);
+void model_info_fill(sinew_v1_UrdfModel* out, const model_info* info, sn_articulation_id articulation, int dof_count);
 
 // Encode that UrdfModel and keep the bytes in the host for DescribeWorld (replacing any kept for the same
 // articulation id). Returns false if memory ran out (nothing is kept then).
-bool model_info_keep(struct world_host* host, const model_info* info, sn_articulation_id articulation,
-					 int dof_count);
+bool model_info_keep(struct world_host* host, const model_info* info, sn_articulation_id articulation, int dof_count);
 
 // Fill a WorldDescription of the host's world (idle), of one articulation (articulation not null) or all.
 // Allocates what its callbacks read: free it with model_info_free_description after encoding.

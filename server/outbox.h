@@ -46,8 +46,8 @@ void outbox_msg_free(outbox_msg* msg);
 typedef struct outbox_slot
 {
 	uint64_t subscription_id;
-	frame_buf* frame;   // unsent frame or NULL
-	uint32_t dropped;   // replaced since the last one handed out
+	frame_buf* frame; // unsent frame or NULL
+	uint32_t dropped; // replaced since the last one handed out
 } outbox_slot;
 
 typedef struct outbox
@@ -59,7 +59,7 @@ typedef struct outbox
 	outbox_slot* slots;
 	int slot_count;
 	int slot_capacity;
-	int next_slot;       // round-robin start
+	int next_slot; // round-robin start
 	uint64_t frames_dropped;
 	uint64_t frames_sent;
 } outbox;
@@ -72,8 +72,8 @@ typedef struct outbox_item
 	size_t head_size;
 	const uint8_t* body;
 	size_t body_size;
-	outbox_msg* msg;     // owned reliable message, or NULL
-	frame_buf* frame;    // referenced frame, or NULL
+	outbox_msg* msg;  // owned reliable message, or NULL
+	frame_buf* frame; // referenced frame, or NULL
 } outbox_item;
 
 void outbox_init(outbox* box);

@@ -108,7 +108,8 @@ int server_listen(server* srv)
 		int err = tcp_listen(srv, c->host, c->tcp_port, &srv->tcp, &srv->tcp_port);
 		if (err != 0)
 		{
-			log_error("cannot listen", "transport=tcp host=%s port=%d error=%s", c->host, c->tcp_port, uv_strerror(err));
+			log_error("cannot listen", "transport=tcp host=%s port=%d error=%s", c->host, c->tcp_port,
+					  uv_strerror(err));
 			return err;
 		}
 	}

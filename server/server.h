@@ -39,13 +39,13 @@ typedef struct server
 	stepper stepper;
 	tcp_listener* tcp;
 	ws_server* ws;
-	int tcp_port;         // bound ports (0 if that listener is off)
+	int tcp_port; // bound ports (0 if that listener is off)
 	int ws_port;
 	uint64_t start_ns;
-	uint32_t next_id_tag;  // each new world's sn_world_def.id_tag, so ids of one world fail in another
+	uint32_t next_id_tag; // each new world's sn_world_def.id_tag, so ids of one world fail in another
 	bool shutting_down;
 	uint64_t shutdown_ns;
-	bool stopped;         // everything closed; the loop may end
+	bool stopped; // everything closed; the loop may end
 	uv_timer_t housekeeping;
 	bool housekeeping_open;
 } server;

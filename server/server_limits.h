@@ -9,51 +9,52 @@
 #include <stdint.h>
 
 // X(name, default, min, max, unit, reason)
-#define SV_LIMITS(X)                                                                                      \
-	X(max_message_bytes, 16777216, 1024, 1073741824, "bytes",                                             \
-	  "largest message a client may send (a length prefix or WebSocket message above it closes the "    \
-	  "connection): bounds the receive buffer of every connection. 16 MiB holds a snapshot of a "        \
-	  "10,000-body world")                                                                                \
-	X(max_connections, 256, 1, 100000, "connections",                                                     \
-	  "open TCP and WebSocket sessions together: each holds buffers and an outbox")                     \
-	X(max_worlds, 1024, 1, 1000000, "worlds", "worlds on the server: each holds a core world and a thread-pool share")  \
-	X(max_worlds_per_client, 256, 1, 1000000, "worlds", "worlds one session may own, so one client cannot take them all") \
-	X(max_bodies_per_world, 20000, 1, 10000000, "bodies",                                                 \
-	  "bodies plus articulation links in one world: bounds a world's memory and its state frames")      \
-	X(max_joints_per_world, 20000, 1, 10000000, "joints", "maximal-coordinate joints in one world")      \
-	X(max_links_per_articulation, 256, 1, 4096, "links",                                                  \
-	  "links decoded for one CreateArticulation (the schema does not bound them); a state frame carries " \
-	  "at most 256 links and 768 dofs of one articulation, so larger ones are refused anyway")         \
-	X(max_subscriptions_per_client, 64, 1, 100000, "subscriptions",                                       \
-	  "state subscriptions of one session: each holds at most one unsent frame in its outbox")         \
-	X(max_requests_in_flight, 64, 1, 100000, "requests",                                                  \
-	  "requests of one session received but not yet answered; above it the server stops reading from "  \
-	  "that client (backpressure) until replies go out")                                                 \
-	X(max_steps_per_request, 100000, 1, 1000000000, "steps",                                               \
-	  "steps one Step command may ask for, so one command cannot hold a world for hours")             \
-	X(max_outbox_bytes, 67108864, 65536, 4294967296, "bytes",                                               \
-	  "replies and events queued for one client and not yet written; above it the server stops reading " \
-	  "from that client, and closes it if they are still undelivered after reply_timeout_ms")          \
-	X(socket_send_buffer_bytes, 262144, 4096, 67108864, "bytes",                                              \
-	  "kernel send buffer of each client socket (SO_SNDBUF): bounds the kernel memory a slow reader holds "\
-	  "and keeps undelivered frames in the outbox, where a newer one replaces them, instead of queued "   \
-	  "stale in the kernel")                                                                              \
-	X(reply_timeout_ms, 10000, 10, 3600000, "ms",                                                          \
-	  "how long replies may wait undelivered (the client is not reading) before the client is closed")  \
-	X(handshake_timeout_ms, 5000, 10, 3600000, "ms", "how long a new connection may take to send its handshake") \
-	X(lockstep_timeout_ms, 1000, 1, 3600000, "ms",                                                         \
-	  "default wait for a lockstep controller's input after the first input of a tick; then it is "     \
-	  "demoted to observer so one dead client never stalls the others")                                 \
-	X(max_stream_rate_hz, 1000, 1, 100000, "Hz", "highest state frame rate a subscription may ask for")  \
-	X(inline_step_budget_us, 50, 0, 1000000, "us",                                                          \
-	  "a Step command whose estimated cost is below this runs on the loop thread: handing it to a "      \
-	  "worker costs more than the step. 0 sends every step to the workers")                              \
-	X(fast_slice_ms, 5, 1, 10000, "ms",                                                                      \
-	  "an as-fast-as-possible world steps at most this long before it yields to its queued commands")  \
-	X(max_catchup_ms, 250, 1, 60000, "ms",                                                                   \
-	  "a real-time world that falls this far behind its schedule gives up catching up (counted as a lag " \
-	  "reset) instead of stepping in a burst")                                                           \
-	X(shutdown_grace_ms, 2000, 0, 600000, "ms",                                                              \
+#define SV_LIMITS(X)                                                                                                   \
+	X(max_message_bytes, 16777216, 1024, 1073741824, "bytes",                                                          \
+	  "largest message a client may send (a length prefix or WebSocket message above it closes the "                   \
+	  "connection): bounds the receive buffer of every connection. 16 MiB holds a snapshot of a "                      \
+	  "10,000-body world")                                                                                             \
+	X(max_connections, 256, 1, 100000, "connections",                                                                  \
+	  "open TCP and WebSocket sessions together: each holds buffers and an outbox")                                    \
+	X(max_worlds, 1024, 1, 1000000, "worlds", "worlds on the server: each holds a core world and a thread-pool share") \
+	X(max_worlds_per_client, 256, 1, 1000000, "worlds",                                                                \
+	  "worlds one session may own, so one client cannot take them all")                                                \
+	X(max_bodies_per_world, 20000, 1, 10000000, "bodies",                                                              \
+	  "bodies plus articulation links in one world: bounds a world's memory and its state frames")                     \
+	X(max_joints_per_world, 20000, 1, 10000000, "joints", "maximal-coordinate joints in one world")                    \
+	X(max_links_per_articulation, 256, 1, 4096, "links",                                                               \
+	  "links decoded for one CreateArticulation (the schema does not bound them); a state frame carries "              \
+	  "at most 256 links and 768 dofs of one articulation, so larger ones are refused anyway")                         \
+	X(max_subscriptions_per_client, 64, 1, 100000, "subscriptions",                                                    \
+	  "state subscriptions of one session: each holds at most one unsent frame in its outbox")                         \
+	X(max_requests_in_flight, 64, 1, 100000, "requests",                                                               \
+	  "requests of one session received but not yet answered; above it the server stops reading from "                 \
+	  "that client (backpressure) until replies go out")                                                               \
+	X(max_steps_per_request, 100000, 1, 1000000000, "steps",                                                           \
+	  "steps one Step command may ask for, so one command cannot hold a world for hours")                              \
+	X(max_outbox_bytes, 67108864, 65536, 4294967296, "bytes",                                                          \
+	  "replies and events queued for one client and not yet written; above it the server stops reading "               \
+	  "from that client, and closes it if they are still undelivered after reply_timeout_ms")                          \
+	X(socket_send_buffer_bytes, 262144, 4096, 67108864, "bytes",                                                       \
+	  "kernel send buffer of each client socket (SO_SNDBUF): bounds the kernel memory a slow reader holds "            \
+	  "and keeps undelivered frames in the outbox, where a newer one replaces them, instead of queued "                \
+	  "stale in the kernel")                                                                                           \
+	X(reply_timeout_ms, 10000, 10, 3600000, "ms",                                                                      \
+	  "how long replies may wait undelivered (the client is not reading) before the client is closed")                 \
+	X(handshake_timeout_ms, 5000, 10, 3600000, "ms", "how long a new connection may take to send its handshake")       \
+	X(lockstep_timeout_ms, 1000, 1, 3600000, "ms",                                                                     \
+	  "default wait for a lockstep controller's input after the first input of a tick; then it is "                    \
+	  "demoted to observer so one dead client never stalls the others")                                                \
+	X(max_stream_rate_hz, 1000, 1, 100000, "Hz", "highest state frame rate a subscription may ask for")                \
+	X(inline_step_budget_us, 50, 0, 1000000, "us",                                                                     \
+	  "a Step command whose estimated cost is below this runs on the loop thread: handing it to a "                    \
+	  "worker costs more than the step. 0 sends every step to the workers")                                            \
+	X(fast_slice_ms, 5, 1, 10000, "ms",                                                                                \
+	  "an as-fast-as-possible world steps at most this long before it yields to its queued commands")                  \
+	X(max_catchup_ms, 250, 1, 60000, "ms",                                                                             \
+	  "a real-time world that falls this far behind its schedule gives up catching up (counted as a lag "              \
+	  "reset) instead of stepping in a burst")                                                                         \
+	X(shutdown_grace_ms, 2000, 0, 600000, "ms",                                                                        \
 	  "how long shutdown waits for in-flight steps and for replies to be written before closing")
 
 typedef struct server_limits

@@ -66,7 +66,7 @@ bool session_accepting(const session* s)
 {
 	const server_limits* l = &s->srv->config.limits;
 	return s->state != SESSION_CLOSING && s->in_flight < l->max_requests_in_flight &&
-		   (int64_t)s->out.reliable_bytes < l->max_outbox_bytes;
+		(int64_t)s->out.reliable_bytes < l->max_outbox_bytes;
 }
 
 void session_receive(session* s, const uint8_t* data, size_t size)

@@ -18,11 +18,11 @@ struct server;
 
 typedef struct transport_ops
 {
-	const char* name;                // "tcp" or "ws"
-	int index;                       // 0 tcp, 1 ws (metrics)
-	void (*kick)(void* conn);        // the outbox has something: write when the socket allows
-	void (*resume)(void* conn);      // the session accepts messages again
-	void (*close)(void* conn);       // close now; the transport calls session_detach when closed
+	const char* name;           // "tcp" or "ws"
+	int index;                  // 0 tcp, 1 ws (metrics)
+	void (*kick)(void* conn);   // the outbox has something: write when the socket allows
+	void (*resume)(void* conn); // the session accepts messages again
+	void (*close)(void* conn);  // close now; the transport calls session_detach when closed
 } transport_ops;
 
 typedef enum session_state
@@ -41,16 +41,16 @@ typedef struct session
 	session_state state;
 	char peer[64];
 	char name[64];
-	sinew_v1_Role role;      // OBSERVER or CONTROLLER
+	sinew_v1_Role role; // OBSERVER or CONTROLLER
 	uint64_t opened_ns;
 	uint64_t closing_ns;
-	bool close_requested;    // the transport has been asked to close
-	bool closing_sent;       // the Closing event is queued (after the replies still owed)
+	bool close_requested; // the transport has been asked to close
+	bool closing_sent;    // the Closing event is queued (after the replies still owed)
 	int32_t close_code;
 	char close_reason[256];
 	outbox out;
-	int in_flight;           // requests received, not yet answered
-	int unwritten_count;     // replies and events handed to the transport, not yet written
+	int in_flight;               // requests received, not yet answered
+	int unwritten_count;         // replies and events handed to the transport, not yet written
 	uint64_t unwritten_since_ns; // when the oldest of those was queued
 	int worlds_owned;
 	int subscription_count;

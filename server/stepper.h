@@ -37,12 +37,12 @@ typedef enum step_kind
 typedef struct step_item
 {
 	step_kind kind;
-	uint32_t steps;         // wanted
-	uint64_t deadline_ns;   // stop after this CLOCK_MONOTONIC time even if fewer were done; 0: none
-	uint64_t masks;         // bit m set: encode a frame with include mask m afterwards
+	uint32_t steps;       // wanted
+	uint64_t deadline_ns; // stop after this CLOCK_MONOTONIC time even if fewer were done; 0: none
+	uint64_t masks;       // bit m set: encode a frame with include mask m afterwards
 	// Results, written by whoever ran the step.
 	uint32_t done;
-	int32_t error;          // sn_error of the step that failed, or 0
+	int32_t error; // sn_error of the step that failed, or 0
 	char detail[256];
 	uint64_t elapsed_ns;
 	frame_buf* frames[STEP_MASKS];
@@ -56,8 +56,8 @@ typedef struct stepper
 	int batch_count;
 	int batch_capacity;
 	int jobs_in_flight;
-	uv_check_t check;  // flushes the batch after the loop's poll phase
-	uv_idle_t idle;    // keeps poll from blocking while a batch waits
+	uv_check_t check; // flushes the batch after the loop's poll phase
+	uv_idle_t idle;   // keeps poll from blocking while a batch waits
 	bool open;
 } stepper;
 

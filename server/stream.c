@@ -50,8 +50,8 @@ static void offer(server* srv, subscription* sub, frame_buf* frame, uint64_t now
 	s->ops->kick(s->conn);
 }
 
-int32_t stream_subscribe(server* srv, session* s, world_host* host, double rate_hz, uint32_t include,
-						 uint64_t* out_id, char* detail, size_t cap)
+int32_t stream_subscribe(server* srv, session* s, world_host* host, double rate_hz, uint32_t include, uint64_t* out_id,
+						 char* detail, size_t cap)
 {
 	subscription* sub = calloc(1, sizeof(subscription));
 	if (sub == NULL)

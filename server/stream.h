@@ -20,11 +20,11 @@ typedef struct subscription
 	uint64_t id;
 	uint64_t session_id;
 	uint64_t world_id;
-	uint32_t include;      // normalised mask, 1..31
+	uint32_t include; // normalised mask, 1..31
 	double rate_hz;
 	uint64_t period_ns;
 	uint64_t next_due_ns;
-	uint64_t last_tick;    // tick of the last frame offered; UINT64_MAX before the first
+	uint64_t last_tick; // tick of the last frame offered; UINT64_MAX before the first
 } subscription;
 
 // Subscribe (rate and include validated by the caller). Sends the current state at once.

@@ -13,9 +13,9 @@
 
 enum
 {
-	READ_CHUNK = 65536,     // bytes offered to each read
-	WRITE_BATCH = 32,       // messages gathered into one write
-	WRITE_BYTES = 1 << 20   // stop gathering after this many bytes
+	READ_CHUNK = 65536,   // bytes offered to each read
+	WRITE_BATCH = 32,     // messages gathered into one write
+	WRITE_BYTES = 1 << 20 // stop gathering after this many bytes
 };
 
 struct tcp_listener
@@ -29,7 +29,7 @@ typedef struct tcp_conn
 	uv_tcp_t handle;
 	struct server* srv;
 	session* session;
-	uint8_t* in;            // received bytes not yet handled
+	uint8_t* in; // received bytes not yet handled
 	size_t in_size;
 	size_t in_capacity;
 	bool reading;
@@ -386,7 +386,7 @@ int tcp_listen(struct server* srv, const char* host, int port, tcp_listener** ou
 	int len = sizeof(bound);
 	uv_tcp_getsockname(&l->handle, (struct sockaddr*)&bound, &len);
 	*bound_port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6*)&bound)->sin6_port
-												   : ((struct sockaddr_in*)&bound)->sin_port);
+													: ((struct sockaddr_in*)&bound)->sin_port);
 	*out = l;
 	return 0;
 }

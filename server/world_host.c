@@ -85,7 +85,7 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 	host->open_handles = HOST_TIMERS;
 	host->id = idpool_add(&srv->worlds, host);
 	bool ok = host->id != 0 && world_host_set_reset_point(host) == 0 &&
-			  (owner == 0 || world_host_set_member(host, owner, sinew_v1_Role_ROLE_OWNER, false));
+		(owner == 0 || world_host_set_member(host, owner, sinew_v1_Role_ROLE_OWNER, false));
 	if (!ok)
 	{
 		if (host->id != 0)
@@ -105,7 +105,8 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 	srv->metrics.worlds_created += 1;
 	char quoted[96];
 	log_info("world created", "world=%llu name=%s owner=%llu bodies=%d joints=%d", (unsigned long long)host->id,
-			 log_quote(quoted, sizeof(quoted), host->name), (unsigned long long)owner, host->body_count, host->joint_count);
+			 log_quote(quoted, sizeof(quoted), host->name), (unsigned long long)owner, host->body_count,
+			 host->joint_count);
 	*out = host;
 	return 0;
 }
@@ -270,7 +271,8 @@ void world_host_prune_models(world_host* host)
 	int kept = 0;
 	for (int i = 0; i < host->model_count; ++i)
 	{
-		if (host->world != NULL && sn_articulation_is_valid(host->world, sn_articulation_id_load(host->models[i].articulation_id)))
+		if (host->world != NULL &&
+			sn_articulation_is_valid(host->world, sn_articulation_id_load(host->models[i].articulation_id)))
 		{
 			host->models[kept++] = host->models[i];
 		}

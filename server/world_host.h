@@ -34,8 +34,8 @@ typedef struct queued_command
 typedef struct world_member
 {
 	uint64_t session_id;
-	sinew_v1_Role role;    // OBSERVER, CONTROLLER or OWNER (the owner is always a member)
-	bool controlling;      // joined as a controller: takes part in lockstep
+	sinew_v1_Role role; // OBSERVER, CONTROLLER or OWNER (the owner is always a member)
+	bool controlling;   // joined as a controller: takes part in lockstep
 	// Lockstep: this member's input for the pending tick (lockstep.c).
 	bool submitted;
 	uint64_t request_id;
@@ -56,11 +56,11 @@ typedef struct world_host
 	uint64_t id;
 	char name[64];
 	sn_world* world;
-	uint64_t owner;          // session id, 0 if none
-	bool keep;               // survives its owner's disconnect
+	uint64_t owner; // session id, 0 if none
+	bool keep;      // survives its owner's disconnect
 	// Time mode.
 	sinew_v1_TimeMode mode;
-	double rate;             // real-time factor
+	double rate; // real-time factor
 	uint32_t lockstep_timeout_ms;
 	// Real-time schedule: step rt_base_step + k is due at rt_base_ns + k * time_step / rate.
 	uint64_t rt_base_ns;
@@ -69,17 +69,17 @@ typedef struct world_host
 	// Stepping.
 	bool busy;
 	step_item step;
-	double step_ns_avg;      // moving average of one step's wall time, ns
-	uint64_t step_session;   // the Step command being served
+	double step_ns_avg;    // moving average of one step's wall time, ns
+	uint64_t step_session; // the Step command being served
 	uint64_t step_request;
-	uint64_t lockstep_tick;  // the tick being stepped (STEP_LOCKSTEP)
+	uint64_t lockstep_tick; // the tick being stepped (STEP_LOCKSTEP)
 	// Cached for readers while busy; refreshed when a step ends and after every change.
 	double time;
 	uint64_t step_count;
 	int body_count;
 	int joint_count;
 	int articulation_count;
-	int articulation_links;  // links of all articulations (they count against max_bodies_per_world)
+	int articulation_links; // links of all articulations (they count against max_bodies_per_world)
 	bool diverged;
 	bool divergence_reported;
 	// Commands waiting for the step in progress.
@@ -104,9 +104,9 @@ typedef struct world_host
 	uv_timer_t flush_timer;
 	bool lockstep_timer_armed;
 	int open_handles;
-	bool doomed;             // destroy once the step in progress ends
+	bool doomed; // destroy once the step in progress ends
 	char doom_reason[128];
-	bool closed;             // removed from the server; freed when its timers have closed
+	bool closed; // removed from the server; freed when its timers have closed
 	// A program that drives the world from inside its steps (the demo robot's motion), or NULL. Called
 	// on whichever thread runs the step, before every sn_world_step, with the world the step owns; it may
 	// set drive targets and nothing else. controller_free (if set) releases the context with the host.

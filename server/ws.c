@@ -38,12 +38,12 @@ typedef struct ws_conn
 	struct lws* wsi;
 	ws_server* ws;
 	session* session;
-	uint8_t* in;             // the message being received
+	uint8_t* in; // the message being received
 	size_t in_size;
 	size_t in_capacity;
-	bool in_ready;           // a whole message waits for the session to accept it
+	bool in_ready; // a whole message waits for the session to accept it
 	bool processing;
-	outbox_item current;     // the message being sent, in fragments
+	outbox_item current; // the message being sent, in fragments
 	bool sending;
 	size_t sent;
 	bool close_now;
@@ -375,9 +375,9 @@ static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void
 			if (strcmp(uri, "/metrics") == 0)
 			{
 				char* body = metrics_render(ws->srv, &size);
-				return body == NULL ? 1
-									: respond(wsi, pss, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", body,
-											  size);
+				return body == NULL
+					? 1
+					: respond(wsi, pss, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", body, size);
 			}
 			char* body = copy_text("not found\n", &size);
 			return body == NULL ? 1 : respond(wsi, pss, HTTP_STATUS_NOT_FOUND, "text/plain", body, size);
@@ -493,8 +493,8 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 	info.iface = host;
 	info.protocols = ws->protocols;
 	info.mounts = ws->mounts;
-	info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN |
-				   LWS_SERVER_OPTION_DISABLE_IPV6;
+	info.options =
+		LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN | LWS_SERVER_OPTION_DISABLE_IPV6;
 	if (strchr(host, ':') != NULL)
 	{
 		info.options &= ~(uint64_t)LWS_SERVER_OPTION_DISABLE_IPV6;

@@ -30,16 +30,16 @@ struct snc_client
 	int fd;
 	snc_options options;
 	char host[256];
-	uint8_t* in;           // bytes read, not yet parsed
+	uint8_t* in; // bytes read, not yet parsed
 	size_t in_size;
 	size_t in_capacity;
-	size_t consumed;       // bytes of `in` used by the last message handed out
-	uint8_t* ws_message;   // WebSocket fragments assembled
+	size_t consumed;     // bytes of `in` used by the last message handed out
+	uint8_t* ws_message; // WebSocket fragments assembled
 	size_t ws_size;
 	size_t ws_capacity;
 	uint64_t next_id;
 	uint64_t rng;
-	snc_message* queue;    // ring of received messages
+	snc_message* queue; // ring of received messages
 	int queue_head;
 	int queue_count;
 	uint64_t dropped;
@@ -448,17 +448,17 @@ static int next_message(snc_client* c, uint64_t deadline_ns, const uint8_t** dat
 
 // ---- decoding -----------------------------------------------------------------------------------------
 
-#define GROW_(array, count, type)                                                                        \
-	do                                                                                                   \
-	{                                                                                                    \
-		if (((count) & ((count)-1)) == 0)                                                                \
-		{                                                                                                \
-			size_t capacity_ = (count) == 0 ? 8 : 2 * (size_t)(count);                                   \
-			type* grown_ = realloc((array), capacity_ * sizeof(type));                                   \
-			if (grown_ == NULL)                                                                          \
-				return false;                                                                            \
-			(array) = grown_;                                                                            \
-		}                                                                                                \
+#define GROW_(array, count, type)                                                                                      \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		if (((count) & ((count)-1)) == 0)                                                                              \
+		{                                                                                                              \
+			size_t capacity_ = (count) == 0 ? 8 : 2 * (size_t)(count);                                                 \
+			type* grown_ = realloc((array), capacity_ * sizeof(type));                                                 \
+			if (grown_ == NULL)                                                                                        \
+				return false;                                                                                          \
+			(array) = grown_;                                                                                          \
+		}                                                                                                              \
 	} while (0)
 
 // Growing fields of a ServerMessage into the arrays of the snc_message being decoded. An array is grown
@@ -893,7 +893,8 @@ static bool encode_urdf_drives(pb_ostream_t* stream, const pb_field_t* field, vo
 	const snc_urdf_request* r = *arg;
 	for (int i = 0; i < r->drive_count; ++i)
 	{
-		if (!pb_encode_tag_for_field(stream, field) || !pb_encode_submessage(stream, sinew_v1_JointDrive_fields, r->drives + i))
+		if (!pb_encode_tag_for_field(stream, field) ||
+			!pb_encode_submessage(stream, sinew_v1_JointDrive_fields, r->drives + i))
 		{
 			return false;
 		}

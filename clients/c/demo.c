@@ -15,7 +15,8 @@ static void check(sn_world* world, sn_error err, const char* what)
 {
 	if (err != SN_ERR_OK)
 	{
-		fprintf(stderr, "sinew-demo: %s failed: %s (%s)\n", what, sn_error_name(err), sn_world_last_error_detail(world));
+		fprintf(stderr, "sinew-demo: %s failed: %s (%s)\n", what, sn_error_name(err),
+				sn_world_last_error_detail(world));
 		exit(1);
 	}
 }
@@ -138,8 +139,9 @@ int main(int argc, char** argv)
 	{
 		if (!loaded && sn_world_get_time(world) >= 1.0)
 		{
-			check(world, sn_body_set_mass_properties(world, block, 20.0, sn_inertia_box(20.0, sn_v3(0.1, 0.1, 0.1)),
-												   sn_v3(0, 0, 0)),
+			check(world,
+				  sn_body_set_mass_properties(world, block, 20.0, sn_inertia_box(20.0, sn_v3(0.1, 0.1, 0.1)),
+											  sn_v3(0, 0, 0)),
 				  "load the hook");
 			loaded = true;
 		}

@@ -58,8 +58,8 @@ typedef struct sim_options
 	const char* model_path;
 	sn_solver solver;
 	double dt;
-	long long steps;     // -1 until known
-	double duration;     // -1 when not given
+	long long steps; // -1 until known
+	double duration; // -1 when not given
 	sn_vec3 gravity;
 	snm_drive_gains drives[MAX_DRIVES];
 	int drive_count;

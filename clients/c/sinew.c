@@ -27,7 +27,7 @@ typedef struct command_row
 {
 	const char* name;
 	command_fn run;
-	bool connects;   // needs a handshaken connection
+	bool connects; // needs a handshaken connection
 	const char* usage;
 } command_row;
 
@@ -179,10 +179,10 @@ static int cmd_create_world(cli* c, int argc, char** argv)
 		}
 		else if (strcmp(a, "--solver") == 0 && v != NULL)
 		{
-			cw->settings.solver = strcmp(v, "pgs") == 0	  ? sinew_v1_Solver_SOLVER_PGS
-								  : strcmp(v, "tgs") == 0  ? sinew_v1_Solver_SOLVER_TGS
-								  : strcmp(v, "xpbd") == 0 ? sinew_v1_Solver_SOLVER_XPBD
-														   : (sinew_v1_Solver)99;
+			cw->settings.solver = strcmp(v, "pgs") == 0 ? sinew_v1_Solver_SOLVER_PGS
+				: strcmp(v, "tgs") == 0                 ? sinew_v1_Solver_SOLVER_TGS
+				: strcmp(v, "xpbd") == 0                ? sinew_v1_Solver_SOLVER_XPBD
+														: (sinew_v1_Solver)99;
 		}
 		else if (strcmp(a, "--iterations") == 0 && parse_u64(v, &u))
 		{
@@ -208,10 +208,10 @@ static int cmd_create_world(cli* c, int argc, char** argv)
 		}
 		else if (strcmp(a, "--mode") == 0 && v != NULL)
 		{
-			cw->time.mode = strcmp(v, "realtime") == 0	 ? sinew_v1_TimeMode_TIME_REALTIME
-							: strcmp(v, "fast") == 0	 ? sinew_v1_TimeMode_TIME_FAST
-							: strcmp(v, "lockstep") == 0 ? sinew_v1_TimeMode_TIME_LOCKSTEP
-														 : sinew_v1_TimeMode_TIME_PAUSED;
+			cw->time.mode = strcmp(v, "realtime") == 0 ? sinew_v1_TimeMode_TIME_REALTIME
+				: strcmp(v, "fast") == 0               ? sinew_v1_TimeMode_TIME_FAST
+				: strcmp(v, "lockstep") == 0           ? sinew_v1_TimeMode_TIME_LOCKSTEP
+													   : sinew_v1_TimeMode_TIME_PAUSED;
 		}
 		else if (strcmp(a, "--rate") == 0 && parse_double(v, &d))
 		{
@@ -276,7 +276,8 @@ static int cmd_step(cli* c, int argc, char** argv)
 		return 1;
 	}
 	const sinew_v1_StepResult* r = &reply.msg.message.reply.result.step;
-	printf("step_count=%llu time_s=%.17g diverged=%d\n", (unsigned long long)r->step_count, r->time, r->diverged ? 1 : 0);
+	printf("step_count=%llu time_s=%.17g diverged=%d\n", (unsigned long long)r->step_count, r->time,
+		   r->diverged ? 1 : 0);
 	snc_message_free(&reply);
 	return 0;
 }
@@ -284,8 +285,8 @@ static int cmd_step(cli* c, int argc, char** argv)
 static void print_frame(const snc_message* f)
 {
 	const sinew_v1_StateFrame* s = f->msg.which_message == sinew_v1_ServerMessage_state_tag
-									   ? &f->msg.message.state
-									   : &f->msg.message.reply.result.state;
+		? &f->msg.message.state
+		: &f->msg.message.reply.result.state;
 	printf("tick=%llu time_s=%.6f%s", (unsigned long long)s->tick, s->time, s->diverged ? " diverged" : "");
 	if (s->dropped > 0)
 	{
@@ -553,10 +554,10 @@ static int cmd_load_urdf(cli* c, int argc, char** argv)
 		}
 		else if (strcmp(argv[i], "--base") == 0 && v != NULL)
 		{
-			r.base_mode = strcmp(v, "fixed") == 0	   ? sinew_v1_BaseMode_BASE_FIXED
-						  : strcmp(v, "floating") == 0 ? sinew_v1_BaseMode_BASE_FLOATING
-						  : strcmp(v, "auto") == 0	   ? sinew_v1_BaseMode_BASE_AUTO
-													   : (sinew_v1_BaseMode)99;
+			r.base_mode = strcmp(v, "fixed") == 0 ? sinew_v1_BaseMode_BASE_FIXED
+				: strcmp(v, "floating") == 0      ? sinew_v1_BaseMode_BASE_FLOATING
+				: strcmp(v, "auto") == 0          ? sinew_v1_BaseMode_BASE_AUTO
+												  : (sinew_v1_BaseMode)99;
 		}
 		else if (strcmp(argv[i], "--at") == 0 && v != NULL && sscanf(v, "%lf,%lf,%lf", g, g + 1, g + 2) == 3)
 		{
@@ -639,7 +640,8 @@ static const command_row commands[] = {
 	  "create-world [--name N] [--dt S] [--solver pgs|tgs|xpbd] [--iterations N] [--substeps N]\n"
 	  "             [--gravity X,Y,Z] [--mode paused|realtime|fast|lockstep] [--rate R]\n"
 	  "                            create a world (kept after this command exits); prints its id" },
-	{ "destroy-world", cmd_destroy_world, true, "destroy-world WORLD         destroy a world (taking it over if ownerless)" },
+	{ "destroy-world", cmd_destroy_world, true,
+	  "destroy-world WORLD         destroy a world (taking it over if ownerless)" },
 	{ "step", cmd_step, true, "step WORLD N                step a paused world N times (joins it as a controller)" },
 	{ "watch", cmd_watch, true,
 	  "watch WORLD [--rate HZ] [--count N]\n"

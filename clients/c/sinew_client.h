@@ -34,12 +34,12 @@ typedef enum snc_transport
 typedef struct snc_options
 {
 	snc_transport transport;
-	const char* host;          // default "127.0.0.1"
-	int port;                  // default 7420 (TCP) or 7421 (WebSocket) when 0
-	int timeout_ms;            // connect and handshake, default 5000
-	size_t max_message_bytes;  // largest server message accepted, default 256 MiB
-	int queue_capacity;        // messages kept while a request waits for its reply, default 1024
-	int receive_buffer_bytes;  // SO_RCVBUF of the socket; 0: the system's default
+	const char* host;         // default "127.0.0.1"
+	int port;                 // default 7420 (TCP) or 7421 (WebSocket) when 0
+	int timeout_ms;           // connect and handshake, default 5000
+	size_t max_message_bytes; // largest server message accepted, default 256 MiB
+	int queue_capacity;       // messages kept while a request waits for its reply, default 1024
+	int receive_buffer_bytes; // SO_RCVBUF of the socket; 0: the system's default
 } snc_options;
 
 snc_options snc_default_options(void);
@@ -58,16 +58,16 @@ typedef struct snc_message
 	int articulation_count;
 	sinew_v1_WorldInfo* worlds;
 	int world_count;
-	uint8_t* bytes;            // SnapshotData.data
+	uint8_t* bytes; // SnapshotData.data
 	size_t byte_count;
-	sinew_v1_UrdfLink* urdf_links;     // UrdfModel (LoadUrdf's reply)
+	sinew_v1_UrdfLink* urdf_links; // UrdfModel (LoadUrdf's reply)
 	int urdf_link_count;
 	sinew_v1_UrdfJoint* urdf_joints;
 	int urdf_joint_count;
 	sinew_v1_UrdfVisual* urdf_visuals;
 	int urdf_visual_count;
-	uint64_t received_ns;      // CLOCK_MONOTONIC when it was read
-	size_t wire_size;          // bytes of the encoded message
+	uint64_t received_ns; // CLOCK_MONOTONIC when it was read
+	size_t wire_size;     // bytes of the encoded message
 } snc_message;
 
 void snc_message_free(snc_message* message);
@@ -99,9 +99,9 @@ int snc_receive(snc_client* client, snc_message* out, int timeout_ms);
 typedef struct snc_urdf_request
 {
 	uint64_t world_id;
-	const char* urdf;          // the URDF text (need not end with a zero)
+	const char* urdf; // the URDF text (need not end with a zero)
 	size_t urdf_size;
-	const char* file_name;     // named in error messages (NULL: "<urdf>")
+	const char* file_name; // named in error messages (NULL: "<urdf>")
 	sinew_v1_BaseMode base_mode;
 	const sinew_v1_Transform* base_pose;
 	const sinew_v1_Drive* drive_all;

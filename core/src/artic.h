@@ -47,19 +47,19 @@ enum
 // (artic_kinematics.c): its world axes J_i and origin (the anchor) are all the kinematics tracks.
 typedef struct artic_link
 {
-	int32_t parent;       // -1 for the base
-	int32_t dof;          // first dof of the inbound joint
-	uint8_t type;         // sn_link_joint_type
-	uint8_t dof_count;    // 0, 1 or 3
-	bool k_identity;      // k is exactly the identity
-	bool diag_inertia;    // inertia_j is diagonal
-	double mass;          // kg
-	sym33 inertia_j;      // about the centre of mass, child joint frame axes, kg*m^2
-	sn_vec3 com_j;        // centre of mass minus anchor, child joint frame axes, m
-	sn_vec3 t;            // parent-side joint origin minus the parent's anchor, parent's joint axes, m
-	double armature;      // kg or kg*m^2
-	double joint_damping; // N*s/m or N*m*s/rad
-	double joint_friction;// N or N*m
+	int32_t parent;            // -1 for the base
+	int32_t dof;               // first dof of the inbound joint
+	uint8_t type;              // sn_link_joint_type
+	uint8_t dof_count;         // 0, 1 or 3
+	bool k_identity;           // k is exactly the identity
+	bool diag_inertia;         // inertia_j is diagonal
+	double mass;               // kg
+	sym33 inertia_j;           // about the centre of mass, child joint frame axes, kg*m^2
+	sn_vec3 com_j;             // centre of mass minus anchor, child joint frame axes, m
+	sn_vec3 t;                 // parent-side joint origin minus the parent's anchor, parent's joint axes, m
+	double armature;           // kg or kg*m^2
+	double joint_damping;      // N*s/m or N*m*s/rad
+	double joint_friction;     // N or N*m
 	double max_joint_velocity; // m/s or rad/s
 } artic_link;
 
@@ -67,9 +67,9 @@ typedef struct artic_link
 typedef struct artic_link_info
 {
 	sn_transform parent_frame, child_frame; // joint frames (unit quaternions)
-	sn_mat33 inertia;     // about the centre of mass, link axes
-	sn_vec3 com;          // link frame
-	sn_mat33 cf_rot_t;    // transpose of the child joint frame axes in link axes
+	sn_mat33 inertia;                       // about the centre of mass, link axes
+	sn_vec3 com;                            // link frame
+	sn_mat33 cf_rot_t;                      // transpose of the child joint frame axes in link axes
 	uint64_t user_data;
 } artic_link_info;
 
@@ -78,33 +78,33 @@ typedef struct artic_link_info
 // Kinematics at the current joint positions (kept valid after every step and setter).
 typedef struct artic_kin
 {
-	sn_mat33 joint;  // child-side joint frame axes, world (for the base: the base frame); x is the axis
-	sn_vec3 anchor;  // child-side joint frame origin, world, m (for the base: the base origin)
+	sn_mat33 joint; // child-side joint frame axes, world (for the base: the base frame); x is the axis
+	sn_vec3 anchor; // child-side joint frame origin, world, m (for the base: the base origin)
 } artic_kin;
 
 typedef struct artic_work
 {
-	sn_vec3 r;     // centre of mass relative to O, m
-	sym33 ic;      // world inertia about the centre of mass
-	sn_vec3 ra;    // anchor relative to O, m
-	sv6 v;         // spatial velocity at the start of the solve
-	sv6 p0;        // force the link needs with zero joint accelerations: I a0 + v x* I v - f_ext
-	sv6 a;         // pass 1: a0 (gravity as a base acceleration); pass 3 on: da, the acceleration beyond a0
+	sn_vec3 r;  // centre of mass relative to O, m
+	sym33 ic;   // world inertia about the centre of mass
+	sn_vec3 ra; // anchor relative to O, m
+	sv6 v;      // spatial velocity at the start of the solve
+	sv6 p0;     // force the link needs with zero joint accelerations: I a0 + v x* I v - f_ext
+	sv6 a;      // pass 1: a0 (gravity as a base acceleration); pass 3 on: da, the acceleration beyond a0
 	union
 	{
 		ainertia ia; // articulated inertia (passes 1 and 2)
 		sv6 z[2];    // impulse passes: articulated impulses, then velocity changes
 	} m;
-	sv6 pa;        // articulated bias force (pass 2); the link's joint force (end of the solve)
+	sv6 pa; // articulated bias force (pass 2); the link's joint force (end of the solve)
 } artic_work;
 
 typedef struct artic_dof_work
 {
-	sv6 s;        // motion subspace column, world, about O
-	sv6 u6;       // U = IA S
+	sv6 s;          // motion subspace column, world, about O
+	sv6 u6;         // U = IA S
 	double dinv[3]; // this dof's row of D^-1 (one-dof joints: dinv[0] = 1 / D)
-	double u;     // tau - S^T pA (tau: the free motion's generalised force, N or N*m)
-	double y[2];  // impulse passes: joint impulses in, velocity changes out
+	double u;       // tau - S^T pA (tau: the free motion's generalised force, N or N*m)
+	double y[2];    // impulse passes: joint impulses in, velocity changes out
 } artic_dof_work;
 
 // ---- rows ---------------------------------------------------------------------------------------------
@@ -120,17 +120,17 @@ typedef enum artic_row_kind
 
 typedef struct artic_row
 {
-	uint8_t kind;       // artic_row_kind
-	bool soft;          // soft limit or compliant mimic (coef holds the coefficients)
-	int32_t slot;       // active slot of the dof (one-dof rows)
-	int32_t key;        // dof (one-dof rows) or mimic slot (mimic rows)
-	double sign;        // Jacobian of a one-dof row: +1, or -1 for an upper limit
-	double k;           // J W J^T, the row's inverse effective mass
-	double c0;          // position error at the start of the solve (limits, mimic), m or rad
-	double bound;       // |impulse| <= bound * h_window (drive, friction, mimic), N or N*m
-	double share;       // warm-start impulse owned by each window, N*s
-	double acc;         // impulse in the current window, N*s
-	double total;       // impulse over the solve, N*s
+	uint8_t kind; // artic_row_kind
+	bool soft;    // soft limit or compliant mimic (coef holds the coefficients)
+	int32_t slot; // active slot of the dof (one-dof rows)
+	int32_t key;  // dof (one-dof rows) or mimic slot (mimic rows)
+	double sign;  // Jacobian of a one-dof row: +1, or -1 for an upper limit
+	double k;     // J W J^T, the row's inverse effective mass
+	double c0;    // position error at the start of the solve (limits, mimic), m or rad
+	double bound; // |impulse| <= bound * h_window (drive, friction, mimic), N or N*m
+	double share; // warm-start impulse owned by each window, N*s
+	double acc;   // impulse in the current window, N*s
+	double total; // impulse over the solve, N*s
 	soft_coefficients coef;
 	// Drive coefficients (artic_drive.c) for the window length.
 	double drive_bias;       // x b + x h kp (x_T - x_0)
@@ -139,7 +139,7 @@ typedef struct artic_row
 	double drive_pos_coef;   // x h kp: multiplies the accumulated displacement
 	double drive_target_pos; // x h kp v_T: multiplies the time left to the target
 	double drive_diag;       // 1 / a + r = 1 / (x a): the row's diagonal in the drive block (0: inert)
-	double* wj;         // mimic rows: W J^T over the active slots
+	double* wj;              // mimic rows: W J^T over the active slots
 } artic_row;
 
 // Rows of one solve over the k active dofs (dofs that carry any row).
@@ -147,19 +147,19 @@ typedef struct artic_rows
 {
 	int k_capacity, row_capacity;
 	int k, count;
-	int32_t* act_dof;   // dof of each active slot
-	double* w;          // k x k response (row-major, leading dimension k): r_ij
-	double* v;          // current speed of each active dof
-	double* x0;         // position at the start of the solve
-	double* dx;         // displacement accumulated in TGS windows
-	double* p;          // joint impulse applied so far in the solve (per active dof)
-	double* y;          // time integral of p over the advanced windows (position effect)
-	double* wj;         // mimic rows' W J^T vectors (k_capacity each, mimic_capacity of them)
+	int32_t* act_dof; // dof of each active slot
+	double* w;        // k x k response (row-major, leading dimension k): r_ij
+	double* v;        // current speed of each active dof
+	double* x0;       // position at the start of the solve
+	double* dx;       // displacement accumulated in TGS windows
+	double* p;        // joint impulse applied so far in the solve (per active dof)
+	double* y;        // time integral of p over the advanced windows (position effect)
+	double* wj;       // mimic rows' W J^T vectors (k_capacity each, mimic_capacity of them)
 	int wj_capacity;
-	int block_count;    // drive rows solved together (artic_drive.c), 0 if none
-	int32_t* block_rows;// [k_capacity] their row indices
-	double* block_l;    // [k_capacity^2] Cholesky factor of A^-1 + W over those rows
-	double* block_x;    // [k_capacity] right-hand side, then solution
+	int block_count;     // drive rows solved together (artic_drive.c), 0 if none
+	int32_t* block_rows; // [k_capacity] their row indices
+	double* block_l;     // [k_capacity^2] Cholesky factor of A^-1 + W over those rows
+	double* block_x;     // [k_capacity] right-hand side, then solution
 	artic_row* rows;
 	void* block;
 	size_t block_size;
@@ -175,58 +175,58 @@ typedef struct artic
 
 	// model
 	bool fixed_base;
-	bool midpoint;        // velocity terms at the midpoint speeds (sn_articulation_def)
+	bool midpoint; // velocity terms at the midpoint speeds (sn_articulation_def)
 	double gravity_scale;
 	uint64_t user_data;
 	int link_count, dof_count;
-	artic_link* links;    // [link_count] hot
-	artic_link_info* info;// [link_count] cold
-	sn_mat33* k;          // [link_count] parent-side joint axes in the parent's child-side joint axes
-	int32_t* dof_link;    // [dof_count] link of each dof
-	sn_limit* limits;     // [dof_count]
-	sn_drive* drives;     // [dof_count]
-	int mimic_count;      // live mimic joints on this articulation
+	artic_link* links;     // [link_count] hot
+	artic_link_info* info; // [link_count] cold
+	sn_mat33* k;           // [link_count] parent-side joint axes in the parent's child-side joint axes
+	int32_t* dof_link;     // [dof_count] link of each dof
+	sn_limit* limits;      // [dof_count]
+	sn_drive* drives;      // [dof_count]
+	int mimic_count;       // live mimic joints on this articulation
 
 	// state
 	sn_transform base_pose;
-	sn_vec3 base_v, base_w;  // velocity of the base frame origin (m/s) and angular velocity (rad/s)
-	double* q;            // [dof_count] m or rad (spherical: rotation vector, derived from sph)
-	double* qd;           // [dof_count] m/s or rad/s (spherical: angular velocity in the parent joint frame)
-	sn_quat* sph;         // [link_count] spherical joint rotation (parent joint frame <- child joint frame)
-	double* warm;         // [dof_count * ARTIC_WARM_SLOTS] last step's row forces, N or N*m
-	bool warm_set;        // warm may hold nonzero entries
+	sn_vec3 base_v, base_w; // velocity of the base frame origin (m/s) and angular velocity (rad/s)
+	double* q;              // [dof_count] m or rad (spherical: rotation vector, derived from sph)
+	double* qd;             // [dof_count] m/s or rad/s (spherical: angular velocity in the parent joint frame)
+	sn_quat* sph;           // [link_count] spherical joint rotation (parent joint frame <- child joint frame)
+	double* warm;           // [dof_count * ARTIC_WARM_SLOTS] last step's row forces, N or N*m
+	bool warm_set;          // warm may hold nonzero entries
 
 	// inputs for the next step
-	bool has_inputs;      // joint_force or link_force is not all zero
-	double* joint_force;  // [dof_count] N or N*m
-	sv6* link_force;      // [link_count] torque about the world origin and force, N*m and N
+	bool has_inputs;     // joint_force or link_force is not all zero
+	double* joint_force; // [dof_count] N or N*m
+	sv6* link_force;     // [link_count] torque about the world origin and force, N*m and N
 
 	// outputs of the last step, as impulses over it (divided by step_dt when read)
-	double step_dt;       // s
-	bool first_substep;   // the next solve starts a step: outputs are overwritten, not accumulated
-	double* effort;       // [dof_count] drive impulse, N*s or N*m*s
-	bool effort_set;      // effort may hold nonzero entries
-	sv6* incoming;        // [link_count] (torque about the anchor, force) times time, world
-	double max_speed;     // largest |qd| or base speed after the last solve (NaN if not finite)
+	double step_dt;     // s
+	bool first_substep; // the next solve starts a step: outputs are overwritten, not accumulated
+	double* effort;     // [dof_count] drive impulse, N*s or N*m*s
+	bool effort_set;    // effort may hold nonzero entries
+	sv6* incoming;      // [link_count] (torque about the anchor, force) times time, world
+	double max_speed;   // largest |qd| or base speed after the last solve (NaN if not finite)
 
 	// scratch
-	artic_kin* kin;       // [link_count] valid at the current state
-	artic_work* work;     // [link_count]
-	artic_dof_work* dw;   // [dof_count]
-	int32_t* dof_slot;    // [dof_count] active slot or -1
-	uint8_t* needed;      // [link_count] link lies on a path from the root to an active dof
-	double* qd_free;      // [dof_count] after the free-motion kick
-	double base_l[36];    // floating base: LDL^T factor of the base's articulated inertia (unit lower L)
-	double base_dinv[6];  // and the reciprocals of D; all zero if the factorisation failed
-	sn_vec3 origin;       // O of the current solve
+	artic_kin* kin;                // [link_count] valid at the current state
+	artic_work* work;              // [link_count]
+	artic_dof_work* dw;            // [dof_count]
+	int32_t* dof_slot;             // [dof_count] active slot or -1
+	uint8_t* needed;               // [link_count] link lies on a path from the root to an active dof
+	double* qd_free;               // [dof_count] after the free-motion kick
+	double base_l[36];             // floating base: LDL^T factor of the base's articulated inertia (unit lower L)
+	double base_dinv[6];           // and the reciprocals of D; all zero if the factorisation failed
+	sn_vec3 origin;                // O of the current solve
 	sv6 base_v_start, base_v_free; // floating base spatial velocity (about O): start, after the kick
-	sn_vec3 base_coriolis;  // w x v of the base velocity the solve's bias forces used
-	double solve_h;       // length of the current solve, s
-	bool tgs;             // the current solve is TGS
-	int windows;          // TGS windows in the current solve (1 for PGS)
+	sn_vec3 base_coriolis;         // w x v of the base velocity the solve's bias forces used
+	double solve_h;                // length of the current solve, s
+	bool tgs;                      // the current solve is TGS
+	int windows;                   // TGS windows in the current solve (1 for PGS)
 	artic_rows rows;
 
-	void* block;          // one allocation for everything sized by the links
+	void* block; // one allocation for everything sized by the links
 	size_t block_size;
 } artic;
 
@@ -235,11 +235,11 @@ typedef struct artic_mimic
 	uint32_t generation;
 	int32_t next_free;
 	bool live;
-	int32_t artic;        // articulation slot
-	sn_mimic_def def;     // as created (gearing[0] = 1), the articulation id inside
-	double warm;          // last step's force on dof 0, N or N*m
-	double force;         // force applied in the last step, N or N*m
-	double step_impulse;  // impulse accumulated over the substeps of this step, N*s
+	int32_t artic;       // articulation slot
+	sn_mimic_def def;    // as created (gearing[0] = 1), the articulation id inside
+	double warm;         // last step's force on dof 0, N or N*m
+	double force;        // force applied in the last step, N or N*m
+	double step_impulse; // impulse accumulated over the substeps of this step, N*s
 } artic_mimic;
 
 typedef struct artic_store
@@ -250,7 +250,7 @@ typedef struct artic_store
 	artic_mimic* mimics;
 	int mimic_capacity, mimic_high, mimic_count;
 	int32_t mimic_free;
-	int solving;          // articulations with rows in the current solve (sweeps skip when 0)
+	int solving; // articulations with rows in the current solve (sweeps skip when 0)
 } artic_store;
 
 // ---- articulation.c -------------------------------------------------------------------------------------

@@ -108,8 +108,8 @@ sn_error sn_articulation_set_joint_positions(sn_world* world, sn_articulation_id
 	}
 	if (count != a->dof_count || (q == NULL && count > 0))
 	{
-		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "set joint positions: need %d values, got %d",
-						  a->dof_count, count);
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "set joint positions: need %d values, got %d", a->dof_count,
+						  count);
 	}
 	err = check_values(world, "set joint positions", q, count);
 	if (err != SN_ERR_OK)
@@ -134,8 +134,8 @@ sn_error sn_articulation_set_joint_velocities(sn_world* world, sn_articulation_i
 	}
 	if (count != a->dof_count || (qd == NULL && count > 0))
 	{
-		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "set joint velocities: need %d values, got %d",
-						  a->dof_count, count);
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "set joint velocities: need %d values, got %d", a->dof_count,
+						  count);
 	}
 	err = check_values(world, "set joint velocities", qd, count);
 	if (err != SN_ERR_OK)
@@ -383,8 +383,8 @@ sn_error sn_articulation_apply_joint_force(sn_world* world, sn_articulation_id i
 	return SN_ERR_OK;
 }
 
-sn_error sn_articulation_get_link_incoming_force(const sn_world* world, sn_articulation_id id, int link,
-												 sn_vec3* force, sn_vec3* torque)
+sn_error sn_articulation_get_link_incoming_force(const sn_world* world, sn_articulation_id id, int link, sn_vec3* force,
+												 sn_vec3* torque)
 {
 	const artic* a = artic_get(world, id);
 	if (a == NULL)
@@ -559,4 +559,3 @@ sn_limit sn_articulation_get_limit(const sn_world* world, sn_articulation_id id,
 	sn_limit none = { false, 0.0, 0.0, sn_soft_rigid() };
 	return none;
 }
-

@@ -91,7 +91,7 @@ void artic_drive_prepare(artic_row* ar, const sn_drive* drive, double response, 
 double artic_drive_solve(const artic_row* ar, double v, double dx, double time_left)
 {
 	return ar->drive_bias + ar->drive_vel * v - ar->drive_pos_coef * dx - ar->drive_target_pos * time_left +
-		   ar->drive_impulse * ar->acc;
+		ar->drive_impulse * ar->acc;
 }
 
 bool artic_drive_block_prepare(artic_rows* rs)

@@ -93,8 +93,8 @@ sn_error artic_mimic_check(sn_world* world, const sn_mimic_def* def, artic** out
 		{
 			if (def->dofs[j] == def->dofs[i])
 			{
-				return world_fail(world, SN_ERR_TOPOLOGY, "create mimic joint: dof %d appears twice (entries %d and %d)",
-								  def->dofs[i], j, i);
+				return world_fail(world, SN_ERR_TOPOLOGY,
+								  "create mimic joint: dof %d appears twice (entries %d and %d)", def->dofs[i], j, i);
 			}
 		}
 		if (i > 0 && !isfinite(def->gearing[i]))
@@ -104,11 +104,13 @@ sn_error artic_mimic_check(sn_world* world, const sn_mimic_def* def, artic** out
 	}
 	if (!isfinite(def->offset) || !isfinite(def->erp) || isnan(def->max_force))
 	{
-		return world_fail(world, SN_ERR_NOT_FINITE, "create mimic joint: offset and erp must be finite, max_force not NaN");
+		return world_fail(world, SN_ERR_NOT_FINITE,
+						  "create mimic joint: offset and erp must be finite, max_force not NaN");
 	}
 	if (def->erp < 0.0 || def->erp > 1.0)
 	{
-		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "create mimic joint: erp must be in [0, 1], got %g", def->erp);
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "create mimic joint: erp must be in [0, 1], got %g",
+						  def->erp);
 	}
 	if (def->max_force < 0.0)
 	{

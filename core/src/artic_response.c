@@ -25,8 +25,8 @@
 
 enum
 {
-	ON_PATH = 1,     // the link lies on a path from the root to an active dof
-	ANCESTOR = 2,    // the link is the current column's link or one of its ancestors
+	ON_PATH = 1,  // the link lies on a path from the root to an active dof
+	ANCESTOR = 2, // the link is the current column's link or one of its ancestors
 };
 
 // dqd = D^-1 t for the joint of a link with nd dofs (1 or 3), written into y[0].

@@ -266,7 +266,8 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 	// Dofs in link order: limits, drives, and the state that goes with them.
 	for (int i = 1, d = 0; i < link_count && err == SN_ERR_OK; ++i)
 	{
-		int nd = links[i].joint_type == SN_LINK_JOINT_SPHERICAL ? 3 : (links[i].joint_type == SN_LINK_JOINT_FIXED ? 0 : 1);
+		int nd =
+			links[i].joint_type == SN_LINK_JOINT_SPHERICAL ? 3 : (links[i].joint_type == SN_LINK_JOINT_FIXED ? 0 : 1);
 		for (int k = 0; k < nd && err == SN_ERR_OK; ++k, ++d)
 		{
 			sn_limit* lim = links[i].limit + k;

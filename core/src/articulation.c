@@ -266,8 +266,8 @@ static sn_error reserve_rows_for(sn_world* world, artic* a, int self, const sn_m
 	if (k > MAX_ROW_DOFS)
 	{
 		return world_fail(world, SN_ERR_CAPACITY,
-						  "articulation: %d dofs would carry limits, drives, friction or mimic rows; at most %d may",
-						  k, MAX_ROW_DOFS);
+						  "articulation: %d dofs would carry limits, drives, friction or mimic rows; at most %d may", k,
+						  MAX_ROW_DOFS);
 	}
 	artic_rows* r = &a->rows;
 	if (k <= r->k_capacity && rows <= r->row_capacity && mimics <= r->wj_capacity)
@@ -326,7 +326,7 @@ static int type_dofs(sn_link_joint_type type)
 static bool valid_joint_type(sn_link_joint_type type)
 {
 	return type == SN_LINK_JOINT_FIXED || type == SN_LINK_JOINT_REVOLUTE || type == SN_LINK_JOINT_PRISMATIC ||
-		   type == SN_LINK_JOINT_SPHERICAL;
+		type == SN_LINK_JOINT_SPHERICAL;
 }
 
 static sn_error check_transform(sn_world* world, const char* what, int link, sn_transform t)
@@ -512,7 +512,7 @@ static sn_error check_articulation_def(sn_world* world, const sn_articulation_de
 static bool quat_same_rotation(sn_quat a, sn_quat b)
 {
 	return (a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w) ||
-		   (a.x == -b.x && a.y == -b.y && a.z == -b.z && a.w == -b.w);
+		(a.x == -b.x && a.y == -b.y && a.z == -b.z && a.w == -b.w);
 }
 
 static sn_transform unit_frame(sn_transform t)
@@ -687,7 +687,8 @@ sn_error sn_create_articulation(sn_world* world, const sn_articulation_def* def,
 	}
 	if (def == NULL || links == NULL || out_id == NULL)
 	{
-		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "create articulation: def, links and out_id must not be NULL");
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT,
+						  "create articulation: def, links and out_id must not be NULL");
 	}
 	// Build the record aside; it enters the pool only when everything succeeded.
 	artic a;
@@ -969,8 +970,9 @@ bool artic_diverged(const sn_world* world, double speed_limit)
 	for (int i = 0; i < s->high; ++i)
 	{
 		const artic* a = s->items + i;
-		if (a->live && (!(a->max_speed <= speed_limit) || !sn_vec3_is_finite(a->base_pose.p) ||
-						!sn_quat_is_finite(a->base_pose.q)))
+		if (a->live &&
+			(!(a->max_speed <= speed_limit) || !sn_vec3_is_finite(a->base_pose.p) ||
+			 !sn_quat_is_finite(a->base_pose.q)))
 		{
 			return true;
 		}
@@ -992,8 +994,8 @@ sn_error artic_check_state(const sn_world* world, double speed_limit)
 		{
 			continue;
 		}
-		if (!sn_vec3_is_finite(a->base_pose.p) || !sn_quat_is_finite(a->base_pose.q) ||
-			!sn_vec3_is_finite(a->base_v) || !sn_vec3_is_finite(a->base_w))
+		if (!sn_vec3_is_finite(a->base_pose.p) || !sn_quat_is_finite(a->base_pose.q) || !sn_vec3_is_finite(a->base_v) ||
+			!sn_vec3_is_finite(a->base_w))
 		{
 			return SN_ERR_NOT_FINITE;
 		}

@@ -80,8 +80,9 @@ void body_integrate_velocity(const body* b, sn_vec3 gravity, double h, sn_vec3* 
 	sn_vec3 tb = sn_inv_rotate(b->q, b->torque);
 	sn_vec3 iw = sn_mat33_mul_v(b->inertia, wb);
 	sn_vec3 f = sn_scale(h, sn_sub(sn_cross(wb, iw), tb));
-	sn_mat33 jac = mat33_add(b->inertia, mat33_scale(h, mat33_add(sn_mat33_mul(mat33_skew(wb), b->inertia),
-																   mat33_scale(-1.0, mat33_skew(iw)))));
+	sn_mat33 jac = mat33_add(
+		b->inertia,
+		mat33_scale(h, mat33_add(sn_mat33_mul(mat33_skew(wb), b->inertia), mat33_scale(-1.0, mat33_skew(iw)))));
 	wb = sn_sub(wb, mat33_solve(jac, f));
 	sn_vec3 wn = sn_rotate(b->q, wb);
 	*v = sn_scale(1.0 / (1.0 + h * b->linear_damping), vn);
@@ -180,8 +181,8 @@ static sn_error check_damping(sn_world* world, const char* what, double linear, 
 	}
 	if (linear < 0.0 || angular < 0.0)
 	{
-		return world_fail(world, SN_ERR_NEGATIVE_VALUE, "%s: damping must be >= 0 1/s, got %g and %g", what,
-						  linear, angular);
+		return world_fail(world, SN_ERR_NEGATIVE_VALUE, "%s: damping must be >= 0 1/s, got %g and %g", what, linear,
+						  angular);
 	}
 	return SN_ERR_OK;
 }
@@ -325,14 +326,14 @@ sn_error sn_destroy_body(sn_world* world, sn_body_id id)
 	return SN_ERR_OK;
 }
 
-#define GET_OR_(world, id, fallback)                                                                     \
-	const body* b = body_get(world, id);                                                                 \
-	if (b == NULL)                                                                                       \
+#define GET_OR_(world, id, fallback)                                                                                   \
+	const body* b = body_get(world, id);                                                                               \
+	if (b == NULL)                                                                                                     \
 		return fallback;
 
-#define SET_OR_FAIL_(world, id, what)                                                                    \
-	body* b = body_get(world, id);                                                                       \
-	if (b == NULL)                                                                                       \
+#define SET_OR_FAIL_(world, id, what)                                                                                  \
+	body* b = body_get(world, id);                                                                                     \
+	if (b == NULL)                                                                                                     \
 		return world_fail(world, SN_ERR_INVALID_ID, "%s: invalid body id", what);
 
 sn_body_type sn_body_get_type(const sn_world* world, sn_body_id id)

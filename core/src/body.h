@@ -12,18 +12,18 @@ typedef struct body
 	int32_t next_free;   // free-list link while dead
 	bool live;
 	sn_body_type type;
-	double mass, inv_mass;     // kg, 1/kg (0 for static and kinematic bodies)
-	sn_mat33 inertia;          // about the centre of mass, body axes, kg*m^2
-	sn_mat33 inv_inertia;      // body axes (zero for static and kinematic bodies)
-	sn_vec3 local_com;         // centre of mass in the body frame, m
-	double linear_damping;     // 1/s
-	double angular_damping;    // 1/s
+	double mass, inv_mass;  // kg, 1/kg (0 for static and kinematic bodies)
+	sn_mat33 inertia;       // about the centre of mass, body axes, kg*m^2
+	sn_mat33 inv_inertia;   // body axes (zero for static and kinematic bodies)
+	sn_vec3 local_com;      // centre of mass in the body frame, m
+	double linear_damping;  // 1/s
+	double angular_damping; // 1/s
 	double gravity_scale;
-	sn_vec3 com;               // world centre of mass, m
-	sn_quat q;                 // orientation of the body frame
-	sn_vec3 v, w;              // m/s, rad/s (world)
-	sn_vec3 force, torque;     // accumulated for the next step, N and N*m about the centre of mass
-	int32_t solver_index;      // scratch: index into the step's solver bodies (0 for static)
+	sn_vec3 com;           // world centre of mass, m
+	sn_quat q;             // orientation of the body frame
+	sn_vec3 v, w;          // m/s, rad/s (world)
+	sn_vec3 force, torque; // accumulated for the next step, N and N*m about the centre of mass
+	int32_t solver_index;  // scratch: index into the step's solver bodies (0 for static)
 	uint64_t user_data;
 } body;
 

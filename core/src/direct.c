@@ -138,15 +138,15 @@ static sn_error reserve(sn_world* world)
 	direct_state* d = &world->direct;
 	sn_memory* m = &world->memory;
 	int nodes = world->joint_high + 1;
-	void** node_arrays[] = { (void**)&d->node_joint, (void**)&d->node_body, (void**)&d->caps, (void**)&d->adj_ptr,
-							 (void**)&d->mark, (void**)&d->node_row_first, (void**)&d->node_row_count,
-							 (void**)&d->dims, (void**)&d->floor };
-	size_t node_sizes[] = { sizeof(int), 2 * sizeof(int), sizeof(int), sizeof(int), sizeof(int),
-							sizeof(int), sizeof(int), sizeof(int), sizeof(double) };
+	void** node_arrays[] = { (void**)&d->node_joint,     (void**)&d->node_body, (void**)&d->caps,
+							 (void**)&d->adj_ptr,        (void**)&d->mark,      (void**)&d->node_row_first,
+							 (void**)&d->node_row_count, (void**)&d->dims,      (void**)&d->floor };
+	size_t node_sizes[] = { sizeof(int), 2 * sizeof(int), sizeof(int), sizeof(int),   sizeof(int),
+							sizeof(int), sizeof(int),     sizeof(int), sizeof(double) };
 	void** slot_arrays[] = { (void**)&d->v0, (void**)&d->w0, (void**)&d->vf, (void**)&d->wf };
 	size_t slot_sizes[] = { sizeof(sn_vec3), sizeof(sn_vec3), sizeof(sn_vec3), sizeof(sn_vec3) };
-	void** row_arrays[] = { (void**)&d->target, (void**)&d->compliance, (void**)&d->impulse, (void**)&d->x,
-							(void**)&d->sys, (void**)&d->state };
+	void** row_arrays[] = { (void**)&d->target, (void**)&d->compliance, (void**)&d->impulse,
+							(void**)&d->x,      (void**)&d->sys,        (void**)&d->state };
 	size_t row_sizes[] = { sizeof(double), sizeof(double), sizeof(double), sizeof(double), sizeof(int), 1 };
 	bool ok = grow_all(m, node_arrays, node_sizes, 9, &d->node_capacity, nodes);
 	ok = ok && grow_all(m, slot_arrays, slot_sizes, 4, &d->slot_capacity, world->body_high + 1);

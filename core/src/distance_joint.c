@@ -166,8 +166,7 @@ int distance_joint_build_rows(const joint* j, const joint_frame* f, row_builder*
 	int base = SN_AXIS_X * SLOTS_PER_AXIS;
 	if (!j->spring_enabled)
 	{
-		builder_emit(b, base + SLOT_MAIN, n, ang_a, ang_b, len - j->length, j->lock_soft, -INFINITY, INFINITY, 0.0,
-					 0);
+		builder_emit(b, base + SLOT_MAIN, n, ang_a, ang_b, len - j->length, j->lock_soft, -INFINITY, INFINITY, 0.0, 0);
 		return b->count - start;
 	}
 	builder_emit(b, base + SLOT_MAIN, n, ang_a, ang_b, len - j->length, j->spring, -INFINITY, INFINITY, 0.0, 0);

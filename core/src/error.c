@@ -9,8 +9,8 @@ const char* sn_error_name(sn_error error)
 {
 	switch (error)
 	{
-#define SN_ERROR_NAME_(name, value, message)                                                             \
-	case SN_ERR_##name:                                                                                  \
+#define SN_ERROR_NAME_(name, value, message)                                                                           \
+	case SN_ERR_##name:                                                                                                \
 		return #name;
 		SN_ERRORS(SN_ERROR_NAME_)
 #undef SN_ERROR_NAME_
@@ -22,8 +22,8 @@ const char* sn_error_message(sn_error error)
 {
 	switch (error)
 	{
-#define SN_ERROR_MESSAGE_(name, value, message)                                                          \
-	case SN_ERR_##name:                                                                                  \
+#define SN_ERROR_MESSAGE_(name, value, message)                                                                        \
+	case SN_ERR_##name:                                                                                                \
 		return message;
 		SN_ERRORS(SN_ERROR_MESSAGE_)
 #undef SN_ERROR_MESSAGE_

@@ -71,7 +71,9 @@ sn_error joint_check_soft(sn_world* world, const char* what, sn_soft soft)
 		case SN_ERR_NOT_FINITE:
 			return world_fail(world, err, "%s: softness values must be finite", what);
 		case SN_ERR_NEGATIVE_VALUE:
-			return world_fail(world, err, "%s: stiffness, damping, frequency, damping ratio, compliance and damping time must be >= 0", what);
+			return world_fail(
+				world, err,
+				"%s: stiffness, damping, frequency, damping ratio, compliance and damping time must be >= 0", what);
 		default:
 			return world_fail(world, SN_ERR_INVALID_ARGUMENT, "%s: unknown softness kind %d", what, (int)soft.kind);
 	}
@@ -236,8 +238,9 @@ sn_error joint_create(sn_world* world, sn_joint_type type, const sn_joint_base* 
 	}
 	if (ia == ib)
 	{
-		return world_fail(world, SN_ERR_SELF_JOINT, ia < 0 ? "create joint: both bodies are the world"
-														   : "create joint: body_a and body_b are the same body");
+		return world_fail(world, SN_ERR_SELF_JOINT,
+						  ia < 0 ? "create joint: both bodies are the world"
+								 : "create joint: body_a and body_b are the same body");
 	}
 	sn_transform fa = base->frame_a, fb = base->frame_b;
 	err = check_frame(world, "create joint: frame_a", &fa);
@@ -490,14 +493,14 @@ void builder_begin_joint(const sn_world* world, row_builder* b, int32_t index)
 
 // ---- getters ----------------------------------------------------------------------------------------
 
-#define JOINT_GET_OR_(world, id, fallback)                                                               \
-	const joint* j = joint_get(world, id);                                                               \
-	if (j == NULL)                                                                                       \
+#define JOINT_GET_OR_(world, id, fallback)                                                                             \
+	const joint* j = joint_get(world, id);                                                                             \
+	if (j == NULL)                                                                                                     \
 		return fallback;
 
-#define JOINT_SET_OR_FAIL_(world, id, what)                                                              \
-	joint* j = joint_get(world, id);                                                                     \
-	if (j == NULL)                                                                                       \
+#define JOINT_SET_OR_FAIL_(world, id, what)                                                                            \
+	joint* j = joint_get(world, id);                                                                                   \
+	if (j == NULL)                                                                                                     \
 		return world_fail(world, SN_ERR_INVALID_ID, "%s: invalid joint id", what);
 
 static sn_body_id body_id_at(const sn_world* world, int32_t index)
@@ -731,8 +734,7 @@ sn_error sn_joint_set_motor(sn_world* world, sn_joint_id id, sn_axis axis, sn_mo
 	}
 	if (j->type == SN_JOINT_SPHERICAL || j->type == SN_JOINT_DISTANCE)
 	{
-		return world_fail(world, SN_ERR_UNSUPPORTED, "set motor: %s joints have no motor",
-						  sn_joint_type_name(j->type));
+		return world_fail(world, SN_ERR_UNSUPPORTED, "set motor: %s joints have no motor", sn_joint_type_name(j->type));
 	}
 	sn_error err = joint_check_motor(world, "set motor", motor);
 	if (err == SN_ERR_OK)

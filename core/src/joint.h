@@ -46,50 +46,50 @@ typedef struct joint
 	int32_t next_free;
 	bool live;
 	sn_joint_type type;
-	int32_t body_a, body_b;       // body slot indices, -1 for the world
+	int32_t body_a, body_b; // body slot indices, -1 for the world
 	sn_transform frame_a, frame_b;
 	sn_soft lock_soft;
 	double break_force, break_torque;
 	bool enabled, broken;
 	uint64_t user_data;
 	sn_joint_axis axes[SN_AXIS_COUNT];
-	uint8_t movable;              // bit per axis that takes limits, motors and springs
-	sn_cone_limit cone;           // spherical joints
-	double length;                // distance joints: rest length, m
-	bool spring_enabled;          // distance joints
-	sn_soft spring;               // distance joints
+	uint8_t movable;     // bit per axis that takes limits, motors and springs
+	sn_cone_limit cone;  // spherical joints
+	double length;       // distance joints: rest length, m
+	bool spring_enabled; // distance joints
+	sn_soft spring;      // distance joints
 	int max_rows;
-	double warm[JOINT_SLOTS];     // warm start: last impulse per slot divided by its (sub)step, N or N*m
-	sn_vec3 force, torque;        // last step: on body B (N) and about B's anchor (N*m), world
+	double warm[JOINT_SLOTS]; // warm start: last impulse per slot divided by its (sub)step, N or N*m
+	sn_vec3 force, torque;    // last step: on body B (N) and about B's anchor (N*m), world
 } joint;
 
 typedef struct joint_frame
 {
-	sn_vec3 pa, pb;               // anchors, world
-	sn_vec3 ca, cb;               // centres of mass, world
-	sn_vec3 d;                    // pb - pa
-	sn_vec3 axis[3];              // frame A axes, world
-	sn_quat qrel;                 // frame B in frame A, w >= 0
-	double coord[SN_AXIS_COUNT];  // x, y, z (m), theta, s_y, s_z (rad)
-	sn_vec3 jac[3];               // world gradients of theta, s_y, s_z with respect to wB - wA
-	double phi, psi;              // swing angle and its direction in the y-z plane, rad
-	sn_vec3 jac_phi, jac_psi;     // world gradients of phi and psi (jac_psi unbounded as phi -> 0)
+	sn_vec3 pa, pb;              // anchors, world
+	sn_vec3 ca, cb;              // centres of mass, world
+	sn_vec3 d;                   // pb - pa
+	sn_vec3 axis[3];             // frame A axes, world
+	sn_quat qrel;                // frame B in frame A, w >= 0
+	double coord[SN_AXIS_COUNT]; // x, y, z (m), theta, s_y, s_z (rad)
+	sn_vec3 jac[3];              // world gradients of theta, s_y, s_z with respect to wB - wA
+	double phi, psi;             // swing angle and its direction in the y-z plane, rad
+	sn_vec3 jac_phi, jac_psi;    // world gradients of phi and psi (jac_psi unbounded as phi -> 0)
 } joint_frame;
 
 // Row construction for one joint in one (sub)step.
 typedef struct row_builder
 {
 	int32_t joint_index;
-	int32_t sa, sb;               // solver body indices
+	int32_t sa, sb; // solver body indices
 	double ma, mb;
-	sn_mat33 inv_ia, inv_ib;      // world inverse inertia
-	double h;                     // (sub)step length, s
-	double rigid_bias_rate;       // erp / h, or 0
-	row* rows;                    // where to write
+	sn_mat33 inv_ia, inv_ib; // world inverse inertia
+	double h;                // (sub)step length, s
+	double rigid_bias_rate;  // erp / h, or 0
+	row* rows;               // where to write
 	int count;
-	row_block* blocks;            // where to write lock blocks
+	row_block* blocks; // where to write lock blocks
 	int block_count;
-	const double* warm;           // the joint's warm-start table
+	const double* warm; // the joint's warm-start table
 	// Project free-axis rows out of the lock block (builder_project_free_rows): on for the sequential
 	// solvers, off for the direct solve, which couples the rows itself.
 	bool project_free_rows;

@@ -198,8 +198,8 @@ static void limit_rows(row_builder* b, const joint* j, const joint_frame* f, int
 	double x = f->coord[axis];
 	if (ax->lower == ax->upper)
 	{
-		builder_emit(b, base + SLOT_LOWER, lin, ang_a, ang_b, x - ax->lower, ax->limit_soft, -INFINITY, INFINITY,
-					 0.0, 0);
+		builder_emit(b, base + SLOT_LOWER, lin, ang_a, ang_b, x - ax->lower, ax->limit_soft, -INFINITY, INFINITY, 0.0,
+					 0);
 		return;
 	}
 	builder_emit(b, base + SLOT_LOWER, lin, ang_a, ang_b, x - ax->lower, ax->limit_soft, 0.0, INFINITY, 0.0,

@@ -28,24 +28,24 @@ typedef struct solver_body
 
 typedef struct row
 {
-	int32_t a, b;        // solver body indices; 0 is the static ground
-	int32_t joint;       // owning joint index
-	int16_t slot;        // warm-start slot in the joint
-	uint16_t flags;      // row_flags
+	int32_t a, b;   // solver body indices; 0 is the static ground
+	int32_t joint;  // owning joint index
+	int16_t slot;   // warm-start slot in the joint
+	uint16_t flags; // row_flags
 	sn_vec3 lin, ang_a, ang_b;
-	sn_vec3 ia, ib;      // IA^-1 ang_a and IB^-1 ang_b, world frame
+	sn_vec3 ia, ib;        // IA^-1 ang_a and IB^-1 ang_b, world frame
 	sn_vec3 anchor_torque; // torque on B about its joint anchor per unit impulse (forces out)
-	double ma, mb;       // inverse masses
-	double k;            // J M^-1 J^T
-	double c0;           // position error when the row was built, m or rad
-	double target_speed; // motor speed or spring target velocity
-	double lo, hi;       // bounds on the accumulated impulse of one (sub)step, N*s
-	sn_soft soft;        // the row's softness (rigid for hard rows)
+	double ma, mb;         // inverse masses
+	double k;              // J M^-1 J^T
+	double c0;             // position error when the row was built, m or rad
+	double target_speed;   // motor speed or spring target velocity
+	double lo, hi;         // bounds on the accumulated impulse of one (sub)step, N*s
+	sn_soft soft;          // the row's softness (rigid for hard rows)
 	soft_coefficients coef;
-	double impulse;      // accumulated impulse of the current (sub)step, N*s
-	double push;         // accumulated position-correction impulse (pseudo velocities), N*s
-	double total;        // impulse summed over the whole step, N*s (for forces out)
-	int32_t block;       // index of the block this row starts, or -1
+	double impulse; // accumulated impulse of the current (sub)step, N*s
+	double push;    // accumulated position-correction impulse (pseudo velocities), N*s
+	double total;   // impulse summed over the whole step, N*s (for forces out)
+	int32_t block;  // index of the block this row starts, or -1
 } row;
 
 // The rigid bilateral lock rows of one joint are solved together: dP = -K^-1 (Cdot + bias) with the
@@ -59,8 +59,8 @@ enum
 
 typedef struct row_block
 {
-	int32_t first; // first row
-	int32_t n;     // rows in the block, 2..ROW_BLOCK_MAX
+	int32_t first;                           // first row
+	int32_t n;                               // rows in the block, 2..ROW_BLOCK_MAX
 	double l[ROW_BLOCK_MAX * ROW_BLOCK_MAX]; // K = L D L^T: unit lower L, row-major
 	double d_inv[ROW_BLOCK_MAX];             // 1 / D
 } row_block;

@@ -23,9 +23,9 @@ static const char snapshot_magic[8] = { 'S', 'N', 'W', 'S', 'N', 'A', 'P', '1' }
 enum
 {
 	HEADER_SIZE = 8 + 4 + 4 + 8 + 8,
-	TAG_WORLD = 0x444c5257,  // "WRLD"
-	TAG_BODIES = 0x59444f42, // "BODY"
-	TAG_JOINTS = 0x544e4f4a, // "JONT"
+	TAG_WORLD = 0x444c5257,         // "WRLD"
+	TAG_BODIES = 0x59444f42,        // "BODY"
+	TAG_JOINTS = 0x544e4f4a,        // "JONT"
 	TAG_ARTICULATIONS = 0x43545241, // "ARTC" (artic_snapshot.c)
 	SECTION_COUNT = 4,
 	MAX_POOL_SLOTS = 1 << 26
@@ -568,9 +568,10 @@ static sn_error check_joint(sn_world* world, const joint* j, int index)
 		sn_limit limit = { ax->mode == SN_AXIS_LIMITED, ax->lower, ax->upper, ax->limit_soft };
 		bool angular = a >= SN_AXIS_RX && j->type != SN_JOINT_DISTANCE;
 		bool limit_ok = j->type == SN_JOINT_DISTANCE
-							? (!limit.enabled || (isfinite(limit.lower) && !isnan(limit.upper) && limit.lower >= 0.0 &&
-												  limit.lower <= limit.upper && soft_check(limit.soft) == SN_ERR_OK))
-							: joint_check_limit(world, "snapshot", limit, angular) == SN_ERR_OK;
+			? (!limit.enabled ||
+			   (isfinite(limit.lower) && !isnan(limit.upper) && limit.lower >= 0.0 && limit.lower <= limit.upper &&
+				soft_check(limit.soft) == SN_ERR_OK))
+			: joint_check_limit(world, "snapshot", limit, angular) == SN_ERR_OK;
 		if (!limit_ok || joint_check_motor(world, "snapshot", ax->motor) != SN_ERR_OK ||
 			joint_check_spring(world, "snapshot", ax->spring) != SN_ERR_OK)
 		{
@@ -578,18 +579,21 @@ static sn_error check_joint(sn_world* world, const joint* j, int index)
 		}
 		if (ax->mode == SN_AXIS_LOCKED && (j->movable & (1u << a)))
 		{
-			return world_fail(world, SN_ERR_BAD_SNAPSHOT, "snapshot: joint slot %d axis %d is locked and movable", index,
-							  a);
+			return world_fail(world, SN_ERR_BAD_SNAPSHOT, "snapshot: joint slot %d axis %d is locked and movable",
+							  index, a);
 		}
 	}
-	if ((j->movable & ~0x3fu) != 0 || (j->cone.enabled && !(j->cone.y_angle > 0.0 && j->cone.y_angle < SN_PI &&
-															 j->cone.z_angle > 0.0 && j->cone.z_angle < SN_PI &&
-															 soft_check(j->cone.soft) == SN_ERR_OK)))
+	if ((j->movable & ~0x3fu) != 0 ||
+		(j->cone.enabled &&
+		 !(j->cone.y_angle > 0.0 && j->cone.y_angle < SN_PI && j->cone.z_angle > 0.0 && j->cone.z_angle < SN_PI &&
+		   soft_check(j->cone.soft) == SN_ERR_OK)))
 	{
-		return world_fail(world, SN_ERR_BAD_SNAPSHOT, "snapshot: joint slot %d has an invalid cone or axis mask", index);
+		return world_fail(world, SN_ERR_BAD_SNAPSHOT, "snapshot: joint slot %d has an invalid cone or axis mask",
+						  index);
 	}
-	if (j->type == SN_JOINT_DISTANCE && (!(isfinite(j->length) && j->length > 0.0) || soft_check(j->spring) != SN_ERR_OK ||
-										 (j->spring_enabled && j->spring.kind == SN_SOFT_RIGID)))
+	if (j->type == SN_JOINT_DISTANCE &&
+		(!(isfinite(j->length) && j->length > 0.0) || soft_check(j->spring) != SN_ERR_OK ||
+		 (j->spring_enabled && j->spring.kind == SN_SOFT_RIGID)))
 	{
 		return world_fail(world, SN_ERR_BAD_SNAPSHOT, "snapshot: joint slot %d has an invalid length or spring", index);
 	}

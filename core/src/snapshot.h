@@ -15,9 +15,9 @@
 
 typedef struct snap_writer
 {
-	uint8_t* data;    // NULL: only count bytes
+	uint8_t* data; // NULL: only count bytes
 	size_t capacity;
-	size_t size;      // bytes written (or that would have been)
+	size_t size; // bytes written (or that would have been)
 	bool overflow;
 } snap_writer;
 
@@ -26,7 +26,7 @@ typedef struct snap_reader
 	const uint8_t* data;
 	size_t size;
 	size_t at;
-	bool ok;          // false after any short read
+	bool ok; // false after any short read
 } snap_reader;
 
 void snap_put_u8(snap_writer* w, uint8_t v);

@@ -81,8 +81,7 @@ bool soft_compliance_of(sn_soft soft, double inv_eff_mass, double* compliance, d
 	return true;
 }
 
-bool soft_coefficients_for(sn_soft soft, double inv_eff_mass, double h, double rigid_bias_rate,
-						   soft_coefficients* out)
+bool soft_coefficients_for(sn_soft soft, double inv_eff_mass, double h, double rigid_bias_rate, soft_coefficients* out)
 {
 	if (!(inv_eff_mass > 0.0))
 	{

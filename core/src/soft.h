@@ -71,8 +71,7 @@ bool soft_compliance_of(sn_soft soft, double inv_eff_mass, double* compliance, d
 
 // PGS/TGS coefficients for one (sub)step of length h. For a rigid row, bias_rate = rigid_bias_rate
 // (erp/h or 0). Returns false if the row exerts nothing (soft with k = b = 0, or K = 0).
-bool soft_coefficients_for(sn_soft soft, double inv_eff_mass, double h, double rigid_bias_rate,
-						   soft_coefficients* out);
+bool soft_coefficients_for(sn_soft soft, double inv_eff_mass, double h, double rigid_bias_rate, soft_coefficients* out);
 
 // XPBD (seed 003): alpha~ = c / h^2 for the position pass (INFINITY when k = 0: no position term) and
 // the velocity pass's damping compliance 1 / (h b) (INFINITY when b = 0: no damping). False for rigid.

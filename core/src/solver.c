@@ -262,7 +262,7 @@ static void solve_rows(sn_world* world, enum solve_mode mode, double h)
 			}
 			const soft_coefficients* k = &r->coef;
 			delta = -k->eff_mass * (cdot + k->bias_rate * c - k->vel_scale * r->target_speed) -
-					k->impulse_scale * r->impulse;
+				k->impulse_scale * r->impulse;
 		}
 		else if (split)
 		{

@@ -61,9 +61,9 @@ enum
 
 static int** node_field(sparse_ldl* s, int f)
 {
-	int** fields[NODE_FIELDS] = { &s->order, &s->pos, &s->cap, &s->col_ptr, &s->dim, &s->row_off, &s->diag_off,
-								  &s->where, &s->list_start, &s->list_len, &s->list_cap, &s->head, &s->next,
-								  &s->prev, &s->mark };
+	int** fields[NODE_FIELDS] = { &s->order,    &s->pos,      &s->cap,   &s->col_ptr,    &s->dim,
+								  &s->row_off,  &s->diag_off, &s->where, &s->list_start, &s->list_len,
+								  &s->list_cap, &s->head,     &s->next,  &s->prev,       &s->mark };
 	return fields[f];
 }
 

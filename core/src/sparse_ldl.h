@@ -14,36 +14,36 @@
 
 typedef struct sparse_ldl
 {
-	int n;             // nodes
-	int nnz;           // off-diagonal blocks of L
-	int size;          // rows of the current system
-	int dropped;       // rows found dependent by the last factorisation (their multiplier is 0)
-	int floored;       // rows whose pivot the last factorisation raised to its floor
+	int n;       // nodes
+	int nnz;     // off-diagonal blocks of L
+	int size;    // rows of the current system
+	int dropped; // rows found dependent by the last factorisation (their multiplier is 0)
+	int floored; // rows whose pivot the last factorisation raised to its floor
 	// Analysis, by node (original numbering) or by position (elimination order).
-	int* order;        // [n] the node eliminated at each position
-	int* pos;          // [n] the position of each node
-	int* cap;          // [n] the most rows a node may have, by node
-	int* col_ptr;      // [n + 1] by position: column k of L has blocks col_idx[col_ptr[k] .. col_ptr[k + 1])
-	int* col_idx;      // [nnz] positions of those blocks' rows, ascending, all > k
+	int* order;   // [n] the node eliminated at each position
+	int* pos;     // [n] the position of each node
+	int* cap;     // [n] the most rows a node may have, by node
+	int* col_ptr; // [n + 1] by position: column k of L has blocks col_idx[col_ptr[k] .. col_ptr[k + 1])
+	int* col_idx; // [nnz] positions of those blocks' rows, ascending, all > k
 	// Numeric, set by sparse_ldl_begin.
-	int* dim;          // [n] rows of each node
-	int* row_off;      // [n + 1] by node: the node's rows in the system vector
-	int* diag_off;     // [n] by position: value offset of the diagonal block (dim x dim, row-major)
-	int* blk_off;      // [nnz] value offset of block (col_idx[e], k): dim(row node) x dim(column node)
-	double* val;       // the blocks; L (unit lower) after factorisation
-	double* piv;       // [size] by system row: the pivots d (0 for dependent rows)
-	double* orig;      // [size] the diagonal before factorisation (reference for dropping)
-	int* where;        // [n] scatter map
-	double* work;      // one column's blocks scaled by its pivots (L_ik d)
+	int* dim;      // [n] rows of each node
+	int* row_off;  // [n + 1] by node: the node's rows in the system vector
+	int* diag_off; // [n] by position: value offset of the diagonal block (dim x dim, row-major)
+	int* blk_off;  // [nnz] value offset of block (col_idx[e], k): dim(row node) x dim(column node)
+	double* val;   // the blocks; L (unit lower) after factorisation
+	double* piv;   // [size] by system row: the pivots d (0 for dependent rows)
+	double* orig;  // [size] the diagonal before factorisation (reference for dropping)
+	int* where;    // [n] scatter map
+	double* work;  // one column's blocks scaled by its pivots (L_ik d)
 	// Capacities and the analysis scratch (kept to avoid allocating again).
-	int* node_block;   // the per-node arrays above and below, in one allocation
+	int* node_block; // the per-node arrays above and below, in one allocation
 	int n_capacity, nnz_capacity, blk_capacity, val_capacity, piv_capacity, orig_capacity, work_capacity;
-	int* list_start;   // [n] elimination graph: a node's live neighbours in pool
+	int* list_start; // [n] elimination graph: a node's live neighbours in pool
 	int* list_len;
 	int* list_cap;
 	int* pool;
 	int pool_capacity;
-	int* head;         // [n + 1] degree buckets
+	int* head; // [n + 1] degree buckets
 	int* next;
 	int* prev;
 	int* mark;

@@ -37,12 +37,12 @@ sn_world_def sn_default_world_def(void)
 
 static sn_error check_def(const sn_world_def* def, char* detail, size_t cap)
 {
-#define FAIL_(err, ...)                                                                                  \
-	do                                                                                                   \
-	{                                                                                                    \
-		if (detail != NULL && cap > 0)                                                                   \
-			snprintf(detail, cap, __VA_ARGS__);                                                          \
-		return err;                                                                                      \
+#define FAIL_(err, ...)                                                                                                \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		if (detail != NULL && cap > 0)                                                                                 \
+			snprintf(detail, cap, __VA_ARGS__);                                                                        \
+		return err;                                                                                                    \
 	} while (0)
 	if (def == NULL)
 		FAIL_(SN_ERR_INVALID_ARGUMENT, "world def is NULL");
@@ -298,8 +298,7 @@ bool sn_world_is_diverged(const sn_world* world)
 
 static bool body_state_finite(const body* b)
 {
-	return sn_vec3_is_finite(b->com) && sn_quat_is_finite(b->q) && sn_vec3_is_finite(b->v) &&
-		   sn_vec3_is_finite(b->w);
+	return sn_vec3_is_finite(b->com) && sn_quat_is_finite(b->q) && sn_vec3_is_finite(b->v) && sn_vec3_is_finite(b->w);
 }
 
 // A moving body faster than divergence_speed (m/s, or rad/s for its spin) counts as blown up.
@@ -327,9 +326,10 @@ sn_error sn_world_clear_divergence(sn_world* world)
 	sn_error artic_state = artic_check_state(world, world->def.divergence_speed);
 	if (artic_state != SN_ERR_OK)
 	{
-		return world_fail(world, artic_state, artic_state == SN_ERR_NOT_FINITE
-												  ? "an articulation still has a non-finite state"
-												  : "an articulation still moves faster than divergence_speed");
+		return world_fail(world, artic_state,
+						  artic_state == SN_ERR_NOT_FINITE
+							  ? "an articulation still has a non-finite state"
+							  : "an articulation still moves faster than divergence_speed");
 	}
 	world->diverged = false;
 	return SN_ERR_OK;
@@ -530,8 +530,7 @@ sn_error sn_world_step(sn_world* world)
 {
 	if (world->diverged)
 	{
-		return world_fail(world, SN_ERR_DIVERGED, "world diverged at t = %.17g s; reset or restore it",
-						  world->time);
+		return world_fail(world, SN_ERR_DIVERGED, "world diverged at t = %.17g s; reset or restore it", world->time);
 	}
 	sn_error err = reserve_scratch(world);
 	if (err != SN_ERR_OK)
@@ -541,7 +540,8 @@ sn_error sn_world_step(sn_world* world)
 	err = solver_prepare(world);
 	if (err != SN_ERR_OK)
 	{
-		return world_fail(world, err, "could not grow the %s solver's scratch memory", sn_solver_name(world->def.solver));
+		return world_fail(world, err, "could not grow the %s solver's scratch memory",
+						  sn_solver_name(world->def.solver));
 	}
 	double dt = world->def.time_step;
 	int substeps = world->def.substeps;

@@ -17,9 +17,9 @@ struct artic_store;
 
 typedef struct solver_body_info
 {
-	int32_t body;            // body index
+	int32_t body; // body index
 	double inv_mass;
-	sn_mat33 inv_inertia;    // world frame at the start of the (sub)step
+	sn_mat33 inv_inertia; // world frame at the start of the (sub)step
 } solver_body_info;
 
 struct sn_world
@@ -29,23 +29,23 @@ struct sn_world
 
 	body* bodies;
 	int body_capacity;
-	int body_high;      // slots in use or freed (next fresh slot)
-	int body_count;     // live
-	int32_t body_free;  // free-list head, -1 if none
+	int body_high;     // slots in use or freed (next fresh slot)
+	int body_count;    // live
+	int32_t body_free; // free-list head, -1 if none
 
 	joint* joints;
 	int joint_capacity;
 	int joint_high;
 	int joint_count;
 	int32_t joint_free;
-	int row_budget;     // sum over live joints of their maximum rows
+	int row_budget; // sum over live joints of their maximum rows
 
 	// Per-step scratch. Grown at the start of a step only when the world grew.
 	solver_body* solver_bodies;
 	solver_body_info* solver_infos;
 	int solver_body_capacity;
 	int solver_info_capacity;
-	int solver_count;   // including the ground at index 0
+	int solver_count; // including the ground at index 0
 	row* rows;
 	int row_capacity;
 	int row_count;

@@ -277,8 +277,8 @@ static void linear_drives(xpbd_ctx* c, const sn_joint_axis* ax, double start, co
 	{
 		xpbd_frames_now(c, &f);
 		double target = start + c->h * ax->motor.speed;
-		xpbd_limit_along_axis(c, f.a1, f.pa, f.pb, target, target, NULL, force_cap(ax->motor.max_force, c->h),
-							  along, c->lam->block + XL_LINEAR_MOTOR);
+		xpbd_limit_along_axis(c, f.a1, f.pa, f.pb, target, target, NULL, force_cap(ax->motor.max_force, c->h), along,
+							  c->lam->block + XL_LINEAR_MOTOR);
 	}
 }
 
@@ -516,7 +516,7 @@ static void find_free_axes(xpbd_ctx* c, const sn_world* world, free_axes* fa)
 		case SN_JOINT_PRISMATIC:
 		case SN_JOINT_CYLINDRICAL:
 			used = ((j->movable & (1u << SN_AXIS_X)) && axis_in_use(j->axes + SN_AXIS_X)) ||
-				   ((j->movable & (1u << SN_AXIS_RX)) && axis_in_use(j->axes + SN_AXIS_RX));
+				((j->movable & (1u << SN_AXIS_RX)) && axis_in_use(j->axes + SN_AXIS_RX));
 			break;
 		case SN_JOINT_SPHERICAL:
 			used = j->axes[SN_AXIS_RX].mode == SN_AXIS_LIMITED || j->cone.enabled;

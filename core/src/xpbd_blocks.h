@@ -63,7 +63,7 @@ typedef struct xpbd_ctx
 {
 	solver_body* bodies; // the world's solver bodies (for rows)
 	xpbd_side a, b;
-	double h;         // XPBD substep, s
+	double h; // XPBD substep, s
 	xpbd_pass pass;
 	joint* j;         // receives the impulses: force on B (N*s) and torque on B about its anchor (N*m*s)
 	xpbd_lambda* lam; // the joint's multipliers in this substep

@@ -127,8 +127,7 @@ static unsigned locked_axes(sn_joint_type type)
 	}
 }
 
-static sn_joint_id chain_joint(sn_world* world, sn_joint_type type, sn_body_id a, sn_body_id b, sn_vec3 pa,
-							   sn_vec3 pb)
+static sn_joint_id chain_joint(sn_world* world, sn_joint_type type, sn_body_id a, sn_body_id b, sn_vec3 pa, sn_vec3 pb)
 {
 	sn_joint_base base = sn_default_joint_base();
 	base.body_a = a;

@@ -12,8 +12,8 @@ sn_world* scene_world(sn_solver solver, double dt);
 // The 1 m pendulum of test_pendulum.c (point-like 1 kg bob on a hinge, released at 90 degrees).
 typedef struct pendulum_run
 {
-	double first_period;  // s, between the first two downward crossings of x = 0
-	double energy_min;    // J, relative to the release
+	double first_period; // s, between the first two downward crossings of x = 0
+	double energy_min;   // J, relative to the release
 	double energy_max;
 	double max_arm_error; // m, pivot anchor drift
 	double angle_at_1s;   // rad, the arm's angle below the horizontal at t = 1 s

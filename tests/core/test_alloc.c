@@ -11,9 +11,9 @@ typedef struct counting
 {
 	uint64_t allocations;
 	uint64_t frees;
-	size_t bytes;          // live bytes
-	int64_t fail_after;    // this many more allocations succeed, then one fails; negative: never fail
-	uint64_t failures;     // allocations refused
+	size_t bytes;       // live bytes
+	int64_t fail_after; // this many more allocations succeed, then one fails; negative: never fail
+	uint64_t failures;  // allocations refused
 	uint64_t size_mismatches;
 } counting;
 
@@ -98,8 +98,8 @@ static sn_error scene_joint(sn_world* world, sn_joint_type type, sn_body_id a, s
 	base.body_a = a;
 	base.body_b = b;
 	base.frame_b.p = sn_v3(-0.25, 0, 0);
-	base.frame_a.p = sn_body_id_is_null(a) ? sn_transform_point(sn_body_get_pose(world, b), base.frame_b.p)
-											: sn_v3(0.25, 0, 0);
+	base.frame_a.p =
+		sn_body_id_is_null(a) ? sn_transform_point(sn_body_get_pose(world, b), base.frame_b.p) : sn_v3(0.25, 0, 0);
 	switch (type)
 	{
 		case SN_JOINT_FIXED:
@@ -392,7 +392,7 @@ static void test_step_fails_cleanly(void** state)
 		}
 		report_measure("allocations in the first step after growing", step_allocations);
 		assert_int_equal(failures, step_allocations); // every one of them was made to fail once
-		assert_true(failures >= 5); // solver bodies, their infos, rows, blocks and break events
+		assert_true(failures >= 5);                   // solver bodies, their infos, rows, blocks and break events
 		destroy_and_check_balance(twin, &t);
 	}
 }

@@ -43,12 +43,12 @@ static void valid_links(sn_link_def* links)
 
 typedef void (*spoil_fn)(sn_articulation_def* def, sn_link_def* links);
 
-#define SPOIL(name, ...)                                                                                 \
-	static void name(sn_articulation_def* def, sn_link_def* links)                                       \
-	{                                                                                                    \
-		(void)def;                                                                                       \
-		(void)links;                                                                                     \
-		__VA_ARGS__;                                                                                     \
+#define SPOIL(name, ...)                                                                                               \
+	static void name(sn_articulation_def* def, sn_link_def* links)                                                     \
+	{                                                                                                                  \
+		(void)def;                                                                                                     \
+		(void)links;                                                                                                   \
+		__VA_ARGS__;                                                                                                   \
 	}
 
 SPOIL(base_pose_nan, def->base_pose.p.x = NAN)
@@ -236,15 +236,15 @@ static void test_bad_mimic_defs_rejected(void** state)
 		sn_error error;
 	} cases[16];
 	int n = 0;
-#define CASE(label, err, ...)                                                                            \
-	do                                                                                                   \
-	{                                                                                                    \
-		cases[n].name = label;                                                                           \
-		cases[n].def = good;                                                                             \
-		sn_mimic_def* d = &cases[n].def;                                                                 \
-		__VA_ARGS__;                                                                                     \
-		cases[n].error = err;                                                                            \
-		n += 1;                                                                                          \
+#define CASE(label, err, ...)                                                                                          \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		cases[n].name = label;                                                                                         \
+		cases[n].def = good;                                                                                           \
+		sn_mimic_def* d = &cases[n].def;                                                                               \
+		__VA_ARGS__;                                                                                                   \
+		cases[n].error = err;                                                                                          \
+		n += 1;                                                                                                        \
 	} while (0)
 	CASE("stale articulation", SN_ERR_INVALID_ID, d->articulation.generation += 1);
 	CASE("null articulation", SN_ERR_INVALID_ID, d->articulation.index1 = 0);
@@ -418,7 +418,7 @@ static void test_ids_and_round_trips(void** state)
 	assert_sn_error(sn_destroy_mimic_joint(world, m), SN_ERR_INVALID_ID);
 	sn_articulation_id c;
 	assert_sn_ok(sn_create_articulation(world, &def, links, 3, &c));
-	assert_int_equal(c.index1, a.index1); // the slot is reused...
+	assert_int_equal(c.index1, a.index1);             // the slot is reused...
 	assert_false(sn_articulation_is_valid(world, a)); // ...under a new generation
 	assert_int_equal(sn_articulation_get_link_count(world, a), 0);
 	sn_articulation_id listed[4];
@@ -468,8 +468,7 @@ static void test_determinism_and_no_allocation_in_step(void** state)
 		for (int i = 0; i < 300; ++i)
 		{
 			// Targets from outside every step, as a server sends them.
-			assert_sn_ok(sn_articulation_set_drive_target((sn_world*)world,
-														  (sn_articulation_id){ 1, 1 }, i % ARM_LINKS,
+			assert_sn_ok(sn_articulation_set_drive_target((sn_world*)world, (sn_articulation_id){ 1, 1 }, i % ARM_LINKS,
 														  0.3 * sin(0.01 * i), 0.0));
 			assert_sn_ok(sn_articulation_set_drive_target(twin, (sn_articulation_id){ 1, 1 }, i % ARM_LINKS,
 														  0.3 * sin(0.01 * i), 0.0));

@@ -6,8 +6,8 @@
 #include <math.h>
 
 // A slider along world x (or z) on a fixed base, mass m, no armature or damping: its response is 1/m.
-static sn_articulation_id make_slider(sn_world* world, double mass, bool vertical, const sn_drive* drive,
-									  double x0, double v0)
+static sn_articulation_id make_slider(sn_world* world, double mass, bool vertical, const sn_drive* drive, double x0,
+									  double v0)
 {
 	sn_link_def links[2] = { sn_default_link_def(), sn_default_link_def() };
 	links[1].parent = 0;
@@ -76,7 +76,7 @@ static double tgs_impulse(const drive_case* c, int n, double* v_out, double* x_o
 	*scale = 0.0;
 	for (int i = 1; i <= n; ++i)
 	{
-		double sub_target = c->x_target - (c->tau - i * rho) * c->v_target; // eq. 41
+		double sub_target = c->x_target - (c->tau - i * rho) * c->v_target;                // eq. 41
 		double lambda = x * (b + rho * kp * (sub_target - c->x0) - rho * kp * dx - a * v); // eq. 44
 		v += r * lambda;
 		dx += rho * v;

@@ -27,8 +27,8 @@ static double complete_elliptic_k(double k)
 
 typedef struct swing
 {
-	double period;        // s, between the first two downward crossings of x = 0
-	double energy_min;    // J, relative to the release
+	double period;     // s, between the first two downward crossings of x = 0
+	double energy_min; // J, relative to the release
 	double energy_max;
 } swing;
 

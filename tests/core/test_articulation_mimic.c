@@ -384,14 +384,10 @@ static void test_mimic_compliant(void** state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_response_closed_forms),
-		cmocka_unit_test(test_response_across_roots),
-		cmocka_unit_test(test_mimic_pair_error_bound),
-		cmocka_unit_test(test_mimic_across_subtrees),
-		cmocka_unit_test(test_mimic_n_dofs),
-		cmocka_unit_test(test_mimic_prismatic_and_force_readback),
-		cmocka_unit_test(test_mimic_force_limit),
-		cmocka_unit_test(test_mimic_compliant),
+		cmocka_unit_test(test_response_closed_forms),  cmocka_unit_test(test_response_across_roots),
+		cmocka_unit_test(test_mimic_pair_error_bound), cmocka_unit_test(test_mimic_across_subtrees),
+		cmocka_unit_test(test_mimic_n_dofs),           cmocka_unit_test(test_mimic_prismatic_and_force_readback),
+		cmocka_unit_test(test_mimic_force_limit),      cmocka_unit_test(test_mimic_compliant),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

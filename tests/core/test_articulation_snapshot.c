@@ -44,9 +44,10 @@ static void build(scene* s, sn_solver solver)
 	sn_articulation_id doomed = make_chain(w, 2); // a dead slot between live ones
 	s->chain = make_chain(w, 5);
 	assert_sn_ok(sn_destroy_articulation(w, doomed));
-	assert_sn_ok(sn_articulation_set_limit(w, s->chain, 0, (sn_limit){ true, chain_limit_lower, 0.3, sn_soft_rigid() }));
-	assert_sn_ok(sn_articulation_set_limit(w, s->chain, 2,
-										  (sn_limit){ true, -0.2, 0.2, sn_soft_stiffness(800.0, 10.0) }));
+	assert_sn_ok(
+		sn_articulation_set_limit(w, s->chain, 0, (sn_limit){ true, chain_limit_lower, 0.3, sn_soft_rigid() }));
+	assert_sn_ok(
+		sn_articulation_set_limit(w, s->chain, 2, (sn_limit){ true, -0.2, 0.2, sn_soft_stiffness(800.0, 10.0) }));
 
 	sn_link_def links[3];
 	links[0] = sn_default_link_def();

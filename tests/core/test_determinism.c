@@ -232,10 +232,8 @@ static void test_interleaved_twins(void** state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_golden_pgs),
-		cmocka_unit_test(test_golden_tgs),
-		cmocka_unit_test(test_golden_xpbd),
-		cmocka_unit_test(test_golden_direct),
+		cmocka_unit_test(test_golden_pgs),        cmocka_unit_test(test_golden_tgs),
+		cmocka_unit_test(test_golden_xpbd),       cmocka_unit_test(test_golden_direct),
 		cmocka_unit_test(test_interleaved_twins),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

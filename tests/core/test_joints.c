@@ -34,7 +34,7 @@ typedef struct joint_error
 	double angular; // rad
 } joint_error;
 
-static const double half = 0.25; // link half-length, m
+static const double half = 0.25;    // link half-length, m
 static const double tip_mass = 5.0; // the load: the last link is five times heavier, kg
 
 // Create a joint of the chain's type between two bodies with the given frames. Limits on the sliding
@@ -147,8 +147,8 @@ static chain build_chain(sn_joint_type type, sn_solver solver)
 		bd.pose.p = sn_scale(half + 2.0 * half * i, along);
 		bd.pose.q = link_q;
 		bd.mass = mass;
-		bd.inertia = type == SN_JOINT_DISTANCE ? sn_inertia_sphere(mass, 0.05)
-											   : sn_inertia_box(mass, sn_v3(half, 0.05, 0.05));
+		bd.inertia =
+			type == SN_JOINT_DISTANCE ? sn_inertia_sphere(mass, 0.05) : sn_inertia_box(mass, sn_v3(half, 0.05, 0.05));
 		if (type == SN_JOINT_DISTANCE)
 		{
 			bd.pose.p = sn_scale(2.0 * half * (i + 1), along);
@@ -222,10 +222,10 @@ static joint_error measure_joint(const sn_world* world, sn_joint_type type, sn_j
 
 typedef struct chain_run
 {
-	joint_error worst;       // over all joints and steps
+	joint_error worst;           // over all joints and steps
 	double slide_min, slide_max; // telescopes: the sliding coordinate, m (from the poses)
 	double slide_speed;          // telescopes: the fastest slide, m/s (from the poses, per step)
-	double tip_travel;       // m, how far the tip moved: proof that the chain did move
+	double tip_travel;           // m, how far the tip moved: proof that the chain did move
 } chain_run;
 
 static chain_run run_chain(sn_joint_type type, sn_solver solver, double seconds)
@@ -628,10 +628,10 @@ static void test_jacobians_finite_differences(void** state)
 
 typedef struct cone_run
 {
-	double worst_norm;  // max over the run of sqrt((s_y/a)^2 + (s_z/b)^2)
+	double worst_norm;     // max over the run of sqrt((s_y/a)^2 + (s_z/b)^2)
 	double max_sy, max_sz; // rad, largest |s_y| and |s_z| reached
-	double max_twist;   // rad, largest |twist|
-	double worst_gap;   // m, anchor gap
+	double max_twist;      // rad, largest |twist|
+	double worst_gap;      // m, anchor gap
 } cone_run;
 
 // A 1 kg bob hanging 1 m below a ball joint (frame x pointing down, so RY is the swing about world y
@@ -751,8 +751,7 @@ static void test_spherical_twist(void** state)
 // for 0.5 s along one axis (1 N, or 0.008 N*m: 0.5 m/s^2 or 1 rad/s^2) with that axis in the given mode
 // and the other five locked. Returns the pushed coordinate and the largest of the others, by the core's
 // coordinates (their conventions are checked above).
-static void run_six_axis(sn_solver solver, int axis, sn_axis_mode mode, double sign, double* pushed,
-						 double* others)
+static void run_six_axis(sn_solver solver, int axis, sn_axis_mode mode, double sign, double* pushed, double* others)
 {
 	sn_world* world = test_world(solver, dt, sn_v3(0, 0, 0));
 	sn_body_id body = test_body(world, sn_v3(0, 0, 0), 2.0, sn_inertia_sphere(2.0, 0.1));
@@ -878,8 +877,8 @@ static void test_distance_joint(void** state)
 		// Spring k = 2000 N/m, c = 60 N*s/m (damping ratio 0.67): settles in 3 s (decay exp(-30 t)) to
 		// the static stretch m g / k = 4.905 mm. The implicit soft row is exact at rest: the residual is
 		// the decay, exp(-90) of the initial 5 mm.
-		world = distance_scene(solvers[s], true, sn_soft_stiffness(2000.0, 60.0), no_limit, sn_v3(0, 0, 0), &bob,
-							   &joint);
+		world =
+			distance_scene(solvers[s], true, sn_soft_stiffness(2000.0, 60.0), no_limit, sn_v3(0, 0, 0), &bob, &joint);
 		for (int i = 0; i < 3000; ++i)
 		{
 			assert_sn_ok(sn_world_step(world));

@@ -29,10 +29,10 @@ static double complete_elliptic_k(double k)
 
 typedef struct pendulum_run
 {
-	double first_period;   // s, between the first two downward crossings of x = 0
-	double energy_min;     // J, relative to the release
+	double first_period; // s, between the first two downward crossings of x = 0
+	double energy_min;   // J, relative to the release
 	double energy_max;
-	double max_arm_error;  // m, |pivot anchor| drift
+	double max_arm_error; // m, |pivot anchor| drift
 } pendulum_run;
 
 static pendulum_run run_pendulum(sn_solver solver, double seconds)

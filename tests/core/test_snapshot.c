@@ -262,12 +262,9 @@ static void test_forged_field_rejected(void** state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_restore_tgs),
-		cmocka_unit_test(test_restore_pgs),
-		cmocka_unit_test(test_restore_xpbd),
-		cmocka_unit_test(test_restore_direct),
-		cmocka_unit_test(test_small_buffer),
-		cmocka_unit_test(test_corruption_rejected),
+		cmocka_unit_test(test_restore_tgs),           cmocka_unit_test(test_restore_pgs),
+		cmocka_unit_test(test_restore_xpbd),          cmocka_unit_test(test_restore_direct),
+		cmocka_unit_test(test_small_buffer),          cmocka_unit_test(test_corruption_rejected),
 		cmocka_unit_test(test_forged_field_rejected),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,10 +13,10 @@
 
 typedef struct scene
 {
-	sn_body_id bodies[SN_JOINT_TYPE_COUNT]; // dynamic, body i is body_b of joint i
-	sn_body_id kinematic, fixed_post;       // a kinematic and a static body
+	sn_body_id bodies[SN_JOINT_TYPE_COUNT];  // dynamic, body i is body_b of joint i
+	sn_body_id kinematic, fixed_post;        // a kinematic and a static body
 	sn_joint_id joints[SN_JOINT_TYPE_COUNT]; // joint i has type i
-	sn_body_id stale_body;                  // destroyed while building
+	sn_body_id stale_body;                   // destroyed while building
 	sn_joint_id stale_joint;
 } scene;
 
@@ -304,31 +304,31 @@ static void fixture_end(fixture* f, sn_error got, sn_error expected, const char*
 }
 
 // REJECT(expected error, call): the call may use `w` (the world copy).
-#define REJECT(expected, ...)                                                                            \
-	do                                                                                                   \
-	{                                                                                                    \
-		fixture f_;                                                                                      \
-		fixture_begin(&f_);                                                                              \
-		sn_world* w = f_.world;                                                                          \
-		(void)w;                                                                                         \
-		fixture_end(&f_, (__VA_ARGS__), (expected), #__VA_ARGS__);                                       \
+#define REJECT(expected, ...)                                                                                          \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		fixture f_;                                                                                                    \
+		fixture_begin(&f_);                                                                                            \
+		sn_world* w = f_.world;                                                                                        \
+		(void)w;                                                                                                       \
+		fixture_end(&f_, (__VA_ARGS__), (expected), #__VA_ARGS__);                                                     \
 	} while (0)
 
 // ACCEPT(call): a boundary value that must be accepted.
-#define ACCEPT(...)                                                                                      \
-	do                                                                                                   \
-	{                                                                                                    \
-		fixture f_;                                                                                      \
-		fixture_begin(&f_);                                                                              \
-		sn_world* w = f_.world;                                                                          \
-		sn_error got_ = (__VA_ARGS__);                                                                   \
-		if (got_ != SN_ERR_OK)                                                                           \
-		{                                                                                                \
-			fail_msg("%s returned %s (%s), expected OK", #__VA_ARGS__, sn_error_name(got_),               \
-					 sn_world_last_error_detail(w));                                                     \
-		}                                                                                                \
-		sn_world_destroy(f_.world);                                                                      \
-		sn_world_destroy(f_.twin);                                                                       \
+#define ACCEPT(...)                                                                                                    \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		fixture f_;                                                                                                    \
+		fixture_begin(&f_);                                                                                            \
+		sn_world* w = f_.world;                                                                                        \
+		sn_error got_ = (__VA_ARGS__);                                                                                 \
+		if (got_ != SN_ERR_OK)                                                                                         \
+		{                                                                                                              \
+			fail_msg("%s returned %s (%s), expected OK", #__VA_ARGS__, sn_error_name(got_),                            \
+					 sn_world_last_error_detail(w));                                                                   \
+		}                                                                                                              \
+		sn_world_destroy(f_.world);                                                                                    \
+		sn_world_destroy(f_.twin);                                                                                     \
 	} while (0)
 
 static int setup(void** state)
@@ -367,12 +367,12 @@ static void reject_world_def(sn_world_def d, sn_error expected, const char* what
 	checked_cases += 1;
 }
 
-#define BAD_WORLD_DEF(assignment, expected)                                                              \
-	do                                                                                                   \
-	{                                                                                                    \
-		sn_world_def d = sn_default_world_def();                                                         \
-		d.assignment;                                                                                    \
-		reject_world_def(d, expected, #assignment);                                                      \
+#define BAD_WORLD_DEF(assignment, expected)                                                                            \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		sn_world_def d = sn_default_world_def();                                                                       \
+		d.assignment;                                                                                                  \
+		reject_world_def(d, expected, #assignment);                                                                    \
 	} while (0)
 
 static void* dummy_alloc(void* context, size_t size)
@@ -468,12 +468,12 @@ static void test_world_setters(void** state)
 
 static sn_body_id out_body;
 
-#define BAD_BODY_DEF(assignment, expected)                                                               \
-	do                                                                                                   \
-	{                                                                                                    \
-		sn_body_def bd = sn_default_body_def();                                                          \
-		bd.assignment;                                                                                   \
-		REJECT(expected, sn_create_body(w, &bd, &out_body));                                             \
+#define BAD_BODY_DEF(assignment, expected)                                                                             \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		sn_body_def bd = sn_default_body_def();                                                                        \
+		bd.assignment;                                                                                                 \
+		REJECT(expected, sn_create_body(w, &bd, &out_body));                                                           \
 	} while (0)
 
 static void test_body_def(void** state)
@@ -536,8 +536,9 @@ static void test_body_setters(void** state)
 {
 	(void)state;
 	const sn_body_id b = ids.bodies[2];
-	const sn_body_id bad_ids[5] = { ids.stale_body, null_body(), foreign_body, { -5, 1 },
-									{ b.index1, b.generation + 1 } };
+	const sn_body_id bad_ids[5] = {
+		ids.stale_body, null_body(), foreign_body, { -5, 1 }, { b.index1, b.generation + 1 }
+	};
 	for (int i = 0; i < 5; ++i)
 	{
 		sn_body_id x = bad_ids[i];
@@ -595,12 +596,12 @@ static void test_joint_base(void** state)
 	{
 		sn_joint_type type = (sn_joint_type)t;
 		sn_joint_base base;
-#define BAD_BASE(assignment, expected)                                                                   \
-	do                                                                                                   \
-	{                                                                                                    \
-		base = scene_base(a, b);                                                                         \
-		base.assignment;                                                                                 \
-		REJECT(expected, create_typed(w, type, base, &out_joint));                                      \
+#define BAD_BASE(assignment, expected)                                                                                 \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		base = scene_base(a, b);                                                                                       \
+		base.assignment;                                                                                               \
+		REJECT(expected, create_typed(w, type, base, &out_joint));                                                     \
 	} while (0)
 		BAD_BASE(body_a = ids.stale_body, SN_ERR_INVALID_ID);
 		BAD_BASE(body_b = ids.stale_body, SN_ERR_INVALID_ID);
@@ -643,14 +644,14 @@ static void test_joint_defs(void** state)
 	const sn_limit rigid_limit = { true, -0.5, 0.5, sn_soft_rigid() };
 
 	// Hinge: angle limit in [-pi, pi] and in order, finite motor and spring, non-negative bounds.
-#define BAD_HINGE(assignment, expected)                                                                  \
-	do                                                                                                   \
-	{                                                                                                    \
-		sn_hinge_joint_def d = sn_default_hinge_joint_def();                                             \
-		d.base = base;                                                                                   \
-		d.limit = rigid_limit;                                                                           \
-		d.assignment;                                                                                    \
-		REJECT(expected, sn_create_hinge_joint(w, &d, &out_joint));                                      \
+#define BAD_HINGE(assignment, expected)                                                                                \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		sn_hinge_joint_def d = sn_default_hinge_joint_def();                                                           \
+		d.base = base;                                                                                                 \
+		d.limit = rigid_limit;                                                                                         \
+		d.assignment;                                                                                                  \
+		REJECT(expected, sn_create_hinge_joint(w, &d, &out_joint));                                                    \
 	} while (0)
 	BAD_HINGE(limit.lower = 0.6, SN_ERR_LIMITS_ORDER);
 	BAD_HINGE(limit.upper = nan_, SN_ERR_NOT_FINITE);
@@ -668,13 +669,13 @@ static void test_joint_defs(void** state)
 	REJECT(SN_ERR_INVALID_ARGUMENT, sn_create_hinge_joint(w, NULL, &out_joint));
 #undef BAD_HINGE
 
-#define BAD_PRISMATIC(assignment, expected)                                                              \
-	do                                                                                                   \
-	{                                                                                                    \
-		sn_prismatic_joint_def d = sn_default_prismatic_joint_def();                                     \
-		d.base = base;                                                                                   \
-		d.assignment;                                                                                    \
-		REJECT(expected, sn_create_prismatic_joint(w, &d, &out_joint));                                  \
+#define BAD_PRISMATIC(assignment, expected)                                                                            \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		sn_prismatic_joint_def d = sn_default_prismatic_joint_def();                                                   \
+		d.base = base;                                                                                                 \
+		d.assignment;                                                                                                  \
+		REJECT(expected, sn_create_prismatic_joint(w, &d, &out_joint));                                                \
 	} while (0)
 	BAD_PRISMATIC(limit = ((sn_limit){ true, 0.2, 0.1, sn_soft_rigid() }), SN_ERR_LIMITS_ORDER);
 	BAD_PRISMATIC(limit = ((sn_limit){ true, nan_, 0.1, sn_soft_rigid() }), SN_ERR_NOT_FINITE);
@@ -685,13 +686,13 @@ static void test_joint_defs(void** state)
 	REJECT(SN_ERR_INVALID_ARGUMENT, sn_create_prismatic_joint(w, NULL, &out_joint));
 #undef BAD_PRISMATIC
 
-#define BAD_CYLINDER(assignment, expected)                                                               \
-	do                                                                                                   \
-	{                                                                                                    \
-		sn_cylindrical_joint_def d = sn_default_cylindrical_joint_def();                                 \
-		d.base = base;                                                                                   \
-		d.assignment;                                                                                    \
-		REJECT(expected, sn_create_cylindrical_joint(w, &d, &out_joint));                                \
+#define BAD_CYLINDER(assignment, expected)                                                                             \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		sn_cylindrical_joint_def d = sn_default_cylindrical_joint_def();                                               \
+		d.base = base;                                                                                                 \
+		d.assignment;                                                                                                  \
+		REJECT(expected, sn_create_cylindrical_joint(w, &d, &out_joint));                                              \
 	} while (0)
 	BAD_CYLINDER(linear_limit = ((sn_limit){ true, 1.0, -1.0, sn_soft_rigid() }), SN_ERR_LIMITS_ORDER);
 	BAD_CYLINDER(angular_limit = ((sn_limit){ true, -1.0, 4.0, sn_soft_rigid() }), SN_ERR_INVALID_ARGUMENT);
@@ -704,14 +705,14 @@ static void test_joint_defs(void** state)
 #undef BAD_CYLINDER
 
 	// Spherical: cone half-angles in (0, pi), finite; twist limit in [-pi, pi] and in order.
-#define BAD_BALL(assignment, expected)                                                                   \
-	do                                                                                                   \
-	{                                                                                                    \
-		sn_spherical_joint_def d = sn_default_spherical_joint_def();                                     \
-		d.base = base;                                                                                   \
-		d.swing = (sn_cone_limit){ true, 0.5, 0.8, sn_soft_rigid() };                                    \
-		d.assignment;                                                                                    \
-		REJECT(expected, sn_create_spherical_joint(w, &d, &out_joint));                                  \
+#define BAD_BALL(assignment, expected)                                                                                 \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		sn_spherical_joint_def d = sn_default_spherical_joint_def();                                                   \
+		d.base = base;                                                                                                 \
+		d.swing = (sn_cone_limit){ true, 0.5, 0.8, sn_soft_rigid() };                                                  \
+		d.assignment;                                                                                                  \
+		REJECT(expected, sn_create_spherical_joint(w, &d, &out_joint));                                                \
 	} while (0)
 	BAD_BALL(swing.y_angle = 0.0, SN_ERR_INVALID_ARGUMENT);
 	BAD_BALL(swing.z_angle = -0.1, SN_ERR_INVALID_ARGUMENT);
@@ -727,13 +728,13 @@ static void test_joint_defs(void** state)
 #undef BAD_BALL
 
 	// Distance: length > 0 and finite; an enabled spring is not rigid; 0 <= min <= max.
-#define BAD_DISTANCE(assignment, expected)                                                               \
-	do                                                                                                   \
-	{                                                                                                    \
-		sn_distance_joint_def d = sn_default_distance_joint_def();                                       \
-		d.base = base;                                                                                   \
-		d.assignment;                                                                                    \
-		REJECT(expected, sn_create_distance_joint(w, &d, &out_joint));                                   \
+#define BAD_DISTANCE(assignment, expected)                                                                             \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		sn_distance_joint_def d = sn_default_distance_joint_def();                                                     \
+		d.base = base;                                                                                                 \
+		d.assignment;                                                                                                  \
+		REJECT(expected, sn_create_distance_joint(w, &d, &out_joint));                                                 \
 	} while (0)
 	BAD_DISTANCE(length = 0.0, SN_ERR_INVALID_ARGUMENT);
 	BAD_DISTANCE(length = -1.0, SN_ERR_INVALID_ARGUMENT);
@@ -753,26 +754,25 @@ static void test_joint_defs(void** state)
 
 	// Six-axis: a known mode per axis; limited axes in order (angles within [-pi, pi]); finite motors
 	// and springs on the axes that move.
-#define BAD_SIX(assignment, expected)                                                                    \
-	do                                                                                                   \
-	{                                                                                                    \
-		sn_six_axis_joint_def d = sn_default_six_axis_joint_def();                                       \
-		d.base = base;                                                                                   \
-		d.assignment;                                                                                    \
-		REJECT(expected, sn_create_six_axis_joint(w, &d, &out_joint));                                   \
+#define BAD_SIX(assignment, expected)                                                                                  \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		sn_six_axis_joint_def d = sn_default_six_axis_joint_def();                                                     \
+		d.base = base;                                                                                                 \
+		d.assignment;                                                                                                  \
+		REJECT(expected, sn_create_six_axis_joint(w, &d, &out_joint));                                                 \
 	} while (0)
 	BAD_SIX(axes[SN_AXIS_Y].mode = (sn_axis_mode)9, SN_ERR_INVALID_ARGUMENT);
 	BAD_SIX(axes[SN_AXIS_RZ].mode = (sn_axis_mode)-1, SN_ERR_INVALID_ARGUMENT);
 	BAD_SIX(axes[SN_AXIS_X].mode = SN_AXIS_LIMITED; d.axes[SN_AXIS_X].lower = 0.3, SN_ERR_LIMITS_ORDER);
 	BAD_SIX(axes[SN_AXIS_Z].mode = SN_AXIS_LIMITED; d.axes[SN_AXIS_Z].upper = nan_, SN_ERR_NOT_FINITE);
 	BAD_SIX(axes[SN_AXIS_RY].mode = SN_AXIS_LIMITED; d.axes[SN_AXIS_RY].lower = -3.2, SN_ERR_INVALID_ARGUMENT);
-	BAD_SIX(axes[SN_AXIS_RX].mode = SN_AXIS_LIMITED; d.axes[SN_AXIS_RX].lower = -1.0;
-			d.axes[SN_AXIS_RX].upper = 1.0; d.axes[SN_AXIS_RX].limit_soft = sn_soft_stiffness(-1, 1),
-			SN_ERR_NEGATIVE_VALUE);
-	BAD_SIX(axes[SN_AXIS_Y].mode = SN_AXIS_FREE; d.axes[SN_AXIS_Y].motor = ((sn_motor){ true, nan_, 1 }),
-			SN_ERR_NOT_FINITE);
-	BAD_SIX(axes[SN_AXIS_RZ].mode = SN_AXIS_FREE; d.axes[SN_AXIS_RZ].motor = ((sn_motor){ true, 1, -1 }),
-			SN_ERR_NEGATIVE_VALUE);
+	BAD_SIX(axes[SN_AXIS_RX].mode = SN_AXIS_LIMITED; d.axes[SN_AXIS_RX].lower = -1.0; d.axes[SN_AXIS_RX].upper = 1.0;
+			d.axes[SN_AXIS_RX].limit_soft = sn_soft_stiffness(-1, 1), SN_ERR_NEGATIVE_VALUE);
+	BAD_SIX(axes[SN_AXIS_Y].mode = SN_AXIS_FREE;
+			d.axes[SN_AXIS_Y].motor = ((sn_motor){ true, nan_, 1 }), SN_ERR_NOT_FINITE);
+	BAD_SIX(axes[SN_AXIS_RZ].mode = SN_AXIS_FREE;
+			d.axes[SN_AXIS_RZ].motor = ((sn_motor){ true, 1, -1 }), SN_ERR_NEGATIVE_VALUE);
 	BAD_SIX(axes[SN_AXIS_X].mode = SN_AXIS_FREE;
 			d.axes[SN_AXIS_X].spring = ((sn_spring){ true, 0.0, sn_soft_stiffness(-1, 0), 1.0 }),
 			SN_ERR_NEGATIVE_VALUE);
@@ -820,8 +820,9 @@ static void test_joint_setters(void** state)
 	const sn_cone_limit cone = { true, 0.5, 0.5, sn_soft_rigid() };
 
 	// Invalid ids, for every setter.
-	const sn_joint_id bad_ids[5] = { ids.stale_joint, { 0, 0 }, foreign_joint, { -1, 1 },
-									 { hinge.index1, hinge.generation + 1 } };
+	const sn_joint_id bad_ids[5] = {
+		ids.stale_joint, { 0, 0 }, foreign_joint, { -1, 1 }, { hinge.index1, hinge.generation + 1 }
+	};
 	for (int i = 0; i < 5; ++i)
 	{
 		sn_joint_id x = bad_ids[i];
@@ -935,14 +936,9 @@ int main(void)
 	}
 	sn_world_destroy(other);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_world_def),
-		cmocka_unit_test(test_world_setters),
-		cmocka_unit_test(test_body_def),
-		cmocka_unit_test(test_body_setters),
-		cmocka_unit_test(test_joint_base),
-		cmocka_unit_test(test_joint_defs),
-		cmocka_unit_test(test_joint_setters),
-		cmocka_unit_test(test_case_count),
+		cmocka_unit_test(test_world_def),     cmocka_unit_test(test_world_setters), cmocka_unit_test(test_body_def),
+		cmocka_unit_test(test_body_setters),  cmocka_unit_test(test_joint_base),    cmocka_unit_test(test_joint_defs),
+		cmocka_unit_test(test_joint_setters), cmocka_unit_test(test_case_count),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -291,12 +291,9 @@ static void test_warm_start_setting(void** state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_settings_round_trip),
-		cmocka_unit_test(test_listing),
-		cmocka_unit_test(test_divergence_runaway),
-		cmocka_unit_test(test_divergence_non_finite),
-		cmocka_unit_test(test_break_events_lifetime),
-		cmocka_unit_test(test_foreign_ids_rejected),
+		cmocka_unit_test(test_settings_round_trip),   cmocka_unit_test(test_listing),
+		cmocka_unit_test(test_divergence_runaway),    cmocka_unit_test(test_divergence_non_finite),
+		cmocka_unit_test(test_break_events_lifetime), cmocka_unit_test(test_foreign_ids_rejected),
 		cmocka_unit_test(test_warm_start_setting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

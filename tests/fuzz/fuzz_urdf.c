@@ -34,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 	sn_error err = snm_parse_urdf((const char*)data, size, "fuzz.urdf", &limits, &model, &error);
 	if (err != SN_ERR_OK)
 	{
-		check(model == NULL && error.code == err && error.text[0] != '\0' && memchr(error.text, '\0', sizeof(error.text)));
+		check(model == NULL && error.code == err && error.text[0] != '\0' &&
+			  memchr(error.text, '\0', sizeof(error.text)));
 		return 0;
 	}
 	// A tree: one root, link_order a permutation with parents first, every joint resolved.
@@ -82,7 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 	}
 	else
 	{
-		check(build_error.code == err && build_error.text[0] != '\0' && sn_world_get_articulations(world, NULL, 0) == 0);
+		check(build_error.code == err && build_error.text[0] != '\0' &&
+			  sn_world_get_articulations(world, NULL, 0) == 0);
 	}
 	sn_world_destroy(world);
 	snm_model_destroy(model);

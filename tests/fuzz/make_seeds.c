@@ -107,7 +107,7 @@ int main(int argc, char** argv)
 	}
 	const char* dir = argv[1];
 	static seed s;
-	const pb_size_t joints[] = { sinew_v1_CreateJoint_fixed_tag, sinew_v1_CreateJoint_hinge_tag,
+	const pb_size_t joints[] = { sinew_v1_CreateJoint_fixed_tag,     sinew_v1_CreateJoint_hinge_tag,
 								 sinew_v1_CreateJoint_prismatic_tag, sinew_v1_CreateJoint_cylindrical_tag,
 								 sinew_v1_CreateJoint_spherical_tag, sinew_v1_CreateJoint_distance_tag,
 								 sinew_v1_CreateJoint_six_axis_tag };

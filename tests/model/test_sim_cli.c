@@ -31,7 +31,8 @@ static int sim(int argc, const char* const* args)
 	return status;
 }
 
-#define SIM(...) sim((int)(sizeof((const char*[]){ __VA_ARGS__ }) / sizeof(const char*)), (const char*[]){ __VA_ARGS__ })
+#define SIM(...)                                                                                                       \
+	sim((int)(sizeof((const char*[]){ __VA_ARGS__ }) / sizeof(const char*)), (const char*[]){ __VA_ARGS__ })
 
 // Read a whole small file; the caller frees it.
 static char* slurp(const char* path)
@@ -59,8 +60,8 @@ static void test_csv_header_and_rows(void** state)
 {
 	(void)state;
 	remove(OUT("double.csv"));
-	assert_int_equal(SIM("sim", URDF("double_pendulum.urdf"), "--steps", "100", "--every", "7", "--csv", OUT("double.csv"),
-						 "--initial", "shoulder=0.5", "--quiet"),
+	assert_int_equal(SIM("sim", URDF("double_pendulum.urdf"), "--steps", "100", "--every", "7", "--csv",
+						 OUT("double.csv"), "--initial", "shoulder=0.5", "--quiet"),
 					 0);
 	char* text = slurp(OUT("double.csv"));
 	assert_true(strncmp(text, "t,shoulder,elbow\n", 17) == 0);
@@ -101,7 +102,8 @@ static void test_floating_columns_and_drives(void** state)
 						 OUT("arm.csv"), "--quiet"),
 					 0);
 	text = slurp(OUT("arm.csv"));
-	assert_true(strncmp(text, "t,joint1,joint2,joint3,joint4,joint5,joint6,joint7,finger_left_joint,finger_right_joint\n",
+	assert_true(strncmp(text,
+						"t,joint1,joint2,joint3,joint4,joint5,joint6,joint7,finger_left_joint,finger_right_joint\n",
 						88) == 0);
 	free(text);
 }
@@ -132,7 +134,8 @@ static void test_exit_status(void** state)
 	fclose(f);
 	assert_int_equal(SIM("sim", OUT("bad.urdf"), "--quiet"), 1);
 	// Unwritable CSV: 1.
-	assert_int_equal(SIM("sim", URDF("pendulum.urdf"), "--steps", "1", "--csv", OUT("no-such-dir/x.csv"), "--quiet"), 1);
+	assert_int_equal(SIM("sim", URDF("pendulum.urdf"), "--steps", "1", "--csv", OUT("no-such-dir/x.csv"), "--quiet"),
+					 1);
 	// Help: 0.
 	assert_int_equal(SIM("sim", "--help"), 0);
 }

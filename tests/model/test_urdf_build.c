@@ -232,11 +232,13 @@ static void check_frames(const char* file)
 		{
 			continue;
 		}
-		sn_transform core = sn_transform_mul(sn_articulation_get_link_pose(world, built.articulation, a),
-											 built.link_offset[l]);
+		sn_transform core =
+			sn_transform_mul(sn_articulation_get_link_pose(world, built.articulation, a), built.link_offset[l]);
 		char what[320];
-		snprintf(what, sizeof(what), "%.40s link %.128s: core pose against URDF kinematics; 1e-12 for products of "
-				 "a few rotations", file, model->links[l].name);
+		snprintf(what, sizeof(what),
+				 "%.40s link %.128s: core pose against URDF kinematics; 1e-12 for products of "
+				 "a few rotations",
+				 file, model->links[l].name);
 		assert_pose_near(core, urdf_link_pose(model, l, q_by_joint), 1e-12, what);
 	}
 	snm_build_result_free(&built);
@@ -458,22 +460,33 @@ typedef struct build_case
 	const char* message;
 } build_case;
 
-#define LINK(n) "<link name=\"" n "\"><inertial><mass value=\"1\"/>" \
+#define LINK(n)                                                                                                        \
+	"<link name=\"" n "\"><inertial><mass value=\"1\"/>"                                                               \
 	"<inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial></link>\n"
 
 static const build_case build_cases[] = {
-	{ "planar", "<robot name=\"r\">\n" LINK("a") LINK("b") "<joint name=\"p\" type=\"planar\">\n<parent link=\"a\"/>"
-	  "<child link=\"b\"/><axis xyz=\"0 0 1\"/></joint>\n</robot>\n", SN_ERR_UNSUPPORTED, 4, "planar joints are not supported" },
-	{ "floating inside", "<robot name=\"r\">\n" LINK("a") LINK("b") LINK("c") "<joint name=\"f\" type=\"continuous\">"
-	  "<parent link=\"a\"/><child link=\"b\"/></joint>\n<joint name=\"g\" type=\"floating\"><parent link=\"b\"/>"
-	  "<child link=\"c\"/></joint>\n</robot>\n", SN_ERR_UNSUPPORTED, 6, "supported only as the base" },
-	{ "floating from a massive root", "<robot name=\"r\">\n" LINK("a") LINK("b") "<joint name=\"g\" type=\"floating\">"
-	  "<parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n", SN_ERR_UNSUPPORTED, 4, "supported only as the base" },
-	{ "massless moving link", "<robot name=\"r\">\n" LINK("a") "<link name=\"b\"/>\n<joint name=\"j\" type=\"continuous\">"
-	  "<parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n", SN_ERR_NON_POSITIVE_MASS, 3, "has no mass" },
-	{ "massless floating base", "<robot name=\"r\">\n<link name=\"w\"/>\n<link name=\"b\"/>\n<joint name=\"g\" "
-	  "type=\"floating\"><parent link=\"w\"/><child link=\"b\"/></joint>\n</robot>\n", SN_ERR_NON_POSITIVE_MASS, 3,
-	  "as a floating base" },
+	{ "planar",
+	  "<robot name=\"r\">\n" LINK("a") LINK("b") "<joint name=\"p\" type=\"planar\">\n<parent link=\"a\"/>"
+												 "<child link=\"b\"/><axis xyz=\"0 0 1\"/></joint>\n</robot>\n",
+	  SN_ERR_UNSUPPORTED, 4, "planar joints are not supported" },
+	{ "floating inside",
+	  "<robot name=\"r\">\n" LINK("a") LINK("b") LINK("c") "<joint name=\"f\" type=\"continuous\">"
+														   "<parent link=\"a\"/><child link=\"b\"/></joint>\n<joint "
+														   "name=\"g\" type=\"floating\"><parent link=\"b\"/>"
+														   "<child link=\"c\"/></joint>\n</robot>\n",
+	  SN_ERR_UNSUPPORTED, 6, "supported only as the base" },
+	{ "floating from a massive root",
+	  "<robot name=\"r\">\n" LINK("a") LINK("b") "<joint name=\"g\" type=\"floating\">"
+												 "<parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n",
+	  SN_ERR_UNSUPPORTED, 4, "supported only as the base" },
+	{ "massless moving link",
+	  "<robot name=\"r\">\n" LINK("a") "<link name=\"b\"/>\n<joint name=\"j\" type=\"continuous\">"
+									   "<parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n",
+	  SN_ERR_NON_POSITIVE_MASS, 3, "has no mass" },
+	{ "massless floating base",
+	  "<robot name=\"r\">\n<link name=\"w\"/>\n<link name=\"b\"/>\n<joint name=\"g\" "
+	  "type=\"floating\"><parent link=\"w\"/><child link=\"b\"/></joint>\n</robot>\n",
+	  SN_ERR_NON_POSITIVE_MASS, 3, "as a floating base" },
 };
 
 static void test_build_errors(void** state)
@@ -510,9 +523,9 @@ static void test_build_errors(void** state)
 static void test_massless_substitute_and_def_errors(void** state)
 {
 	(void)state;
-	const char* text = "<robot name=\"r\">\n" LINK("a") "<link name=\"b\"/>\n" LINK("c")
-		"<joint name=\"j\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/></joint>\n"
-		"<joint name=\"k\" type=\"continuous\"><parent link=\"b\"/><child link=\"c\"/></joint>\n</robot>\n";
+	const char* text = "<robot name=\"r\">\n" LINK("a") "<link name=\"b\"/>\n" LINK(
+		"c") "<joint name=\"j\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/></joint>\n"
+			 "<joint name=\"k\" type=\"continuous\"><parent link=\"b\"/><child link=\"c\"/></joint>\n</robot>\n";
 	snm_model* model = NULL;
 	snm_error error;
 	assert_sn_ok(snm_parse_urdf(text, strlen(text), "m.urdf", NULL, &model, &error));

@@ -303,7 +303,8 @@ static void test_axis_rotation(void** state)
 	(void)state;
 	assert_true(is_identity_quat(snm_axis_rotation(sn_v3(1, 0, 0))));
 	assert_true(is_identity_quat(snm_axis_rotation(sn_v3(3, 0, 0))));
-	sn_vec3 axes[] = { { 0, 1, 0 }, { 0, 0, 1 }, { -1, 0, 0 }, { 0, 0, -1 }, { 1, 2, 3 }, { -1, 1e-9, 0 }, { -0.3, -0.4, 0.5 } };
+	sn_vec3 axes[] = { { 0, 1, 0 }, { 0, 0, 1 },     { -1, 0, 0 },       { 0, 0, -1 },
+					   { 1, 2, 3 }, { -1, 1e-9, 0 }, { -0.3, -0.4, 0.5 } };
 	for (size_t i = 0; i < sizeof(axes) / sizeof(axes[0]); ++i)
 	{
 		sn_quat q = snm_axis_rotation(axes[i]);
@@ -316,7 +317,9 @@ static void test_axis_rotation(void** state)
 static void test_rpy(void** state)
 {
 	(void)state;
-	double cases[][3] = { { 0, 0, 0 }, { 0.3, 0, 0 }, { 0, -1.2, 0 }, { 0, 0, 2.5 }, { 0.1, 0.2, 0.3 }, { -2, 1.5, 3 } };
+	double cases[][3] = {
+		{ 0, 0, 0 }, { 0.3, 0, 0 }, { 0, -1.2, 0 }, { 0, 0, 2.5 }, { 0.1, 0.2, 0.3 }, { -2, 1.5, 3 }
+	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
 	{
 		sn_quat q = snm_quat_from_rpy(cases[i][0], cases[i][1], cases[i][2]);
@@ -369,9 +372,15 @@ static void test_limits(void** state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pendulum),	  cmocka_unit_test(test_double_pendulum), cmocka_unit_test(test_prismatic),
-		cmocka_unit_test(test_floating_base), cmocka_unit_test(test_branching_tree),  cmocka_unit_test(test_gripper_mimic),
-		cmocka_unit_test(test_mimic_sign),	  cmocka_unit_test(test_axis_rotation),   cmocka_unit_test(test_rpy),
+		cmocka_unit_test(test_pendulum),
+		cmocka_unit_test(test_double_pendulum),
+		cmocka_unit_test(test_prismatic),
+		cmocka_unit_test(test_floating_base),
+		cmocka_unit_test(test_branching_tree),
+		cmocka_unit_test(test_gripper_mimic),
+		cmocka_unit_test(test_mimic_sign),
+		cmocka_unit_test(test_axis_rotation),
+		cmocka_unit_test(test_rpy),
 		cmocka_unit_test(test_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,8 +53,8 @@ int32_t test_wait_closed(snc_client* client, char* reason, size_t reason_capacit
 // Command builders.
 uint64_t test_create_world(snc_client* client, const char* name);
 uint64_t test_create_body(snc_client* client, uint64_t world, double x, double y, double z);
-uint64_t test_create_hinge(snc_client* client, uint64_t world, uint64_t body_a, uint64_t body_b,
-						   double ax, double ay, double az, double bx, double by, double bz);
+uint64_t test_create_hinge(snc_client* client, uint64_t world, uint64_t body_a, uint64_t body_b, double ax, double ay,
+						   double az, double bx, double by, double bz);
 void test_step(snc_client* client, uint64_t world, uint32_t count);
 void test_set_mode(snc_client* client, uint64_t world, sinew_v1_TimeMode mode, double rate);
 void test_join(snc_client* client, uint64_t world, sinew_v1_Role role);

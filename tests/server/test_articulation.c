@@ -38,7 +38,8 @@ static bool encode_links(pb_ostream_t* stream, const pb_field_t* field, void* co
 	const link_list* list = *arg;
 	for (int i = 0; i < list->count; ++i)
 	{
-		if (!pb_encode_tag_for_field(stream, field) || !pb_encode_submessage(stream, sinew_v1_LinkDef_fields, list->links + i))
+		if (!pb_encode_tag_for_field(stream, field) ||
+			!pb_encode_submessage(stream, sinew_v1_LinkDef_fields, list->links + i))
 		{
 			return false;
 		}
@@ -134,7 +135,7 @@ static const sinew_v1_ArticulationState* find_articulation(const snc_message* m,
 enum
 {
 	EVERYTHING = sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_VELOCITIES |
-				 sinew_v1_Include_INCLUDE_JOINT_POSITIONS | sinew_v1_Include_INCLUDE_DRIVE_EFFORTS
+		sinew_v1_Include_INCLUDE_JOINT_POSITIONS | sinew_v1_Include_INCLUDE_DRIVE_EFFORTS
 };
 
 static void test_dof_force_closed_form(void** state)

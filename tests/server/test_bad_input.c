@@ -17,9 +17,17 @@ static int setup(void** state)
 {
 	(void)state;
 	// Small limits so that reaching them is cheap.
-	static const char* const args[] = { "--max-message-bytes", "65536", "--max-worlds-per-client", "3",
-										"--max-bodies-per-world", "4", "--handshake-timeout-ms", "300",
-										"--max-requests-in-flight", "4", NULL };
+	static const char* const args[] = { "--max-message-bytes",
+										"65536",
+										"--max-worlds-per-client",
+										"3",
+										"--max-bodies-per-world",
+										"4",
+										"--handshake-timeout-ms",
+										"300",
+										"--max-requests-in-flight",
+										"4",
+										NULL };
 	test_server_start(&server, args);
 	witness = test_connect(&server, SNC_TCP, "witness", sinew_v1_Role_ROLE_CONTROLLER);
 	return 0;

@@ -63,7 +63,8 @@ static void wait_diverged_event(snc_client* c, uint64_t world)
 	{
 		snc_message e;
 		test_wait_for(c, sinew_v1_ServerMessage_event_tag, &e);
-		bool hit = e.msg.message.event.which_event == sinew_v1_Event_diverged_tag && e.msg.message.event.world_id == world;
+		bool hit =
+			e.msg.message.event.which_event == sinew_v1_Event_diverged_tag && e.msg.message.event.world_id == world;
 		if (hit)
 		{
 			assert_true(strlen(e.msg.message.event.event.diverged.detail) > 0);

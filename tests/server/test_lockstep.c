@@ -26,7 +26,7 @@ enum
 	CONTROLLERS = 3
 };
 
-static const double h = 0.001; // s
+static const double h = 0.001;   // s
 static const double force = 1.0; // N on a 1 kg body
 
 typedef struct controller

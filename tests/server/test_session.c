@@ -231,7 +231,7 @@ static void test_bodies_and_every_joint_type(void** state)
 		pb_size_t tag;
 		pb_size_t coordinates;
 	} types[] = {
-		{ sinew_v1_CreateJoint_fixed_tag, 0 },	   { sinew_v1_CreateJoint_hinge_tag, 1 },
+		{ sinew_v1_CreateJoint_fixed_tag, 0 },     { sinew_v1_CreateJoint_hinge_tag, 1 },
 		{ sinew_v1_CreateJoint_prismatic_tag, 1 }, { sinew_v1_CreateJoint_cylindrical_tag, 2 },
 		{ sinew_v1_CreateJoint_spherical_tag, 3 }, { sinew_v1_CreateJoint_distance_tag, 1 },
 		{ sinew_v1_CreateJoint_six_axis_tag, 6 },
@@ -282,8 +282,9 @@ static void test_bodies_and_every_joint_type(void** state)
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ARGUMENT, NULL);
 
 	snc_message st;
-	test_get_state(c, world, sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS |
-								 sinew_v1_Include_INCLUDE_VELOCITIES | sinew_v1_Include_INCLUDE_JOINT_FORCES,
+	test_get_state(c, world,
+				   sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS |
+					   sinew_v1_Include_INCLUDE_VELOCITIES | sinew_v1_Include_INCLUDE_JOINT_FORCES,
 				   &st);
 	assert_int_equal(st.body_count, 10);
 	assert_int_equal(st.joint_count, 7);

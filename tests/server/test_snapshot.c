@@ -26,7 +26,7 @@ static int teardown(void** state)
 enum
 {
 	ALL = sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_VELOCITIES |
-		  sinew_v1_Include_INCLUDE_JOINT_POSITIONS | sinew_v1_Include_INCLUDE_JOINT_FORCES
+		sinew_v1_Include_INCLUDE_JOINT_POSITIONS | sinew_v1_Include_INCLUDE_JOINT_FORCES
 };
 
 // A hanging chain of n hinged links released horizontally (default TGS world).

@@ -101,8 +101,8 @@ typedef struct reader
 	pthread_t thread;
 	volatile int stop;
 	int frames;
-	uint64_t dropped;       // sum of the frames' dropped fields
-	size_t largest;         // bytes of the largest frame
+	uint64_t dropped; // sum of the frames' dropped fields
+	size_t largest;   // bytes of the largest frame
 	char error[128];
 } reader;
 

@@ -219,10 +219,23 @@ static void test_config(void** state)
 	char* help[] = { "sinewd", "--help", NULL };
 	assert_int_equal(config_from_args(&c, 2, help, out, error, sizeof(error)), 1);
 	fclose(out);
-	const char* expected[] = { "--host", "--tcp-port", "--ws-port", "--port-file", "--token", "--web-root", "--no-demo",
-							   "--log-level", "--workers", "--max-message-bytes", "--max-connections",
-							   "--max-worlds-per-client", "--max-bodies-per-world", "--max-subscriptions-per-client",
-							   "--max-requests-in-flight", "SINEW_MAX_OUTBOX_BYTES", "SINEW_TOKEN" };
+	const char* expected[] = { "--host",
+							   "--tcp-port",
+							   "--ws-port",
+							   "--port-file",
+							   "--token",
+							   "--web-root",
+							   "--no-demo",
+							   "--log-level",
+							   "--workers",
+							   "--max-message-bytes",
+							   "--max-connections",
+							   "--max-worlds-per-client",
+							   "--max-bodies-per-world",
+							   "--max-subscriptions-per-client",
+							   "--max-requests-in-flight",
+							   "SINEW_MAX_OUTBOX_BYTES",
+							   "SINEW_TOKEN" };
 	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); ++i)
 	{
 		if (strstr(buffer, expected[i]) == NULL)

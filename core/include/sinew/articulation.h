@@ -83,12 +83,12 @@ typedef struct sn_link_def
 	sn_mat33 inertia;
 	sn_vec3 center_of_mass;
 	// Per dof of the inbound joint (index 0..dofs-1).
-	sn_limit limit[SN_LINK_MAX_DOFS];    // m or rad; for spherical joints a box on the rotation vector
+	sn_limit limit[SN_LINK_MAX_DOFS]; // m or rad; for spherical joints a box on the rotation vector
 	sn_drive drive[SN_LINK_MAX_DOFS];
-	double joint_damping;                // viscous, N*s/m or N*m*s/rad, >= 0 (implicit, per dof)
-	double joint_friction;               // Coulomb, N or N*m, >= 0 (a bounded row per dof)
-	double armature;                     // added dof inertia, kg or kg*m^2, >= 0
-	double max_joint_velocity;           // m/s or rad/s, > 0, may be INFINITY (default)
+	double joint_damping;                      // viscous, N*s/m or N*m*s/rad, >= 0 (implicit, per dof)
+	double joint_friction;                     // Coulomb, N or N*m, >= 0 (a bounded row per dof)
+	double armature;                           // added dof inertia, kg or kg*m^2, >= 0
+	double max_joint_velocity;                 // m/s or rad/s, > 0, may be INFINITY (default)
 	double initial_position[SN_LINK_MAX_DOFS]; // m or rad
 	double initial_velocity[SN_LINK_MAX_DOFS]; // m/s or rad/s
 	uint64_t user_data;
@@ -186,8 +186,8 @@ sn_error sn_articulation_apply_joint_force(sn_world* world, sn_articulation_id i
 // is that dof's total generalised force (applied, damping, drive, limit, friction, mimic). The anchor is
 // the child-side joint frame origin where the step began. For link 0 of a fixed base: what the world
 // applies to the base (about the base origin); for a floating base: zero.
-sn_error sn_articulation_get_link_incoming_force(const sn_world* world, sn_articulation_id id, int link,
-												 sn_vec3* force, sn_vec3* torque);
+sn_error sn_articulation_get_link_incoming_force(const sn_world* world, sn_articulation_id id, int link, sn_vec3* force,
+												 sn_vec3* torque);
 
 // Unit test impulse response r_ij (seed 000): the change of dof i's speed (m/s or rad/s) per unit
 // impulse (N*s or N*m*s) on dof j, at the current state, as the solver of the next step sees it
@@ -219,13 +219,13 @@ sn_limit sn_articulation_get_limit(const sn_world* world, sn_articulation_id id,
 typedef struct sn_mimic_def
 {
 	sn_articulation_id articulation;
-	int dof_count;                         // 2..SN_MIMIC_MAX_DOFS
-	int dofs[SN_MIMIC_MAX_DOFS];           // distinct dof indices; dofs[0] is q_0 (A)
-	double gearing[SN_MIMIC_MAX_DOFS];     // G_i for i >= 1 (gearing[0] is 1 and ignored)
-	double offset;                         // gamma, m or rad
-	double erp;                            // Baumgarte factor for the hard row, [0, 1]. Default 0.2
-	sn_soft soft;                          // rigid (default) or compliant
-	double max_force;                      // N or N*m on dof 0, >= 0, may be INFINITY
+	int dof_count;                     // 2..SN_MIMIC_MAX_DOFS
+	int dofs[SN_MIMIC_MAX_DOFS];       // distinct dof indices; dofs[0] is q_0 (A)
+	double gearing[SN_MIMIC_MAX_DOFS]; // G_i for i >= 1 (gearing[0] is 1 and ignored)
+	double offset;                     // gamma, m or rad
+	double erp;                        // Baumgarte factor for the hard row, [0, 1]. Default 0.2
+	sn_soft soft;                      // rigid (default) or compliant
+	double max_force;                  // N or N*m on dof 0, >= 0, may be INFINITY
 	uint64_t user_data;
 } sn_mimic_def;
 

@@ -20,24 +20,24 @@ extern "C" {
 #define SN_VERSION_PATCH 0
 
 // X(name, value, message). Values are stable: they travel on the wire (see proto/).
-#define SN_ERRORS(X)                                                                                     \
-	X(OK, 0, "ok")                                                                                       \
-	X(INVALID_ARGUMENT, -1, "an argument is missing or out of its allowed range")                         \
-	X(NOT_FINITE, -2, "a number is NaN or infinite")                                                     \
-	X(INVALID_ID, -3, "the id does not name a live object of this world")                                \
-	X(NON_POSITIVE_MASS, -4, "mass must be positive and finite")                                         \
-	X(INERTIA_NOT_PD, -5, "inertia tensor must be symmetric and positive definite")                      \
-	X(ZERO_AXIS, -6, "an axis or quaternion has zero length")                                            \
-	X(LIMITS_ORDER, -7, "lower limit is above upper limit")                                              \
-	X(SELF_JOINT, -8, "a joint must connect two different bodies (or a body and the world)")             \
-	X(WRONG_TYPE, -9, "the object is not of the type this call needs")                                   \
-	X(NEGATIVE_VALUE, -10, "a value that must be non-negative is negative")                               \
-	X(NO_MEMORY, -11, "out of memory")                                                                   \
-	X(CAPACITY, -12, "a capacity limit was reached")                                                     \
-	X(DIVERGED, -13, "the world's state is no longer finite; reset or restore it")                       \
-	X(BAD_SNAPSHOT, -14, "the snapshot is malformed, truncated or of another version")                   \
-	X(UNSUPPORTED, -15, "not supported by this solver or configuration")                                 \
-	X(TOPOLOGY, -16, "the articulation topology is invalid (parent, cycle, root or dof index)")           \
+#define SN_ERRORS(X)                                                                                                   \
+	X(OK, 0, "ok")                                                                                                     \
+	X(INVALID_ARGUMENT, -1, "an argument is missing or out of its allowed range")                                      \
+	X(NOT_FINITE, -2, "a number is NaN or infinite")                                                                   \
+	X(INVALID_ID, -3, "the id does not name a live object of this world")                                              \
+	X(NON_POSITIVE_MASS, -4, "mass must be positive and finite")                                                       \
+	X(INERTIA_NOT_PD, -5, "inertia tensor must be symmetric and positive definite")                                    \
+	X(ZERO_AXIS, -6, "an axis or quaternion has zero length")                                                          \
+	X(LIMITS_ORDER, -7, "lower limit is above upper limit")                                                            \
+	X(SELF_JOINT, -8, "a joint must connect two different bodies (or a body and the world)")                           \
+	X(WRONG_TYPE, -9, "the object is not of the type this call needs")                                                 \
+	X(NEGATIVE_VALUE, -10, "a value that must be non-negative is negative")                                            \
+	X(NO_MEMORY, -11, "out of memory")                                                                                 \
+	X(CAPACITY, -12, "a capacity limit was reached")                                                                   \
+	X(DIVERGED, -13, "the world's state is no longer finite; reset or restore it")                                     \
+	X(BAD_SNAPSHOT, -14, "the snapshot is malformed, truncated or of another version")                                 \
+	X(UNSUPPORTED, -15, "not supported by this solver or configuration")                                               \
+	X(TOPOLOGY, -16, "the articulation topology is invalid (parent, cycle, root or dof index)")                        \
 	X(BUSY, -17, "the object is in use and cannot be changed now")
 
 typedef enum sn_error

@@ -14,33 +14,33 @@
 extern "C" {
 #endif
 
-#define SN_DECLARE_ID_(type_name)                                                                       \
-	typedef struct type_name                                                                           \
-	{                                                                                                  \
-		int32_t index1;                                                                                \
-		uint32_t generation;                                                                           \
-	} type_name;                                                                                       \
-	static inline bool type_name##_is_null(type_name id)                                               \
-	{                                                                                                  \
-		return id.index1 == 0;                                                                         \
-	}                                                                                                  \
-	static inline uint64_t type_name##_store(type_name id)                                             \
-	{                                                                                                  \
-		return ((uint64_t)(uint32_t)id.index1 << 32) | (uint64_t)id.generation;                        \
-	}                                                                                                  \
-	static inline type_name type_name##_load(uint64_t packed)                                          \
-	{                                                                                                  \
-		type_name id = { (int32_t)(uint32_t)(packed >> 32), (uint32_t)(packed & 0xffffffffu) };        \
-		if (id.index1 < 0)                                                                             \
-		{                                                                                              \
-			id.index1 = 0;                                                                             \
-			id.generation = 0;                                                                         \
-		}                                                                                              \
-		return id;                                                                                     \
-	}                                                                                                  \
-	static inline bool type_name##_equals(type_name a, type_name b)                                    \
-	{                                                                                                  \
-		return a.index1 == b.index1 && a.generation == b.generation;                                   \
+#define SN_DECLARE_ID_(type_name)                                                                                      \
+	typedef struct type_name                                                                                           \
+	{                                                                                                                  \
+		int32_t index1;                                                                                                \
+		uint32_t generation;                                                                                           \
+	} type_name;                                                                                                       \
+	static inline bool type_name##_is_null(type_name id)                                                               \
+	{                                                                                                                  \
+		return id.index1 == 0;                                                                                         \
+	}                                                                                                                  \
+	static inline uint64_t type_name##_store(type_name id)                                                             \
+	{                                                                                                                  \
+		return ((uint64_t)(uint32_t)id.index1 << 32) | (uint64_t)id.generation;                                        \
+	}                                                                                                                  \
+	static inline type_name type_name##_load(uint64_t packed)                                                          \
+	{                                                                                                                  \
+		type_name id = { (int32_t)(uint32_t)(packed >> 32), (uint32_t)(packed & 0xffffffffu) };                        \
+		if (id.index1 < 0)                                                                                             \
+		{                                                                                                              \
+			id.index1 = 0;                                                                                             \
+			id.generation = 0;                                                                                         \
+		}                                                                                                              \
+		return id;                                                                                                     \
+	}                                                                                                                  \
+	static inline bool type_name##_equals(type_name a, type_name b)                                                    \
+	{                                                                                                                  \
+		return a.index1 == b.index1 && a.generation == b.generation;                                                   \
 	}
 
 // A rigid body in maximal coordinates.

@@ -14,9 +14,9 @@ extern "C" {
 // The solver a world steps with. All solvers read the same defs; see world.h for what each does.
 typedef enum sn_solver
 {
-	SN_SOLVER_PGS = 0, // projected Gauss-Seidel sequential impulses, Baumgarte bias (erp)
-	SN_SOLVER_TGS = 1, // temporal Gauss-Seidel: each position iteration advances positions by h / n
-	SN_SOLVER_XPBD = 2, // extended position-based dynamics with substeps (seed 003): position corrections
+	SN_SOLVER_PGS = 0,    // projected Gauss-Seidel sequential impulses, Baumgarte bias (erp)
+	SN_SOLVER_TGS = 1,    // temporal Gauss-Seidel: each position iteration advances positions by h / n
+	SN_SOLVER_XPBD = 2,   // extended position-based dynamics with substeps (seed 003): position corrections
 	SN_SOLVER_DIRECT = 3, // the compliant system of seed 004 solved exactly each step (sparse LDL^T)
 	SN_SOLVER_COUNT
 } sn_solver;
@@ -292,7 +292,7 @@ typedef struct sn_spherical_joint_def
 typedef struct sn_distance_joint_def
 {
 	sn_joint_base base;
-	double length;  // rest length, m, > 0
+	double length; // rest length, m, > 0
 	bool spring_enabled;
 	sn_soft spring; // must not be rigid when enabled
 	sn_limit limit; // min and max length, m, 0 <= lower <= upper
@@ -333,9 +333,9 @@ typedef struct sn_joint_break_event
 
 typedef struct sn_memory_stats
 {
-	size_t bytes_in_use;      // through the world's allocator
-	uint64_t allocations;     // calls to alloc since creation
-	uint64_t frees;           // calls to free since creation
+	size_t bytes_in_use;  // through the world's allocator
+	uint64_t allocations; // calls to alloc since creation
+	uint64_t frees;       // calls to free since creation
 } sn_memory_stats;
 
 #ifdef __cplusplus

@@ -94,11 +94,11 @@ sn_error sn_world_clear_divergence(sn_world* world);
 // What the solver did in the last step, for tests and benchmarks.
 typedef struct sn_solver_stats
 {
-	int rows;                   // constraint rows built in the last (sub)step (PGS, TGS, DIRECT)
-	int direct_rounds;          // DIRECT: active-set rounds (factorisations) in the last (sub)step
-	int direct_dependent_rows;  // DIRECT: rows found to repeat others in the last factorisation
-	int direct_graph_edges;     // DIRECT: pairs of joints sharing a dynamic body
-	int direct_factor_blocks;   // DIRECT: off-diagonal blocks of the factor (edges plus fill-in)
+	int rows;                        // constraint rows built in the last (sub)step (PGS, TGS, DIRECT)
+	int direct_rounds;               // DIRECT: active-set rounds (factorisations) in the last (sub)step
+	int direct_dependent_rows;       // DIRECT: rows found to repeat others in the last factorisation
+	int direct_graph_edges;          // DIRECT: pairs of joints sharing a dynamic body
+	int direct_factor_blocks;        // DIRECT: off-diagonal blocks of the factor (edges plus fill-in)
 	uint64_t direct_unsettled_steps; // DIRECT: steps whose active set did not settle (bounds still held)
 } sn_solver_stats;
 sn_solver_stats sn_world_get_solver_stats(const sn_world* world);

@@ -59,20 +59,20 @@ snm_build_def snm_default_build_def(void)
 // Everything a build decides before the world is touched.
 typedef struct plan
 {
-	int link_count;   // model links
-	int joint_count;  // model joints
-	int art_count;    // articulation links
-	int* link_index;  // model link -> articulation link (-1: the world above a floating base)
+	int link_count;  // model links
+	int joint_count; // model joints
+	int art_count;   // articulation links
+	int* link_index; // model link -> articulation link (-1: the world above a floating base)
 	sn_transform* link_offset;
-	int* art_model_link;  // articulation link -> model link whose frame it is
-	int* contributors;    // articulation link -> number of model links with mass in it
-	double* art_mass;     // articulation link -> summed mass so far, kg
-	sn_link_def* links;   // articulation link defs
+	int* art_model_link; // articulation link -> model link whose frame it is
+	int* contributors;   // articulation link -> number of model links with mass in it
+	double* art_mass;    // articulation link -> summed mass so far, kg
+	sn_link_def* links;  // articulation link defs
 	int* joint_link;
 	int* joint_dof;
 	int* joint_dof_count;
-	int* art_dof;         // articulation link -> its first dof
-	double* initial;      // per model joint: initial position (1-dof joints)
+	int* art_dof;    // articulation link -> its first dof
+	double* initial; // per model joint: initial position (1-dof joints)
 	int floating_joint;
 	bool fixed_base;
 	sn_transform base_pose;
@@ -102,8 +102,7 @@ static bool link_has_mass(const snm_link* l)
 
 static bool is_identity(sn_transform t)
 {
-	return t.p.x == 0.0 && t.p.y == 0.0 && t.p.z == 0.0 && t.q.x == 0.0 && t.q.y == 0.0 && t.q.z == 0.0 &&
-		   t.q.w == 1.0;
+	return t.p.x == 0.0 && t.p.y == 0.0 && t.p.z == 0.0 && t.q.x == 0.0 && t.q.y == 0.0 && t.q.z == 0.0 && t.q.w == 1.0;
 }
 
 static sn_error fail_joint(const snm_model* m, const snm_joint* j, snm_error* error, sn_error code, const char* what)
@@ -286,10 +285,11 @@ static sn_error check_def(const snm_model* m, const snm_build_def* def, snm_erro
 	// The mimic rows' settings are checked here, before the articulation exists, so that the core never
 	// rejects a mimic row after the articulation was created.
 	const sn_soft* soft = &def->mimic_soft;
-	bool soft_ok = (soft->kind == SN_SOFT_RIGID || soft->kind == SN_SOFT_STIFFNESS || soft->kind == SN_SOFT_FREQUENCY) &&
-				   soft->stiffness >= 0.0 && soft->damping >= 0.0 && soft->frequency >= 0.0 &&
-				   soft->damping_ratio >= 0.0 && isfinite(soft->stiffness) && isfinite(soft->damping) &&
-				   isfinite(soft->frequency) && isfinite(soft->damping_ratio);
+	bool soft_ok =
+		(soft->kind == SN_SOFT_RIGID || soft->kind == SN_SOFT_STIFFNESS || soft->kind == SN_SOFT_FREQUENCY) &&
+		soft->stiffness >= 0.0 && soft->damping >= 0.0 && soft->frequency >= 0.0 && soft->damping_ratio >= 0.0 &&
+		isfinite(soft->stiffness) && isfinite(soft->damping) && isfinite(soft->frequency) &&
+		isfinite(soft->damping_ratio);
 	if (!(def->mimic_erp >= 0.0 && def->mimic_erp <= 1.0) || !(def->mimic_max_force >= 0.0) || !soft_ok ||
 		!(def->massless_link_mass >= 0.0) || !isfinite(def->massless_link_mass))
 	{
@@ -311,7 +311,8 @@ static sn_error check_def(const snm_model* m, const snm_build_def* def, snm_erro
 		{
 			return model_fail(error, j < 0 ? SN_ERR_INVALID_ARGUMENT : SN_ERR_WRONG_TYPE, m->file, 0, 0, "",
 							  "drive for joint \"%.60s\": %s", name != NULL ? name : "(null)",
-							  j < 0 ? "no joint has that name" : "only revolute, continuous and prismatic joints have drives");
+							  j < 0 ? "no joint has that name"
+									: "only revolute, continuous and prismatic joints have drives");
 		}
 		err = check_drive_gains(m, &def->drives[i], name, error);
 	}
@@ -323,9 +324,10 @@ static sn_error check_def(const snm_model* m, const snm_build_def* def, snm_erro
 		{
 			return model_fail(error, SN_ERR_INVALID_ARGUMENT, m->file, 0, 0, "",
 							  "initial position of joint \"%.60s\": %s", name != NULL ? name : "(null)",
-							  j < 0 ? "no joint has that name"
-									: (snm_joint_dof_count(m->joints[j].type) != 1 ? "the joint has no single coordinate"
-																				  : "the value must be finite"));
+							  j < 0
+								  ? "no joint has that name"
+								  : (snm_joint_dof_count(m->joints[j].type) != 1 ? "the joint has no single coordinate"
+																				 : "the value must be finite"));
 		}
 	}
 	return err;
@@ -401,8 +403,8 @@ static sn_error plan_links(const snm_model* m, const snm_build_def* def, plan* p
 				// Merged: this link's frame is the joint origin in the parent's articulation link.
 				p->link_index[link] = parent_art;
 				p->link_offset[link] = is_identity(p->link_offset[j->parent])
-										   ? j->origin
-										   : sn_transform_mul(p->link_offset[j->parent], j->origin);
+					? j->origin
+					: sn_transform_mul(p->link_offset[j->parent], j->origin);
 				p->joint_link[pj] = -1;
 			}
 			else
@@ -558,9 +560,9 @@ static sn_error make_plan(const snm_model* m, const snm_build_def* def, plan* p,
 	p->joint_dof_count = calloc(joints, sizeof(int));
 	p->initial = calloc(joints, sizeof(double));
 	p->art_dof = malloc(links * sizeof(int));
-	if (p->art_dof == NULL || p->link_index == NULL || p->link_offset == NULL || p->art_model_link == NULL || p->contributors == NULL ||
-		p->art_mass == NULL || p->links == NULL || p->joint_link == NULL || p->joint_dof == NULL ||
-		p->joint_dof_count == NULL || p->initial == NULL)
+	if (p->art_dof == NULL || p->link_index == NULL || p->link_offset == NULL || p->art_model_link == NULL ||
+		p->contributors == NULL || p->art_mass == NULL || p->links == NULL || p->joint_link == NULL ||
+		p->joint_dof == NULL || p->joint_dof_count == NULL || p->initial == NULL)
 	{
 		plan_free(p);
 		return model_fail(error, SN_ERR_NO_MEMORY, m->file, 0, 0, "", "out of memory planning the build");
@@ -629,7 +631,8 @@ sn_error snm_build(sn_world* world, const snm_model* model, const snm_build_def*
 	}
 	if (world == NULL || model == NULL || def == NULL || result == NULL)
 	{
-		return model_fail(error, SN_ERR_INVALID_ARGUMENT, "<urdf>", 0, 0, "", "world, model, def and result are required");
+		return model_fail(error, SN_ERR_INVALID_ARGUMENT, "<urdf>", 0, 0, "",
+						  "world, model, def and result are required");
 	}
 	plan p;
 	sn_error err = make_plan(model, def, &p, error);

@@ -336,8 +336,9 @@ static bool parse_joint_type(const char* text, snm_joint_type* out)
 		const char* name;
 		snm_joint_type type;
 	} types[] = {
-		{ "fixed", SNM_JOINT_FIXED },		  { "revolute", SNM_JOINT_REVOLUTE }, { "continuous", SNM_JOINT_CONTINUOUS },
-		{ "prismatic", SNM_JOINT_PRISMATIC }, { "floating", SNM_JOINT_FLOATING }, { "planar", SNM_JOINT_PLANAR },
+		{ "fixed", SNM_JOINT_FIXED },           { "revolute", SNM_JOINT_REVOLUTE },
+		{ "continuous", SNM_JOINT_CONTINUOUS }, { "prismatic", SNM_JOINT_PRISMATIC },
+		{ "floating", SNM_JOINT_FLOATING },     { "planar", SNM_JOINT_PLANAR },
 	};
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); ++i)
 	{
@@ -357,8 +358,8 @@ static context open_robot_child(parser_state* st, const char* tag, const XML_Cha
 	snm_model* m = st->model;
 	if (strcmp(tag, "link") == 0)
 	{
-		snm_link* links = grow(st, tag, m->links, &st->link_capacity, m->link_count, st->limits.max_links,
-							   sizeof(snm_link), "links");
+		snm_link* links =
+			grow(st, tag, m->links, &st->link_capacity, m->link_count, st->limits.max_links, sizeof(snm_link), "links");
 		if (links == NULL)
 		{
 			return CTX_SKIP;
@@ -442,8 +443,8 @@ static context open_link_child(parser_state* st, const char* tag, const XML_Char
 	}
 	if (strcmp(tag, "visual") == 0)
 	{
-		snm_visual* visuals = grow(st, tag, m->visuals, &st->visual_capacity, m->visual_count,
-								   st->limits.max_visuals, sizeof(snm_visual), "visuals");
+		snm_visual* visuals = grow(st, tag, m->visuals, &st->visual_capacity, m->visual_count, st->limits.max_visuals,
+								   sizeof(snm_visual), "visuals");
 		if (visuals == NULL)
 		{
 			return CTX_SKIP;
@@ -646,8 +647,8 @@ static context open_joint_child(parser_state* st, const char* tag, const XML_Cha
 		if (once(st, tag, SEEN_LIMIT) && optional_numbers(st, tag, atts, "lower", &j->lower, 1) &&
 			optional_numbers(st, tag, atts, "upper", &j->upper, 1) &&
 			required_numbers(st, tag, atts, "effort", &j->effort, 1) &&
-			required_numbers(st, tag, atts, "velocity", &j->velocity, 1) && non_negative(st, tag, "effort", j->effort) &&
-			non_negative(st, tag, "velocity", j->velocity))
+			required_numbers(st, tag, atts, "velocity", &j->velocity, 1) &&
+			non_negative(st, tag, "effort", j->effort) && non_negative(st, tag, "velocity", j->velocity))
 		{
 			j->has_limit = true;
 		}
@@ -666,7 +667,8 @@ static context open_joint_child(parser_state* st, const char* tag, const XML_Cha
 	else if (strcmp(tag, "mimic") == 0)
 	{
 		j->mimic_line = current_line(st);
-		if (once(st, tag, SEEN_MIMIC) && copy_attr(st, tag, atts, "joint", j->mimic_name, sizeof(j->mimic_name), true) &&
+		if (once(st, tag, SEEN_MIMIC) &&
+			copy_attr(st, tag, atts, "joint", j->mimic_name, sizeof(j->mimic_name), true) &&
 			optional_numbers(st, tag, atts, "multiplier", &j->multiplier, 1) &&
 			optional_numbers(st, tag, atts, "offset", &j->offset, 1))
 		{

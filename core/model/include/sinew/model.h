@@ -102,14 +102,14 @@ typedef struct snm_visual
 	char name[SNM_NAME_MAX];
 	sn_transform origin; // visual frame in the link frame
 	snm_geometry_type type;
-	sn_vec3 size;        // box: full edge lengths, m
-	double radius;       // cylinder, sphere: m
-	double length;       // cylinder: m
-	sn_vec3 scale;       // mesh: per-axis scale, default (1, 1, 1)
+	sn_vec3 size;                // box: full edge lengths, m
+	double radius;               // cylinder, sphere: m
+	double length;               // cylinder: m
+	sn_vec3 scale;               // mesh: per-axis scale, default (1, 1, 1)
 	char mesh[SNM_PATH_MAX];     // mesh: file name as written (package://... or a path)
 	char material[SNM_NAME_MAX]; // material name ("" if none)
-	bool has_color;      // rgba from the visual's own <material><color>, else the named top-level one
-	double rgba[4];      // red, green, blue, alpha in [0, 1]; (0.7, 0.7, 0.7, 1) without a colour
+	bool has_color;              // rgba from the visual's own <material><color>, else the named top-level one
+	double rgba[4];              // red, green, blue, alpha in [0, 1]; (0.7, 0.7, 0.7, 1) without a colour
 	char texture[SNM_PATH_MAX];
 	int line;
 } snm_visual;
@@ -121,14 +121,14 @@ typedef struct snm_link
 	// From <inertial>. Without one the link has no mass (mass 0, inertia 0): see snm_build for what
 	// happens to massless links.
 	bool has_inertial;
-	double mass;                  // kg, >= 0
-	sn_transform inertial_frame;  // <inertial><origin>: centre of mass and inertia axes in the link frame
-	sn_mat33 inertia;             // about the centre of mass in inertial_frame's axes, kg*m^2 (as written)
-	int inertial_line;            // line of <inertial>, 0 if none
-	int inertia_line;             // line of <inertia>, 0 if none
-	int first_visual;             // visuals of this link: [first_visual, first_visual + visual_count)
+	double mass;                 // kg, >= 0
+	sn_transform inertial_frame; // <inertial><origin>: centre of mass and inertia axes in the link frame
+	sn_mat33 inertia;            // about the centre of mass in inertial_frame's axes, kg*m^2 (as written)
+	int inertial_line;           // line of <inertial>, 0 if none
+	int inertia_line;            // line of <inertia>, 0 if none
+	int first_visual;            // visuals of this link: [first_visual, first_visual + visual_count)
 	int visual_count;
-	int parent_joint;             // the joint whose child this link is; -1 for the root
+	int parent_joint; // the joint whose child this link is; -1 for the root
 } snm_link;
 
 typedef struct snm_joint
@@ -138,23 +138,23 @@ typedef struct snm_joint
 	snm_joint_type type;
 	char parent_name[SNM_NAME_MAX];
 	char child_name[SNM_NAME_MAX];
-	int parent;         // link index
-	int child;          // link index
+	int parent;          // link index
+	int child;           // link index
 	sn_transform origin; // joint frame in the parent link's frame = child link frame at q = 0
 	sn_vec3 axis;        // unit axis in the joint frame; (1, 0, 0) when not given
 	bool has_limit;
-	double lower;        // rad or m; 0 when not given
+	double lower; // rad or m; 0 when not given
 	double upper;
-	double effort;       // N*m or N, >= 0; 0 when not given
-	double velocity;     // rad/s or m/s, >= 0; 0 when not given
-	double damping;      // N*m*s/rad or N*s/m, >= 0
-	double friction;     // N*m or N, >= 0
+	double effort;   // N*m or N, >= 0; 0 when not given
+	double velocity; // rad/s or m/s, >= 0; 0 when not given
+	double damping;  // N*m*s/rad or N*s/m, >= 0
+	double friction; // N*m or N, >= 0
 	bool has_mimic;
 	char mimic_name[SNM_NAME_MAX];
-	int mimic;           // index of the joint this one follows; -1 if none
-	double multiplier;   // URDF: q_this = multiplier * q_mimic + offset
-	double offset;       // rad or m
-	int mimic_line;      // lines of the <mimic>, <limit>, <parent> and <child> elements, 0 if absent
+	int mimic;         // index of the joint this one follows; -1 if none
+	double multiplier; // URDF: q_this = multiplier * q_mimic + offset
+	double offset;     // rad or m
+	int mimic_line;    // lines of the <mimic>, <limit>, <parent> and <child> elements, 0 if absent
 	int limit_line;
 	int parent_line;
 	int child_line;
@@ -171,19 +171,19 @@ typedef struct snm_material
 
 typedef struct snm_model
 {
-	char name[SNM_NAME_MAX];  // <robot name>
-	char file[SNM_PATH_MAX];  // the file name given to the parser (for messages)
-	snm_link* links;          // in document order
+	char name[SNM_NAME_MAX]; // <robot name>
+	char file[SNM_PATH_MAX]; // the file name given to the parser (for messages)
+	snm_link* links;         // in document order
 	int link_count;
-	snm_joint* joints;        // in document order
+	snm_joint* joints; // in document order
 	int joint_count;
-	snm_visual* visuals;      // grouped by link, in document order
+	snm_visual* visuals; // grouped by link, in document order
 	int visual_count;
-	snm_material* materials;  // top-level materials
+	snm_material* materials; // top-level materials
 	int material_count;
-	int root;                 // index of the root link
-	int* link_order;          // link_count link indices, parents before children (depth first from the
-	                          // root, children in joint document order)
+	int root;        // index of the root link
+	int* link_order; // link_count link indices, parents before children (depth first from the
+					 // root, children in joint document order)
 } snm_model;
 
 // Parse and validate URDF text (size bytes, need not be NUL-terminated). file_name is only used in
@@ -232,8 +232,8 @@ typedef enum snm_base_mode
 // Drive gains for one joint (by name) or for all joints.
 typedef struct snm_drive_gains
 {
-	const char* joint;   // URDF joint name (a per-joint entry); ignored for drive_all
-	sn_drive drive;      // enabled, type, stiffness, damping, targets, max_force
+	const char* joint; // URDF joint name (a per-joint entry); ignored for drive_all
+	sn_drive drive;    // enabled, type, stiffness, damping, targets, max_force
 	// true: max_force is the joint's URDF effort limit (INFINITY when the joint has no <limit> or its
 	// effort is 0, which URDF files use for "not given"); drive.max_force is then ignored. Default true.
 	bool max_force_from_effort;
@@ -251,7 +251,7 @@ typedef struct snm_build_def
 	// Base pose (where the root or floating child is put: the model's root link frame in the world),
 	// base velocities, gravity scale, user data. fixed_base is set from base_mode.
 	sn_articulation_def articulation;
-	snm_base_mode base_mode;        // Default SNM_BASE_AUTO.
+	snm_base_mode base_mode; // Default SNM_BASE_AUTO.
 	// Gains for every joint with dofs except mimic followers (a follower's drive would fight its mimic
 	// row); disabled by default. drive_all.drive's target position is ignored: each joint's target is its
 	// initial position, so drive_all holds the initial pose.
@@ -286,19 +286,19 @@ snm_build_def snm_default_build_def(void);
 typedef struct snm_build_result
 {
 	sn_articulation_id articulation;
-	int link_count;              // model links
-	int* link_index;             // per model link: the articulation link it belongs to, -1 for a
-	                             // massless root above a floating joint (the world)
-	sn_transform* link_offset;   // per model link: its frame in that articulation link's frame
-	int joint_count;             // model joints
-	int* joint_link;             // per model joint: the articulation link it is the inbound joint of; -1
-	                             // when merged away (fixed) or the root floating joint
-	int* joint_dof;              // per model joint: first dof, -1 when it has none
-	int* joint_dof_count;        // per model joint: 0 or 1
-	sn_mimic_id* joint_mimic;    // per model joint: its mimic row, null if it has none
+	int link_count;            // model links
+	int* link_index;           // per model link: the articulation link it belongs to, -1 for a
+							   // massless root above a floating joint (the world)
+	sn_transform* link_offset; // per model link: its frame in that articulation link's frame
+	int joint_count;           // model joints
+	int* joint_link;           // per model joint: the articulation link it is the inbound joint of; -1
+							   // when merged away (fixed) or the root floating joint
+	int* joint_dof;            // per model joint: first dof, -1 when it has none
+	int* joint_dof_count;      // per model joint: 0 or 1
+	sn_mimic_id* joint_mimic;  // per model joint: its mimic row, null if it has none
 	int articulation_link_count;
 	int* articulation_link_model; // per articulation link: the model link whose frame it is
-	int floating_joint;          // model joint that is the floating base, -1 if none
+	int floating_joint;           // model joint that is the floating base, -1 if none
 } snm_build_result;
 
 // Check and plan a build without touching the world: the same checks as snm_build (types, massless
