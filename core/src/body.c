@@ -1,7 +1,7 @@
 // Rigid bodies: defaults, validation, the body pool, getters and setters, applied forces.
 #include "body.h"
 
-#include "mathx.h"
+#include "math/mathx.h"
 #include "world.h"
 
 #include "sinew/body.h"

@@ -6,11 +6,11 @@
 
 #include "hash.h"
 
-#include "artic.h"
+#include "artic/artic.h"
 #include "body.h"
-#include "joint.h"
-#include "mathx.h"
-#include "solver.h"
+#include "joint/joint.h"
+#include "math/mathx.h"
+#include "solver/solver.h"
 #include "world.h"
 
 #include "sinew/world.h"
@@ -26,7 +26,7 @@ enum
 	TAG_WORLD = 0x444c5257,         // "WRLD"
 	TAG_BODIES = 0x59444f42,        // "BODY"
 	TAG_JOINTS = 0x544e4f4a,        // "JONT"
-	TAG_ARTICULATIONS = 0x43545241, // "ARTC" (artic_snapshot.c)
+	TAG_ARTICULATIONS = 0x43545241, // "ARTC" (artic/snapshot.c)
 	SECTION_COUNT = 4,
 	MAX_POOL_SLOTS = 1 << 26
 };

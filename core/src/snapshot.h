@@ -6,7 +6,7 @@
 //   payload  sections, each: u32 tag, u64 length, then `length` bytes
 // Sections, in order: WRLD (settings and clock), BODY (the body pool, dead slots included so ids and
 // free lists survive), JONT (the joint pool with warm starts), ARTC (articulations and mimic joints,
-// artic_snapshot.c). Modules with state of their own add a section after these (see snapshot.c). A reader rejects unknown tags, short or long sections, and any
+// artic/snapshot.c). Modules with state of their own add a section after these (see snapshot.c). A reader rejects unknown tags, short or long sections, and any
 // field that a def or setter would reject.
 #ifndef SINEW_SNAPSHOT_H
 #define SINEW_SNAPSHOT_H

@@ -4,8 +4,8 @@
 
 #include "hash.h"
 
-#include "artic.h"
-#include "solver.h"
+#include "artic/artic.h"
+#include "solver/solver.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,11 +3,11 @@
 #define SINEW_WORLD_INTERNAL_H
 
 #include "alloc.h"
-#include "direct.h"
+#include "solver/direct.h"
 #include "body.h"
-#include "joint.h"
-#include "row.h"
-#include "xpbd.h"
+#include "joint/joint.h"
+#include "constraint/row.h"
+#include "solver/xpbd.h"
 
 #include "sinew/world.h"
 

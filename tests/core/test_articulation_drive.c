@@ -43,7 +43,7 @@ typedef struct drive_case
 } drive_case;
 
 // PGS, one step from rest of the warm start: eq. (13)-(19) with lambda_0 = 0 (force drive), or
-// (30)-(34) with the errata (acceleration drive). Later iterations add nothing (see artic_drive.c).
+// (30)-(34) with the errata (acceleration drive). Later iterations add nothing (see artic/drive.c).
 static double pgs_impulse(const drive_case* c)
 {
 	double r = 1.0 / c->m;
@@ -68,7 +68,7 @@ static double tgs_impulse(const drive_case* c, int n, double* v_out, double* x_o
 	double kp = c->kp, kd = c->kd;
 	if (c->type == SN_DRIVE_ACCELERATION)
 	{
-		kp /= r; // the force drive with gains kp' / r, kd' / r (artic_drive.c)
+		kp /= r; // the force drive with gains kp' / r, kd' / r (artic/drive.c)
 		kd /= r;
 	}
 	double a = rho * (rho * kp + kd), b = rho * kd * c->v_target, x = 1.0 / (a * r + 1.0);
@@ -147,7 +147,7 @@ static void test_static_deflection_is_f_over_kp(void** state)
 {
 	(void)state;
 	// A 2 kg vertical slider under gravity held by a drive towards 0: it settles at -m g / kp, and the
-	// drive's effort is m g, whatever the step (the implicit drive's fixed point is exact, artic_solve.c).
+	// drive's effort is m g, whatever the step (the implicit drive's fixed point is exact, artic/solve.c).
 	const double mass = 2.0, kp = 1e4, kd = 100.0;
 	const sn_solver solvers[2] = { SN_SOLVER_PGS, SN_SOLVER_TGS };
 	const double dts[3] = { 0.001, 1.0 / 60.0, 0.05 };
@@ -322,7 +322,7 @@ static void test_stiff_arm(void** state)
 		// Converged: the root sits at its exact gravity sag within 1%, and everything is at rest.
 		// Measured: explicit velocity terms 6.8e-5 relative (the load at the sagged pose rather than
 		// at the target), midpoint terms 7.3e-5 at 1 ms and 1.5e-3 at 1/60 s (the half kick they
-		// predict from, O(h^2); see artic_dynamics.c).
+		// predict from, O(h^2); see artic/dynamics.c).
 		double dev = sn_articulation_get_joint_position(world, arm, 0) - arm_target;
 		assert_near(dev, sag, 0.01 * sag, "root joint at the exact gravity sag within 1%");
 		if (!midpoint)

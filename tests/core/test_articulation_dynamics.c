@@ -215,7 +215,7 @@ static void test_long_chain_energy(void** state)
 	// L = 0.5 m: 6131 J once hanging. Velocity terms at the midpoint speeds keep its energy within a
 	// fraction of that (measured 616 J, 10%, over 10 s at 1 ms); at the start speeds (semi-implicit
 	// Euler) it gains energy as the whip travels down (measured 8565 J over the same 10 s), see
-	// artic_dynamics.c. Twice the measured excursion may not be passed.
+	// artic/dynamics.c. Twice the measured excursion may not be passed.
 	double midpoint = long_chain_energy_excursion(true, 10.0);
 	assert_below(midpoint, 0.2 * 6131.0, "midpoint velocity terms keep a long chain's energy bounded (10%)");
 }
@@ -410,7 +410,7 @@ static void test_free_body_and_weld(void** state)
 	(void)state;
 	// A floating base alone is a free rigid body: spinning about a skew axis while it flies, its origin
 	// (its centre of mass) gains exactly g h per step. The base is integrated as the motion of its
-	// origin, so the spin does not leak into the path (artic_dynamics.c).
+	// origin, so the spin does not leak into the path (artic/dynamics.c).
 	const double dt = 0.001;
 	sn_world* world = make_world(SN_SOLVER_TGS, dt);
 	sn_link_def body = sn_default_link_def();

@@ -12,7 +12,7 @@
 #include "joint_scenes.h"
 #include "support.h"
 
-#include "soft.h"
+#include "constraint/soft.h"
 
 #include <string.h>
 

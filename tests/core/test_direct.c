@@ -11,7 +11,7 @@
 #include "support.h"
 
 #include "alloc.h"
-#include "sparse_ldl.h"
+#include "solver/sparse_ldl.h"
 
 #include <stdlib.h>
 #include <string.h>

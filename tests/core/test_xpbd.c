@@ -12,9 +12,9 @@
 #include "support.h"
 
 #include "body.h"
-#include "mathx.h"
+#include "math/mathx.h"
 #include "world.h"
-#include "xpbd_blocks.h"
+#include "solver/xpbd_blocks.h"
 
 #include <string.h>
 

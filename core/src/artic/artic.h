@@ -1,0 +1,413 @@
+// Internal articulation records and the articulation pipeline, stage by stage:
+//
+//   artic/store.c       defaults, validation, the store inside sn_world, creation, step bookkeeping, hash
+//   artic/access.c      the public state API: joint state, link queries, forces in and out, drives, limits
+//   artic/kinematics.c  link poses from joint positions, link velocities, spherical joint coordinates
+//   artic/dynamics.c    Featherstone's articulated-body algorithm (free motion), M^-1 applied to joint
+//                       impulses, position integration, incoming joint forces
+//   artic/response.c    unit test impulses: the response r_ij of dof i's speed to an impulse on dof j
+//   artic/drive.c       implicit PD drive rows (seed 002)
+//   artic/mimic.c       mimic joint rows (seed 000) and their API
+//   artic/solve.c       the rows of a solve (limits, friction, drives, mimic) in PGS and TGS iterations,
+//                       and the entry points the world's solvers call
+//   artic/snapshot.c    the articulation section of world snapshots
+//
+// The model (topology, frames, mass, gains, couplings) is kept apart from the state (joint positions
+// and velocities, base pose and velocity, warm starts) and from the per-solve scratch. Everything an
+// articulation needs is allocated when it is created (or when a setter or a mimic joint adds rows), so
+// a step allocates nothing.
+#ifndef SINEW_ARTIC_H
+#define SINEW_ARTIC_H
+
+#include "alloc.h"
+#include "constraint/soft.h"
+#include "math/spatial.h"
+
+#include <math.h>
+
+#include "sinew/articulation.h"
+
+typedef struct sn_world sn_world;
+struct snap_writer;
+struct snap_reader;
+
+// Rows per dof: drive, friction, lower and upper limit (warm-start slots use the same order).
+enum
+{
+	ARTIC_WARM_DRIVE = 0,
+	ARTIC_WARM_FRICTION = 1,
+	ARTIC_WARM_LOWER = 2,
+	ARTIC_WARM_UPPER = 3,
+	ARTIC_WARM_SLOTS = 4
+};
+
+// ---- model ------------------------------------------------------------------------------------------
+
+// Hot model of a link, read by every solve. Geometry is kept relative to the child-side joint frame
+// (artic/kinematics.c): its world axes J_i and origin (the anchor) are all the kinematics tracks.
+typedef struct artic_link
+{
+	int32_t parent;            // -1 for the base
+	int32_t dof;               // first dof of the inbound joint
+	uint8_t type;              // sn_link_joint_type
+	uint8_t dof_count;         // 0, 1 or 3
+	bool k_identity;           // k is exactly the identity
+	bool diag_inertia;         // inertia_j is diagonal
+	double mass;               // kg
+	sym33 inertia_j;           // about the centre of mass, child joint frame axes, kg*m^2
+	sn_vec3 com_j;             // centre of mass minus anchor, child joint frame axes, m
+	sn_vec3 t;                 // parent-side joint origin minus the parent's anchor, parent's joint axes, m
+	double armature;           // kg or kg*m^2
+	double joint_damping;      // N*s/m or N*m*s/rad
+	double joint_friction;     // N or N*m
+	double max_joint_velocity; // m/s or rad/s
+} artic_link;
+
+// Cold model of a link: what the def said, for getters and link poses.
+typedef struct artic_link_info
+{
+	sn_transform parent_frame, child_frame; // joint frames (unit quaternions)
+	sn_mat33 inertia;                       // about the centre of mass, link axes
+	sn_vec3 com;                            // link frame
+	sn_mat33 cf_rot_t;                      // transpose of the child joint frame axes in link axes
+	uint64_t user_data;
+} artic_link_info;
+
+// ---- per-solve scratch --------------------------------------------------------------------------------
+
+// Kinematics at the current joint positions (kept valid after every step and setter).
+typedef struct artic_kin
+{
+	sn_mat33 joint; // child-side joint frame axes, world (for the base: the base frame); x is the axis
+	sn_vec3 anchor; // child-side joint frame origin, world, m (for the base: the base origin)
+} artic_kin;
+
+typedef struct artic_work
+{
+	sn_vec3 r;  // centre of mass relative to O, m
+	sym33 ic;   // world inertia about the centre of mass
+	sn_vec3 ra; // anchor relative to O, m
+	sv6 v;      // spatial velocity at the start of the solve
+	sv6 p0;     // force the link needs with zero joint accelerations: I a0 + v x* I v - f_ext
+	sv6 a;      // pass 1: a0 (gravity as a base acceleration); pass 3 on: da, the acceleration beyond a0
+	union
+	{
+		ainertia ia; // articulated inertia (passes 1 and 2)
+		sv6 z[2];    // impulse passes: articulated impulses, then velocity changes
+	} m;
+	sv6 pa; // articulated bias force (pass 2); the link's joint force (end of the solve)
+} artic_work;
+
+typedef struct artic_dof_work
+{
+	sv6 s;          // motion subspace column, world, about O
+	sv6 u6;         // U = IA S
+	double dinv[3]; // this dof's row of D^-1 (one-dof joints: dinv[0] = 1 / D)
+	double u;       // tau - S^T pA (tau: the free motion's generalised force, N or N*m)
+	double y[2];    // impulse passes: joint impulses in, velocity changes out
+} artic_dof_work;
+
+// ---- rows ---------------------------------------------------------------------------------------------
+
+typedef enum artic_row_kind
+{
+	ARTIC_ROW_DRIVE = 0,
+	ARTIC_ROW_FRICTION = 1,
+	ARTIC_ROW_LOWER = 2,
+	ARTIC_ROW_UPPER = 3,
+	ARTIC_ROW_MIMIC = 4,
+} artic_row_kind;
+
+typedef struct artic_row
+{
+	uint8_t kind; // artic_row_kind
+	bool soft;    // soft limit or compliant mimic (coef holds the coefficients)
+	int32_t slot; // active slot of the dof (one-dof rows)
+	int32_t key;  // dof (one-dof rows) or mimic slot (mimic rows)
+	double sign;  // Jacobian of a one-dof row: +1, or -1 for an upper limit
+	double k;     // J W J^T, the row's inverse effective mass
+	double c0;    // position error at the start of the solve (limits, mimic), m or rad
+	double bound; // |impulse| <= bound * h_window (drive, friction, mimic), N or N*m
+	double share; // warm-start impulse owned by each window, N*s
+	double acc;   // impulse in the current window, N*s
+	double total; // impulse over the solve, N*s
+	soft_coefficients coef;
+	// Drive coefficients (artic/drive.c) for the window length.
+	double drive_bias;       // x b + x h kp (x_T - x_0)
+	double drive_vel;        // -x a
+	double drive_impulse;    // 1 - x
+	double drive_pos_coef;   // x h kp: multiplies the accumulated displacement
+	double drive_target_pos; // x h kp v_T: multiplies the time left to the target
+	double drive_diag;       // 1 / a + r = 1 / (x a): the row's diagonal in the drive block (0: inert)
+	double* wj;              // mimic rows: W J^T over the active slots
+} artic_row;
+
+// Rows of one solve over the k active dofs (dofs that carry any row).
+typedef struct artic_rows
+{
+	int k_capacity, row_capacity;
+	int k, count;
+	int32_t* act_dof; // dof of each active slot
+	double* w;        // k x k response (row-major, leading dimension k): r_ij
+	double* v;        // current speed of each active dof
+	double* x0;       // position at the start of the solve
+	double* dx;       // displacement accumulated in TGS windows
+	double* p;        // joint impulse applied so far in the solve (per active dof)
+	double* y;        // time integral of p over the advanced windows (position effect)
+	double* wj;       // mimic rows' W J^T vectors (k_capacity each, mimic_capacity of them)
+	int wj_capacity;
+	int block_count;     // drive rows solved together (artic/drive.c), 0 if none
+	int32_t* block_rows; // [k_capacity] their row indices
+	double* block_l;     // [k_capacity^2] Cholesky factor of A^-1 + W over those rows
+	double* block_x;     // [k_capacity] right-hand side, then solution
+	artic_row* rows;
+	void* block;
+	size_t block_size;
+} artic_rows;
+
+// ---- the articulation -----------------------------------------------------------------------------------
+
+typedef struct artic
+{
+	uint32_t generation;
+	int32_t next_free;
+	bool live;
+
+	// model
+	bool fixed_base;
+	bool midpoint; // velocity terms at the midpoint speeds (sn_articulation_def)
+	double gravity_scale;
+	uint64_t user_data;
+	int link_count, dof_count;
+	artic_link* links;     // [link_count] hot
+	artic_link_info* info; // [link_count] cold
+	sn_mat33* k;           // [link_count] parent-side joint axes in the parent's child-side joint axes
+	int32_t* dof_link;     // [dof_count] link of each dof
+	sn_limit* limits;      // [dof_count]
+	sn_drive* drives;      // [dof_count]
+	int mimic_count;       // live mimic joints on this articulation
+
+	// state
+	sn_transform base_pose;
+	sn_vec3 base_v, base_w; // velocity of the base frame origin (m/s) and angular velocity (rad/s)
+	double* q;              // [dof_count] m or rad (spherical: rotation vector, derived from sph)
+	double* qd;             // [dof_count] m/s or rad/s (spherical: angular velocity in the parent joint frame)
+	sn_quat* sph;           // [link_count] spherical joint rotation (parent joint frame <- child joint frame)
+	double* warm;           // [dof_count * ARTIC_WARM_SLOTS] last step's row forces, N or N*m
+	bool warm_set;          // warm may hold nonzero entries
+
+	// inputs for the next step
+	bool has_inputs;     // joint_force or link_force is not all zero
+	double* joint_force; // [dof_count] N or N*m
+	sv6* link_force;     // [link_count] torque about the world origin and force, N*m and N
+
+	// outputs of the last step, as impulses over it (divided by step_dt when read)
+	double step_dt;     // s
+	bool first_substep; // the next solve starts a step: outputs are overwritten, not accumulated
+	double* effort;     // [dof_count] drive impulse, N*s or N*m*s
+	bool effort_set;    // effort may hold nonzero entries
+	sv6* incoming;      // [link_count] (torque about the anchor, force) times time, world
+	double max_speed;   // largest |qd| or base speed after the last solve (NaN if not finite)
+
+	// scratch
+	artic_kin* kin;                // [link_count] valid at the current state
+	artic_work* work;              // [link_count]
+	artic_dof_work* dw;            // [dof_count]
+	int32_t* dof_slot;             // [dof_count] active slot or -1
+	uint8_t* needed;               // [link_count] link lies on a path from the root to an active dof
+	double* qd_free;               // [dof_count] after the free-motion kick
+	double base_l[36];             // floating base: LDL^T factor of the base's articulated inertia (unit lower L)
+	double base_dinv[6];           // and the reciprocals of D; all zero if the factorisation failed
+	sn_vec3 origin;                // O of the current solve
+	sv6 base_v_start, base_v_free; // floating base spatial velocity (about O): start, after the kick
+	sn_vec3 base_coriolis;         // w x v of the base velocity the solve's bias forces used
+	double solve_h;                // length of the current solve, s
+	bool tgs;                      // the current solve is TGS
+	int windows;                   // TGS windows in the current solve (1 for PGS)
+	artic_rows rows;
+
+	void* block; // one allocation for everything sized by the links
+	size_t block_size;
+} artic;
+
+typedef struct artic_mimic
+{
+	uint32_t generation;
+	int32_t next_free;
+	bool live;
+	int32_t artic;       // articulation slot
+	sn_mimic_def def;    // as created (gearing[0] = 1), the articulation id inside
+	double warm;         // last step's force on dof 0, N or N*m
+	double force;        // force applied in the last step, N or N*m
+	double step_impulse; // impulse accumulated over the substeps of this step, N*s
+} artic_mimic;
+
+typedef struct artic_store
+{
+	artic* items;
+	int capacity, high, count;
+	int32_t free;
+	artic_mimic* mimics;
+	int mimic_capacity, mimic_high, mimic_count;
+	int32_t mimic_free;
+	int solving; // articulations with rows in the current solve (sweeps skip when 0)
+} artic_store;
+
+// ---- artic/store.c -------------------------------------------------------------------------------------
+
+artic* artic_get(const sn_world* world, sn_articulation_id id);
+// Validate a def (every field, as sn_create_articulation does) and build the record with its memory,
+// not yet in the store. On failure nothing is allocated and *out is untouched.
+sn_error artic_build(sn_world* world, const sn_articulation_def* def, const sn_link_def* links, int link_count,
+					 artic* out);
+// The store, created on first use (NULL if out of memory).
+artic_store* artic_store_get(sn_world* world);
+void artic_store_destroy(sn_world* world);
+// Called by sn_world_step around its substeps: mark the step's first solve (outputs are overwritten,
+// then accumulated over substeps); then record the step length dt (s) that turns them into forces,
+// clear the inputs, and compute the mimic forces.
+void artic_step_begin(sn_world* world);
+void artic_step_end(sn_world* world, double dt);
+// True if an articulation's last solve left a speed above speed_limit or a state that is not finite.
+bool artic_diverged(const sn_world* world, double speed_limit);
+// A full check of every articulation's state, for clearing the diverged flag: SN_ERR_NOT_FINITE,
+// SN_ERR_DIVERGED (a joint or base speed above speed_limit) or SN_ERR_OK.
+sn_error artic_check_state(const sn_world* world, double speed_limit);
+uint64_t artic_state_hash(const sn_world* world, uint64_t h);
+// Validation shared by creation, setters and snapshots (world_fail with a detail line on failure).
+sn_error artic_check_limit(sn_world* world, const char* where, sn_limit limit);
+sn_error artic_check_drive(sn_world* world, const char* where, const sn_drive* drive);
+// Grow the articulation's row storage for its current model plus an optional mimic joint about to be
+// created (extra may be NULL). SN_ERR_NO_MEMORY or SN_ERR_CAPACITY leave it as it was.
+sn_error artic_reserve_rows(sn_world* world, artic* a, const sn_mimic_def* extra);
+
+// ---- artic/kinematics.c -------------------------------------------------------------------------------
+
+// All links' kinematics from the base pose and joint positions.
+void artic_update_kinematics(artic* a);
+// Parent-side joint frame axes of link i > 0, world.
+sn_mat33 artic_parent_joint_axes(const artic* a, int i);
+// World pose of a link's frame.
+sn_transform artic_link_pose(const artic* a, int link);
+// Rotation vector of each spherical joint into q (from sph).
+void artic_sync_spherical(artic* a);
+// Linear velocity of a world point on a link, and the link's angular velocity, from the current state.
+void artic_point_velocity(const artic* a, int link, sn_vec3 point, sn_vec3* linear, sn_vec3* angular);
+
+// ---- artic/dynamics.c ---------------------------------------------------------------------------------
+
+// Articulated-body algorithm at the current state for a solve of length h: free joint accelerations and
+// the factorisation used by the impulse passes; qd_free = qd + h qdd (and the base), velocity terms at
+// the start speeds.
+void artic_forward(artic* a, sn_vec3 gravity, double h);
+// Then again with the velocity terms at the midpoint of qd and the free kick's end speeds (qd_free and
+// base_v_free, as artic_forward left them; same pose: only the bias forces are recomputed).
+void artic_forward_midpoint(artic* a, sn_vec3 gravity, double h);
+// Velocity changes of every dof (and the floating base) for joint impulses: out = M^-1 in, for
+// rhs_count (1 or 2) right-hand sides given in dw[].y[]. The base's changes go to base_out.
+void artic_impulse_response(artic* a, int rhs_count, sv6* base_out);
+// Velocity change of a floating base for the articulated impulse z it receives: -IA_0^-1 z.
+sv6 artic_base_response(const artic* a, sv6 z);
+// End of a solve: velocities qd_free + M^-1 p, positions advanced by h qd_free + M^-1 y (both from
+// dw[].y when have_rows), kinematics, incoming joint forces, max_speed.
+void artic_finish(artic* a, double h, bool have_rows);
+
+// ---- artic/response.c ---------------------------------------------------------------------------------
+
+// The response matrix W (r_ij) among the active dofs of a->rows.
+void artic_compute_response(artic* a);
+
+// ---- artic/drive.c ------------------------------------------------------------------------------------
+
+// Coefficients of a drive row for windows of length hw (PGS: the solve; TGS: rho = h / n).
+void artic_drive_prepare(artic_row* ar, const sn_drive* drive, double response, double x0, double hw);
+// New impulse of a drive row in the current window: the accumulated displacement dx and the time left
+// until the end of the solve (TGS; 0 for PGS) enter through the coefficients.
+double artic_drive_solve(const artic_row* ar, double v, double dx, double time_left);
+// Gather the articulation's drive rows into one block and factor A^-1 + W over them. Returns false
+// (block_count 0) if there are fewer than two or the factorisation fails.
+bool artic_drive_block_prepare(artic_rows* rs);
+// Solve (A^-1 + W) x = b in place over the block (b and x in rs->block_x).
+void artic_drive_block_solve(artic_rows* rs);
+
+// ---- artic/mimic.c ------------------------------------------------------------------------------------
+
+// Validate a mimic def like sn_create_mimic_joint (world_fail on failure); *out is its articulation.
+sn_error artic_mimic_check(sn_world* world, const sn_mimic_def* def, artic** out);
+// Build the rows of the articulation's mimic joints (after the one-dof rows).
+void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double hw);
+// The position error q_0 + sum G_i q_i + offset of a mimic joint at the articulation's positions.
+double artic_mimic_error(const artic* a, const sn_mimic_def* def);
+// Destroy the mimic joints of an articulation slot.
+void artic_mimic_destroy_all(sn_world* world, int artic_index);
+// Store the solve's mimic impulses (warm starts and forces).
+void artic_mimic_store(sn_world* world, artic* a, double h);
+// Speed J v of a mimic row over the active dofs, and its accumulated displacement J dx.
+double artic_mimic_speed(const sn_world* world, const artic* a, const artic_row* ar, double* dx);
+// Apply a mimic row's impulse: speeds += delta W J^T, per-dof impulses += delta J.
+void artic_mimic_apply(const sn_world* world, artic* a, const artic_row* ar, double delta);
+
+// ---- artic/solve.c ------------------------------------------------------------------------------------
+
+typedef enum artic_sweep
+{
+	ARTIC_SWEEP_PGS_POSITION,
+	ARTIC_SWEEP_PGS_VELOCITY,
+	ARTIC_SWEEP_TGS_POSITION,
+	ARTIC_SWEEP_TGS_VELOCITY,
+} artic_sweep;
+
+// Start a solve of length h for every articulation: free motion (ABA), rows, responses and warm starts.
+// windows is 1 for PGS, position_iterations for TGS.
+void artic_solve_begin(sn_world* world, double h, bool tgs, int windows);
+// One Gauss-Seidel sweep over every articulation's rows. window is the TGS window index (1-based).
+void artic_solve_sweep(sn_world* world, artic_sweep sweep, int window);
+// Advance the rows' positions by hw (after a sweep's velocities are final for the window).
+void artic_solve_advance(sn_world* world, double hw);
+// Finish the solve: velocities, positions, kinematics, forces, warm starts.
+void artic_solve_end(sn_world* world);
+// A complete TGS solve of length h for every articulation of the world, with the world's iteration
+// counts. Worlds whose solver has no articulation path of its own (XPBD, DIRECT) call this.
+void artic_step_tgs(sn_world* world, double h);
+
+// ---- artic/snapshot.c ---------------------------------------------------------------------------------
+
+// The ARTC section of a world snapshot (snapshot.h): write the pools; read them into a new world,
+// validating every field (SN_ERR_BAD_SNAPSHOT with a detail line).
+void artic_snapshot_write(struct snap_writer* w, const sn_world* world);
+sn_error artic_snapshot_read(struct snap_reader* r, sn_world* world);
+
+// Kinematics of link i > 0 from its parent's and its joint position (artic/kinematics.c derives it).
+static inline void artic_link_kinematics(artic* a, int i)
+{
+	const artic_link* l = a->links + i;
+	const artic_kin* p = a->kin + l->parent;
+	artic_kin* k = a->kin + i;
+	sn_mat33 g = l->k_identity ? p->joint : sn_mat33_mul(p->joint, a->k[i]);
+	sn_vec3 anchor = sn_add(p->anchor, sn_mat33_mul_v(p->joint, l->t));
+	switch (l->type)
+	{
+		case SN_LINK_JOINT_REVOLUTE:
+		{
+			double q = a->q[l->dof];
+			double c = cos(q), s = sin(q);
+			k->joint.cx = g.cx;
+			k->joint.cy = sn_add(sn_scale(c, g.cy), sn_scale(s, g.cz));
+			k->joint.cz = sn_sub(sn_scale(c, g.cz), sn_scale(s, g.cy));
+			break;
+		}
+		case SN_LINK_JOINT_PRISMATIC:
+			k->joint = g;
+			anchor = sn_mul_add(anchor, a->q[l->dof], g.cx);
+			break;
+		case SN_LINK_JOINT_SPHERICAL:
+			k->joint = sn_mat33_mul(g, sn_mat33_from_quat(a->sph[i]));
+			break;
+		default:
+			k->joint = g;
+			break;
+	}
+	k->anchor = anchor;
+}
+
+#endif

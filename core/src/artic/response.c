@@ -1,0 +1,153 @@
+// Unit test impulses (seed 000): the response r_ij of dof i's speed to a unit impulse on dof j, for
+// every pair of active dofs (those that carry a limit, drive, friction or mimic row).
+//
+// r_ij is column j of M^-1 restricted to the active dofs. A unit impulse on dof j of link L enters the
+// recursion of artic/dynamics.c as y = e_j, and only the links on L's path to the root see it:
+//   at L:           u = e_j (local),                     z_up = U_L D_L^-1 u
+//   at an ancestor: u = -S^T z (z = what its child sent), z_up = z + U D^-1 u
+// (the impulse propagated inward to the root, Mirtich's test impulse). At the root the velocity change
+// starts: dv_0 = -IA_0^-1 z_0 for a floating base, 0 for a fixed one. It then propagates outward:
+//   dqd_i = D_i^-1 (u_i - U_i^T dv_p),  dv_i = dv_p + S_i dqd_i,
+// with u_i = 0 on links that are not ancestors of L. Only links on a path from the root to an active
+// dof are visited, so column j costs O(depth(L) + links on those paths).
+//
+// Across a fixed root the two sub-trees do not talk: on the path from the root to dof i in another
+// sub-tree dv_p = 0 and u = 0, so dqd_i is exactly 0 (r_ij = 0, as seed 000 states). Through a
+// floating root the base moves and r_ij is not zero.
+//
+// W is symmetric in exact arithmetic (M^-1 is); both triangles are computed and kept, so the mimic
+// joint's J W J^T uses r_AB + r_BA as seed 000 eq. (15) writes it.
+#include "artic/artic.h"
+
+#include "world.h"
+
+#include <string.h>
+
+enum
+{
+	ON_PATH = 1,  // the link lies on a path from the root to an active dof
+	ANCESTOR = 2, // the link is the current column's link or one of its ancestors
+};
+
+// dqd = D^-1 t for the joint of a link with nd dofs (1 or 3), written into y[0].
+static void joint_solve(artic_dof_work* dw, int nd, const double* t, sv6* dv)
+{
+	for (int r = 0; r < nd; ++r)
+	{
+		double x = nd == 1 ? dw->dinv[0] * t[0] : dw[r].dinv[0] * t[0] + dw[r].dinv[1] * t[1] + dw[r].dinv[2] * t[2];
+		dw[r].y[0] = x;
+		*dv = sv6_mul_add(*dv, x, dw[r].s);
+	}
+}
+
+// z_up = z + U D^-1 u for the joint of a link (u in y[0]).
+static sv6 joint_send(const artic_dof_work* dw, int nd, sv6 z)
+{
+	if (nd == 1)
+	{
+		return sv6_mul_add(z, dw->dinv[0] * dw->y[0], dw->u6);
+	}
+	for (int r = 0; r < nd; ++r)
+	{
+		double x = dw[r].dinv[0] * dw[0].y[0] + dw[r].dinv[1] * dw[1].y[0] + dw[r].dinv[2] * dw[2].y[0];
+		z = sv6_mul_add(z, x, dw[r].u6);
+	}
+	return z;
+}
+
+void artic_compute_response(artic* a)
+{
+	artic_rows* rows = &a->rows;
+	const int k = rows->k, n = a->link_count;
+	memset(a->needed, 0, (size_t)n);
+	for (int s = 0; s < k; ++s)
+	{
+		for (int i = a->dof_link[rows->act_dof[s]]; i > 0 && !(a->needed[i] & ON_PATH); i = a->links[i].parent)
+		{
+			a->needed[i] |= ON_PATH;
+		}
+	}
+	for (int j = 0; j < k; ++j)
+	{
+		const int dof = rows->act_dof[j];
+		const int link = a->dof_link[dof];
+
+		// Inward from the impulsed joint to the root.
+		sv6 z = sv6_zero();
+		for (int i = link; i > 0; i = a->links[i].parent)
+		{
+			const artic_link* l = a->links + i;
+			artic_dof_work* dw = a->dw + l->dof;
+			for (int d = 0; d < l->dof_count; ++d)
+			{
+				dw[d].y[0] = (i == link) ? (l->dof + d == dof ? 1.0 : 0.0) : -sv6_dot(dw[d].s, z);
+			}
+			z = joint_send(dw, l->dof_count, z);
+			a->needed[i] |= ANCESTOR;
+		}
+		a->work[0].m.z[0] = a->fixed_base ? sv6_zero() : artic_base_response(a, z);
+
+		// Outward over the links that lead to active dofs.
+		for (int i = 1; i < n; ++i)
+		{
+			if (!(a->needed[i] & ON_PATH))
+			{
+				continue;
+			}
+			const artic_link* l = a->links + i;
+			artic_work* w = a->work + i;
+			artic_dof_work* dw = a->dw + l->dof;
+			sv6 dvp = a->work[l->parent].m.z[0];
+			sv6 dv = dvp;
+			if (l->dof_count > 0)
+			{
+				bool ancestor = (a->needed[i] & ANCESTOR) != 0;
+				double t[3];
+				for (int d = 0; d < l->dof_count; ++d)
+				{
+					t[d] = (ancestor ? dw[d].y[0] : 0.0) - sv6_dot(dw[d].u6, dvp);
+				}
+				joint_solve(dw, l->dof_count, t, &dv);
+			}
+			w->m.z[0] = dv;
+		}
+		for (int s = 0; s < k; ++s)
+		{
+			rows->w[s * k + j] = a->dw[rows->act_dof[s]].y[0];
+		}
+		for (int i = link; i > 0; i = a->links[i].parent)
+		{
+			a->needed[i] &= (uint8_t)~ANCESTOR;
+		}
+	}
+}
+
+sn_error sn_articulation_compute_response(sn_world* world, sn_articulation_id id, int dof_i, int dof_j,
+										  double* response)
+{
+	if (world == NULL)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	artic* a = artic_get(world, id);
+	if (a == NULL)
+	{
+		return world_fail(world, SN_ERR_INVALID_ID, "compute response: invalid articulation id");
+	}
+	if (response == NULL || dof_i < 0 || dof_i >= a->dof_count || dof_j < 0 || dof_j >= a->dof_count)
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "compute response: dofs %d and %d must be in 0..%d", dof_i,
+						  dof_j, a->dof_count - 1);
+	}
+	// The factorisation a solve of the next step would use (scratch only; the state is not touched).
+	artic_forward(a, world->def.gravity, world->def.time_step / world->def.substeps);
+	for (int d = 0; d < a->dof_count; ++d)
+	{
+		a->dw[d].y[0] = 0.0;
+	}
+	a->dw[dof_j].y[0] = 1.0;
+	sv6 base;
+	artic_impulse_response(a, 1, &base);
+	*response = a->dw[dof_i].y[0];
+	return SN_ERR_OK;
+}
