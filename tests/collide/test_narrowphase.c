@@ -409,12 +409,83 @@ static void test_dispatch_symmetry(void** state)
 	hull_destroy(&mem, hull);
 }
 
+// The GJK/EPA path with face clipping: a hull resting on a box and a box on a hull face give 4 points at
+// the corners; a cylinder standing on a box gives 4 of its cap's rim points, lying 2; a capsule lying on
+// a hull face 2; and the hull's ids stay the same while it slides.
+static void test_convex_manifolds(void** state)
+{
+	(void)state;
+	sn_memory mem = test_memory();
+	sn_vec3 corners[8];
+	for (int i = 0; i < 8; ++i)
+	{
+		corners[i] = sn_v3((i & 1) ? 0.2 : -0.2, (i & 2) ? 0.1 : -0.1, (i & 4) ? 0.05 : -0.05);
+	}
+	collide_hull* hull = NULL;
+	assert_sn_ok(hull_build(&mem, corners, 8, &hull, NULL, 0));
+	collide_shape h = collide_make_hull(hull);
+	collide_shape base = collide_make_box(sn_v3(1.0, 1.0, 0.5));
+	sn_transform id = sn_transform_identity();
+	uint64_t first[4];
+	for (int step = 0; step <= 100; ++step)
+	{
+		sn_transform xh = pose(sn_v3(0.001 * step, 0.0005 * step, 0.55 - 0.0003), axis_angle(0, 0, 1, 0.002 * step));
+		collide_manifold m = collide1(base, id, h, xh, 0.005);
+		assert_int_equal(m.point_count, 4);
+		for (int i = 0; i < 4; ++i)
+		{
+			assert_near(m.points[i].separation, -0.0003, EXACT, "resting 0.3 mm deep");
+		}
+		assert_vec_near(m.normal, sn_v3(0, 0, 1), 0.0, "the box's face normal");
+		if (step == 0)
+		{
+			for (int i = 0; i < 4; ++i)
+			{
+				first[i] = m.points[i].id;
+			}
+			continue;
+		}
+		for (int i = 0; i < 4; ++i)
+		{
+			bool found = false;
+			for (int j = 0; j < 4; ++j)
+			{
+				found = found || m.points[i].id == first[j];
+			}
+			assert_true(found);
+		}
+	}
+	// A small box on the hull's top face.
+	collide_manifold m = collide1(h, id, collide_make_box(sn_v3(0.05, 0.05, 0.05)), pose_at(0.1, 0.0, 0.099), 0.0);
+	assert_int_equal(m.point_count, 4);
+	assert_near(min_separation(&m), -0.001, EXACT, "closed form");
+	// Cylinder standing and lying on the box.
+	collide_shape cyl = collide_make_cylinder(0.1, 0.2);
+	m = collide1(base, id, cyl, pose_at(0.2, 0.1, 0.7 - 0.002), 0.0);
+	assert_int_equal(m.point_count, 4);
+	assert_near(min_separation(&m), -0.002, EXACT, "closed form");
+	for (int i = 0; i < 4; ++i)
+	{
+		assert_near(hypot(m.points[i].point.x - 0.2, m.points[i].point.y - 0.1), 0.1, EXACT, "rim points");
+	}
+	m = collide1(base, id, cyl, pose(sn_v3(0, 0, 0.6 - 0.002), axis_angle(1, 0, 0, 0.5 * SN_PI)), 0.0);
+	assert_int_equal(m.point_count, 2);
+	assert_near(min_separation(&m), -0.002, 1e-9, "EPA on the cylinder's curved side (1e-10 of the size)");
+	// Capsule lying on the hull's top face.
+	m = collide1(h, id, collide_make_capsule(0.02, 0.1), pose(sn_v3(0, 0, 0.069), axis_angle(0, 1, 0, 0.5 * SN_PI)),
+				 0.0);
+	assert_int_equal(m.point_count, 2);
+	assert_near(min_separation(&m), -0.001, EXACT, "closed form");
+	hull_destroy(&mem, hull);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plane_pairs),        cmocka_unit_test(test_round_pairs),
 		cmocka_unit_test(test_box_pairs),          cmocka_unit_test(test_feature_ids_sliding),
 		cmocka_unit_test(test_speculative_margin), cmocka_unit_test(test_dispatch_symmetry),
+		cmocka_unit_test(test_convex_manifolds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
