@@ -7,9 +7,12 @@
 // the simplex closest to the origin (with barycentric weights, dropping the vertices it does not use:
 // Johnson's sub-algorithm by Voronoi regions, as Ericson 5.1.5 and 5.1.6 write it for the triangle and
 // the tetrahedron), takes w = s_D(-v) and adds it. |v| is an upper bound on the distance and v . w / |v|
-// a lower bound, so the loop ends when |v|^2 - v . w <= eps |v|^2 (van den Bergen's criterion), when no
+// a lower bound, so the loop ends when |v|^2 - v . w <= eps |v|^2 (van den Bergen's criterion; or when
+// the bounds are within 1e-14 of the solids' size, the rounding of their coordinates), when no
 // progress is made, or when the origin is inside the simplex or within the touch tolerance of it
-// (overlap). The closest points are the same weights applied to the A and B support points.
+// (overlap). A loop that ends without the bounds meeting and without any support plane having separated
+// the origin by more than the touch tolerance counts as an overlap too (near a curved surface the
+// simplices close in on an inside origin slowly). The closest points are the same weights applied to the A and B support points.
 //
 // EPA (van den Bergen 2001, "Proximity Queries and Penetration Depth Computation on 3D Game
 // Objects"). When the solids overlap, the penetration depth is the distance from the origin to the
@@ -279,6 +282,8 @@ void gjk_distance(const collide_convex* a, const collide_convex* b, sn_transform
 	sn_vec3 v = s->v[0].w;
 	double dist2 = sn_dot(v, v);
 	bool overlap = false;
+	bool converged = false;
+	double lower = 0.0; // the best lower bound on the distance seen, v . w / |v|
 	int it = 0;
 	for (; it < GJK_MAX_ITERATIONS; ++it)
 	{
@@ -288,9 +293,13 @@ void gjk_distance(const collide_convex* a, const collide_convex* b, sn_transform
 			break;
 		}
 		gjk_vertex w = support(&m, sn_neg(v));
-		// Lower bound v . w / |v| close to |v|: done.
-		if (dist2 - sn_dot(v, w.w) <= GJK_RELATIVE_TOLERANCE * dist2)
+		double vw = sn_dot(v, w.w);
+		lower = fmax(lower, vw / sqrt(dist2));
+		// Lower bound v . w / |v| close to |v| (relatively, or to the rounding of coordinates of the
+		// solids' size when the distance itself is tiny): done.
+		if (dist2 - vw <= fmax(GJK_RELATIVE_TOLERANCE * dist2, 1e-14 * scale * sqrt(dist2)))
 		{
+			converged = true;
 			break;
 		}
 		// A repeated support point makes no progress.
@@ -334,6 +343,14 @@ void gjk_distance(const collide_convex* a, const collide_convex* b, sn_transform
 		}
 		v = nv;
 		dist2 = nd2;
+	}
+	// Stopped without the bounds meeting (no progress, or the iteration bound: a point just inside a curved
+	// solid, where the inscribed simplices close in slowly): if no support plane ever separated the
+	// origin by more than the touch tolerance, the distance is not known to be above it, so it is taken as
+	// an overlap and EPA decides.
+	if (!overlap && !converged && lower <= sqrt(touch2))
+	{
+		overlap = true;
 	}
 	out->iterations = it;
 	sn_vec3 pa = sn_v3(0, 0, 0), pb = sn_v3(0, 0, 0);
