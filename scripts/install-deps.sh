@@ -42,6 +42,8 @@ if [[ "$mode" == "all" ]]; then
     chromium
     # script checks, and the deployment files' checks (tests/deploy/check_deploy.py)
     shellcheck python3-yaml
+    # benchmark peers (scripts/bench.sh builds with SINEW_BENCH_PEERS=ON): bench_collide against libccd
+    libccd-dev
   )
 fi
 
