@@ -13,18 +13,22 @@
 //    duplicates, the second collinear, the third coplanar: typed errors with the measured value.
 // 3. Each point outside the simplex by more than eps joins the outside set of the face it is farthest
 //    above. Iterate: the eye is the point farthest above any face (so when the vertex limit stops the
-//    build, the hull has the most extreme points). Faces the eye is above by more than eps, grown as a
-//    connected set from its face, are visible; their boundary, the horizon, must be one closed loop
-//    (else the eye is dropped as numerically ambiguous: it is then within a few eps of the hull). A
-//    cone of triangles from the eye to the horizon replaces the visible faces; their outside points
+//    build, the hull has the most extreme points). Faces the eye is above at all (by more than the
+//    rounding of a distance, vis = 3 DBL_EPSILON (max|x| + max|y| + max|z|), not by eps: a face left in
+//    place while the eye is slightly above it would meet the new cone at a concave angle, and across a
+//    large flat region such bends add up), grown as a connected set from its face, are visible; their
+//    boundary, the horizon, must be one closed loop (else the eye is dropped as numerically ambiguous).
+//    A cone of triangles from the eye to the horizon replaces the visible faces; their outside points
 //    move to the new face they are farthest above by more than eps, or are inside and forgotten.
 // 4. Merge: triangles, largest first as seeds, absorb neighbours whose vertices lie within 2 eps of the
-//    seed's plane and that face the same way; each group's boundary (one loop, else the group stays
-//    triangles) is a polygon face. A vertex left with only two faces lies on a straight edge between
+//    seed's plane and that face the same way; each group's boundary (one loop and convex within 2 eps,
+//    else the group stays triangles) is a polygon face. A vertex left with only two faces lies on a straight edge between
 //    them and is removed from both.
-// 5. Planes: each polygon's normal by Newell's method (area-weighted, so a polygon's normal is not at the
-//    mercy of one thin triangle); its offset is the largest n . v over all vertices, so every vertex is
-//    on or below every plane and the plane set and the vertex set describe the same solid.
+// 5. Planes: each polygon's normal is its seed's, the largest triangle of the group: every vertex of the
+//    group lies within 2 eps of that plane by construction (an average such as Newell's normal can tilt
+//    a long thin face enough to put neighbouring vertices above it). The offset is the largest n . v
+//    over all vertices, so every vertex is on or below every plane and the plane set and the vertex set
+//    describe the same solid.
 // 6. Half-edges with twins, undirected edges, a leaving half-edge per vertex; V - E + F = 2 is checked
 //    (a failure falls back to the triangles of step 3, which always form a closed surface).
 #include "collide/hull.h"
@@ -67,7 +71,8 @@ typedef struct qh
 	qh_face* faces;
 	int face_high;
 	int face_free;
-	double eps;
+	double eps; // coplanarity tolerance: points closer than this to the hull are on it
+	double vis; // rounding of a plane distance: faces the eye is above by more than this are visible
 	int stamp;
 	int hull_vertices;
 	int dropped;
@@ -234,7 +239,7 @@ static bool add_point(qh* h, int start, int eye)
 		for (int k = 0; k < 3; ++k)
 		{
 			int g = h->faces[f].adj[k];
-			if (h->faces[g].stamp != stamp && face_distance(h, &h->faces[g], eye) > h->eps)
+			if (h->faces[g].stamp != stamp && face_distance(h, &h->faces[g], eye) > h->vis)
 			{
 				h->faces[g].stamp = stamp;
 				h->stack[top++] = g;
@@ -487,10 +492,11 @@ static sn_error quickhull(qh* h, char* detail, size_t cap)
 
 typedef struct poly_set
 {
-	int count;      // polygons
-	int* start;     // [count + 1] into vertex
-	int* vertex;    // point indices, counter-clockwise
-	int vertex_len; // used
+	int count;       // polygons
+	int* start;      // [count + 1] into vertex
+	int* vertex;     // point indices, counter-clockwise
+	int vertex_len;  // used
+	sn_vec3* normal; // [count] the plane normal of each polygon (its seed triangle's)
 } poly_set;
 
 static int compare_area(const void* a, const void* b)
@@ -510,10 +516,30 @@ static int compare_int(const void* a, const void* b)
 	return x < y ? -1 : (x > y ? 1 : 0);
 }
 
+// Whether a merged group's boundary loop is convex around the seed's normal n: at each vertex b between
+// a and c, b may lie inside the line a-c by at most 2 eps (the merge tolerance). Triangles that are
+// coplanar within the tolerance on a gently curved band can otherwise outline a slightly concave
+// polygon, which clipping and the face search need never to see.
+static bool convex_loop(const qh* h, const qh_edge* loop, int count, sn_vec3 n)
+{
+	for (int i = 0; i < count; ++i)
+	{
+		sn_vec3 a = h->p[loop[i].a];
+		sn_vec3 b = h->p[loop[(i + 1) % count].a];
+		sn_vec3 c = h->p[loop[(i + 2) % count].a];
+		double turn = sn_dot(sn_cross(sn_sub(b, a), sn_sub(c, b)), n);
+		if (turn < -2.0 * h->eps * sn_length(sn_sub(c, a)))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
 // Groups live triangles into polygons (merge = false keeps each triangle alone). tri lists the live
 // faces; group is scratch [face_high]. Writes polygons into out (arrays sized by the caller).
 static void make_polygons(qh* h, const int* tri, int nt, bool merge, int* group, double* order, int* queue,
-						  poly_set* out)
+						  int* seed_of, poly_set* out)
 {
 	for (int i = 0; i < h->face_high; ++i)
 	{
@@ -537,6 +563,7 @@ static void make_polygons(qh* h, const int* tri, int nt, bool merge, int* group,
 		}
 		int g = groups++;
 		group[seed] = g;
+		seed_of[g] = seed;
 		if (!merge)
 		{
 			continue;
@@ -601,7 +628,7 @@ static void make_polygons(qh* h, const int* tri, int nt, bool merge, int* group,
 		{
 			continue;
 		}
-		if (members > 1 && !chain_loop(edges, ne, loop))
+		if (members > 1 && (!chain_loop(edges, ne, loop) || !convex_loop(h, loop, ne, h->faces[seed_of[g]].normal)))
 		{
 			// Split into triangles: new groups at the end, handled by this same loop.
 			bool first = true;
@@ -615,6 +642,7 @@ static void make_polygons(qh* h, const int* tri, int nt, bool merge, int* group,
 					}
 					else
 					{
+						seed_of[groups] = tri[i];
 						group[tri[i]] = groups++;
 					}
 				}
@@ -644,6 +672,7 @@ static void make_polygons(qh* h, const int* tri, int nt, bool merge, int* group,
 		{
 			out->vertex[out->vertex_len++] = loop[i].a;
 		}
+		out->normal[out->count] = h->faces[seed_of[g]].normal;
 		out->count += 1;
 		out->start[out->count] = out->vertex_len;
 	}
@@ -739,7 +768,9 @@ static collide_hull* emit(sn_memory* memory, const qh* h, const poly_set* ps, sn
 	int nf = ps->count;
 	int nh = ps->vertex_len;
 	int ne = nh / 2;
-	bool ok = nv <= COLLIDE_HULL_MAX_VERTICES && nh % 2 == 0 && nv - ne + nf == 2 && nh < 65536;
+	// A closed polyhedron has at least 4 faces and 4 vertices (a flat sliver whose sides merged into its
+	// top and bottom has 2 faces: the caller falls back to the triangles then).
+	bool ok = nv >= 4 && nf >= 4 && nv <= COLLIDE_HULL_MAX_VERTICES && nh % 2 == 0 && nv - ne + nf == 2 && nh < 65536;
 	for (int f = 0; f < nf && ok; ++f)
 	{
 		ok = ps->start[f + 1] - ps->start[f] >= 3;
@@ -828,34 +859,13 @@ static collide_hull* emit(sn_memory* memory, const qh* h, const poly_set* ps, sn
 			{
 				hull->vertex_half[hull->half_edges[i].origin] = (uint16_t)i;
 			}
-			// Planes: Newell normal; offset over all vertices.
+			// Planes: the seed triangle's normal (offsets below, over all vertices).
 			for (int f = 0; f < nf && ok; ++f)
 			{
-				int first = hull->faces[f].first;
-				int count = hull->faces[f].count;
-				sn_vec3 c = sn_v3(0, 0, 0);
-				for (int k = 0; k < count; ++k)
-				{
-					c = sn_add(c, hull->vertices[hull->half_edges[first + k].origin]);
-				}
-				c = sn_scale(1.0 / count, c);
-				sn_vec3 nsum = sn_v3(0, 0, 0);
-				for (int k = 0; k < count; ++k)
-				{
-					sn_vec3 a = sn_sub(hull->vertices[hull->half_edges[first + k].origin], c);
-					sn_vec3 b = sn_sub(hull->vertices[hull->half_edges[first + (k + 1) % count].origin], c);
-					nsum = sn_add(nsum, sn_cross(a, b));
-				}
-				double len = sn_length(nsum);
-				ok = len > 0.0;
-				sn_vec3 nrm = sn_scale(1.0 / len, nsum);
-				double offset = -INFINITY;
-				for (int i = 0; i < nv; ++i)
-				{
-					offset = fmax(offset, sn_dot(nrm, hull->vertices[i]));
-				}
+				sn_vec3 nrm = ps->normal[f];
+				ok = fabs(sn_length(nrm) - 1.0) < 1e-12;
 				hull->planes[f].normal = nrm;
-				hull->planes[f].offset = offset;
+				hull->planes[f].offset = 0.0;
 			}
 		}
 		if (ok)
@@ -969,8 +979,9 @@ sn_error hull_build(sn_memory* memory, const sn_vec3* points, int count, collide
 	size_t bytes_order = align8(QH_FACE_CAPACITY * 2 * sizeof(double));
 	size_t bytes_poly = align8(3 * QH_FACE_CAPACITY * sizeof(int));
 	size_t bytes_keys = align8(3 * QH_FACE_CAPACITY * sizeof(half_key));
+	size_t bytes_normals = align8(QH_FACE_CAPACITY * sizeof(sn_vec3));
 	size_t total = bytes_state + bytes_points + 5 * bytes_ints + bytes_faces + 2 * bytes_face_ints + bytes_order +
-		2 * bytes_poly + bytes_keys;
+		2 * bytes_poly + bytes_normals + bytes_keys;
 	unsigned char* scratch = (unsigned char*)memory_alloc(memory, total);
 	if (scratch == NULL)
 	{
@@ -1006,6 +1017,8 @@ sn_error hull_build(sn_memory* memory, const sn_vec3* points, int count, collide
 	at += bytes_poly;
 	ps.vertex = (int*)at;
 	at += bytes_poly;
+	ps.normal = (sn_vec3*)at;
+	at += bytes_normals;
 	os.keys = (half_key*)at;
 
 	sn_vec3 centre = aabb_center(box);
@@ -1029,7 +1042,8 @@ sn_error hull_build(sn_memory* memory, const sn_vec3* points, int count, collide
 	h->simplified = false;
 	sn_vec3 ext = sn_sub(box.upper, box.lower);
 	double extent = fmax(ext.x, fmax(ext.y, ext.z));
-	h->eps = fmax(3.0 * DBL_EPSILON * (sum_abs[0] + sum_abs[1] + sum_abs[2]), COLLIDE_HULL_RELATIVE_TOLERANCE * extent);
+	h->vis = 3.0 * DBL_EPSILON * (sum_abs[0] + sum_abs[1] + sum_abs[2]);
+	h->eps = fmax(h->vis, COLLIDE_HULL_RELATIVE_TOLERANCE * extent);
 
 	sn_error err = quickhull(h, detail, cap);
 	collide_hull* hull = NULL;
@@ -1043,16 +1057,18 @@ sn_error hull_build(sn_memory* memory, const sn_vec3* points, int count, collide
 				queue[nt++] = f;
 			}
 		}
-		// The live triangles are copied aside (queue is reused by the merge).
+		// The live triangles are copied aside (queue is reused by the merge); seed_of names each group's
+		// seed triangle (groups never outnumber triangles).
 		int tri[QH_FACE_CAPACITY];
+		int seed_of[QH_FACE_CAPACITY];
 		memcpy(tri, queue, (size_t)nt * sizeof(int));
-		make_polygons(h, tri, nt, true, group, order, queue, &ps);
+		make_polygons(h, tri, nt, true, group, order, queue, seed_of, &ps);
 		remove_straight_vertices(h, &ps, deg);
 		hull = emit(memory, h, &ps, centre, &os, &err);
 		if (hull == NULL && err != SN_ERR_NO_MEMORY)
 		{
 			// Fall back to the triangles, which always close.
-			make_polygons(h, tri, nt, false, group, order, queue, &ps);
+			make_polygons(h, tri, nt, false, group, order, queue, seed_of, &ps);
 			hull = emit(memory, h, &ps, centre, &os, &err);
 		}
 		if (hull == NULL && err != SN_ERR_NO_MEMORY)
@@ -1157,7 +1173,7 @@ bool hull_validate(const collide_hull* hull, char* detail, size_t cap)
 			sn_vec3 c = hull->vertices[hull->half_edges[face->first + (k + 2) % face->count].origin];
 			double turn = sn_dot(sn_cross(sn_sub(b, a), sn_sub(c, b)), hull->planes[f].normal);
 			double scale = sn_length(sn_sub(b, a)) * sn_length(sn_sub(c, b));
-			if (turn < -4.0 * hull->tolerance * sqrt(scale) - 1e-12 * scale)
+			if (turn < -4.0 * hull->tolerance * sn_length(sn_sub(c, a)) - 1e-12 * scale)
 			{
 				collide_detail(detail, cap, "hull face %d is not convex at half-edge %d (turn %g)", f, e, turn);
 				return false;
