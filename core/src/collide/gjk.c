@@ -388,7 +388,12 @@ typedef struct epa
 	gjk_vertex v[EPA_MAX_VERTICES];
 	int nv;
 	epa_face f[EPA_MAX_FACES];
-	int nf;
+	int nf;                        // face slots ever used
+	int free_faces[EPA_MAX_FACES]; // dead slots, reused first
+	int free_count;
+	int alive[EPA_MAX_FACES]; // live faces, in no particular order (deterministic though)
+	int alive_pos[EPA_MAX_FACES];
+	int alive_count;
 	int stamp;
 	sn_vec3 interior; // a point inside the polytope, to orient faces
 	int stack[EPA_MAX_FACES];
@@ -418,18 +423,24 @@ static bool epa_face_set(epa* e, int index, int a, int b, int c)
 	return true;
 }
 
+static void epa_kill_face(epa* e, int index)
+{
+	e->f[index].alive = false;
+	int pos = e->alive_pos[index];
+	int last = e->alive[--e->alive_count];
+	e->alive[pos] = last;
+	e->alive_pos[last] = pos;
+	e->free_faces[e->free_count++] = index;
+}
+
 static int epa_new_face(epa* e, int a, int b, int c)
 {
-	int index = -1;
-	for (int i = 0; i < e->nf; ++i)
+	int index;
+	if (e->free_count > 0)
 	{
-		if (!e->f[i].alive)
-		{
-			index = i;
-			break;
-		}
+		index = e->free_faces[--e->free_count];
 	}
-	if (index < 0)
+	else
 	{
 		if (e->nf >= EPA_MAX_FACES)
 		{
@@ -440,8 +451,11 @@ static int epa_new_face(epa* e, int a, int b, int c)
 	if (!epa_face_set(e, index, a, b, c))
 	{
 		e->f[index].alive = false;
+		e->free_faces[e->free_count++] = index;
 		return -1;
 	}
+	e->alive_pos[index] = e->alive_count;
+	e->alive[e->alive_count++] = index;
 	return index;
 }
 
@@ -568,6 +582,8 @@ static bool epa_start(epa* e, const gjk_simplex* start, double scale)
 	e->v[3] = cand[i3];
 	e->nv = 4;
 	e->nf = 0;
+	e->free_count = 0;
+	e->alive_count = 0;
 	e->interior = sn_scale(0.25, sn_add(sn_add(e->v[0].w, e->v[1].w), sn_add(e->v[2].w, e->v[3].w)));
 	int f0 = epa_new_face(e, 0, 1, 2);
 	int f1 = epa_new_face(e, 0, 3, 1);
@@ -647,7 +663,7 @@ static bool epa_expand(epa* e, int start, gjk_vertex w, double see)
 	// Free the visible faces first so the cone can reuse their slots.
 	for (int i = 0; i < nvis; ++i)
 	{
-		e->f[e->visible[i]].alive = false;
+		epa_kill_face(e, e->visible[i]);
 	}
 	e->nv += 1;
 	for (int i = 0; i < nh; ++i)
@@ -679,11 +695,12 @@ static bool epa_expand(epa* e, int start, gjk_vertex w, double see)
 static int epa_closest(const epa* e)
 {
 	int best = -1;
-	for (int i = 0; i < e->nf; ++i)
+	for (int i = 0; i < e->alive_count; ++i)
 	{
-		if (e->f[i].alive && (best < 0 || e->f[i].d < e->f[best].d))
+		int f = e->alive[i];
+		if (best < 0 || e->f[f].d < e->f[best].d || (e->f[f].d == e->f[best].d && f < best))
 		{
-			best = i;
+			best = f;
 		}
 	}
 	return best;
@@ -705,7 +722,8 @@ bool epa_penetration(const collide_convex* a, const collide_convex* b, sn_transf
 	}
 	double tol = EPA_RELATIVE_TOLERANCE * scale;
 	double see = 1e-14 * scale;
-	int best = epa_closest(&e);
+	// The closest face so far, copied: an expansion that fails part way may have reused its slot.
+	epa_face best = e.f[epa_closest(&e)];
 	int it = 0;
 	for (; it < EPA_MAX_VERTICES; ++it)
 	{
@@ -714,24 +732,15 @@ bool epa_penetration(const collide_convex* a, const collide_convex* b, sn_transf
 		{
 			break;
 		}
-		best = f;
-		epa_face* face = &e.f[f];
-		gjk_vertex w = support(&e.m, face->n);
-		double gap = sn_dot(face->n, w.w) - face->d;
-		if (gap <= tol)
+		best = e.f[f];
+		gjk_vertex w = support(&e.m, best.n);
+		double gap = sn_dot(best.n, w.w) - best.d;
+		if (gap <= tol || !epa_expand(&e, f, w, see))
 		{
-			break;
-		}
-		// The polytope must keep the face for the witness if the expansion fails.
-		epa_face keep = *face;
-		if (!epa_expand(&e, f, w, see))
-		{
-			e.f[f] = keep;
-			e.f[f].alive = true;
 			break;
 		}
 	}
-	const epa_face* face = &e.f[best];
+	const epa_face* face = &best;
 	// Barycentric weights of the origin's projection n d on the face (Ericson 3.4), clamped into it.
 	sn_vec3 p = sn_scale(face->d, face->n);
 	sn_vec3 v0 = e.v[face->v[0]].w, v1 = e.v[face->v[1]].w, v2 = e.v[face->v[2]].w;
