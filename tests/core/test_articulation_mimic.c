@@ -6,7 +6,7 @@
 // satisfied coupling stays satisfied whatever drives the leader, up to the rounding of each solve. The
 // tests therefore bound it by 1e-12, and the cases that cannot be exact (a force limit that is reached,
 // a compliant coupling) are tested against their own physics.
-#include "artic_scenes.h"
+#include "artic_support.h"
 
 #include <math.h>
 
