@@ -1,4 +1,4 @@
-// Mimic joints (seed 000) and the unit test impulses r_ij they are built on.
+// Mimic joints (PhysX's mimic-joint notes) and the unit test impulses r_ij they are built on.
 //
 // Why the error of a hard mimic joint stays at rounding: the constraint C = q_0 + sum G_i q_i + gamma is
 // linear in the joint positions, and a window advances every position by h_w times its speed, so

@@ -1,4 +1,4 @@
-// Compliance: the one mapping of soft.h between (k, b), (f, zeta), seed 004's (c, d) and XPBD's alpha,
+// Compliance: the one mapping of soft.h between (k, b), (f, zeta), Faure's (c, d) and XPBD's alpha,
 // the static deflection F c of a soft joint in every solver at every time step, and validation.
 //
 // Static deflection. Under a constant load F a soft row's fixed point is k C = -F whatever the scheme:
@@ -205,10 +205,10 @@ static void test_direct_matches_implicit_euler_rows(void** state)
 	// Trapezoidal alpha = 1/2 keeps half the old rate in the target: (b (alpha - 1)) / a.
 	assert_true(soft_direct_for(soft, K, h, 0.5, 1.0, &dc));
 	double k = 1.0 / 4e-4, b = 0.02 / 4e-4, a = 0.5 * (h * k + b);
-	assert_near(dc.phidot_coef, -0.5 * b / a, 1e-12, "seed 004 eq. 13 with alpha = 1/2");
+	assert_near(dc.phidot_coef, -0.5 * b / a, 1e-12, "Faure's compliant plugin, eq. 13 with alpha = 1/2");
 }
 
-// Compliance 0 is a hard row (seed 004), the same as rigid in every solver: same bits.
+// Compliance 0 is a hard row (Faure's compliant plugin), the same as rigid in every solver: same bits.
 static uint64_t hash_with_lock_soft(sn_solver solver, sn_soft soft)
 {
 	sn_world* world = test_scene_world(solver, 0.001);

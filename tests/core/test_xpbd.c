@@ -1,9 +1,9 @@
 // The XPBD solver (Mueller et al. 2020, "Detailed Rigid Body Simulation with Extended Position Based
-// Dynamics"): its building blocks and the paper's errata, a sheet of bodies joined in loops (why the
-// position pass is a symmetric sweep), substeps, articulations in XPBD worlds, allocation and
-// determinism. The scenes every solver runs (pendulum, chains of each joint type, limits, motors,
-// reactions, breaking, free fall, the gyroscopic spin) are cells of the conformance matrix
-// (test_conformance.c).
+// Dynamics", and his Ten Minute Physics notes "Joint Simulation", "the notes" below): its building blocks
+// and the notes' errata, a sheet of bodies joined in loops (why the position pass is a symmetric sweep),
+// substeps, articulations in XPBD worlds, allocation and determinism. The scenes every solver runs
+// (pendulum, chains of each joint type, limits, motors, reactions, breaking, free fall, the gyroscopic
+// spin) are cells of the conformance matrix (test_conformance.c).
 //
 // Tolerances. XPBD projects positions onto the constraints each substep (hx = 1 ms / 8) with a forward
 // and a backward Gauss-Seidel sweep, and derives velocities from the positions. What is left after a
@@ -66,7 +66,7 @@ static void rig_init(block_rig* r, sn_mat33 inertia, sn_transform pose, sn_vec3 
 	r->ctx.lam = &r->lam;
 }
 
-// Erratum: ApplyAngularVelocityCorrection with the seed's "lambda <- dw (w1 + w2)^-1" turns the relative
+// Erratum: ApplyAngularVelocityCorrection with the notes' "lambda <- dw (w1 + w2)^-1" turns the relative
 // spin the wrong way; with the linear correction's sign, a correction of -spin stops the body.
 static void test_angular_velocity_correction_sign(void** state)
 {
@@ -78,7 +78,7 @@ static void test_angular_velocity_correction_sign(void** state)
 	sn_world_destroy(r.world);
 }
 
-// Erratum: the velocity of a body point is v + omega x r (the seed's damping writes (p - x) x omega).
+// Erratum: the velocity of a body point is v + omega x r (the notes' damping writes (p - x) x omega).
 // A body spinning at 1 rad/s about z: its point at r = (1, 0, 0) moves at +1 m/s along y; implicit
 // damping b over h with the point's inverse effective mass w must leave 1 / (1 + h b w) of it.
 static void test_linear_damping_uses_point_velocity(void** state)
@@ -97,7 +97,7 @@ static void test_linear_damping_uses_point_velocity(void** state)
 	sn_world_destroy(r.world);
 }
 
-// LimitAngle turns B back to the limit (the seed's -a2 x a2' would turn it further away), by the angle
+// LimitAngle turns B back to the limit (the notes' -a2 x a2' would turn it further away), by the angle
 // itself: a body turned 0.3 rad about y against a +-0.1 rad limit ends at 0.1 rad.
 static void test_limit_angle_turns_back(void** state)
 {
@@ -122,7 +122,7 @@ static void test_limit_angle_turns_back(void** state)
 }
 
 // Attach with a long lever on a small inertia: the three directions solved together fix the gap in one
-// correction, where the seed's single correction along the gap leaves an error across it as large as
+// correction, where the notes' single correction along the gap leaves an error across it as large as
 // the one it removed (the 1 cm pendulum bob drifted by 1 cm and spun at 74 rad/s that way).
 static void test_attach_solves_the_point_at_once(void** state)
 {
