@@ -183,7 +183,7 @@ int32_t handle_destroy_articulation(command_ctx* ctx)
 	{
 		return cmd_core(ctx, err);
 	}
-	world_host_forget_models(ctx->host, d->articulation_id);
+	model_registry_forget(&ctx->host->models, MODEL_URDF, d->articulation_id);
 	world_host_refresh(ctx->host);
 	return 0;
 }

@@ -158,7 +158,7 @@ int32_t handle_load_urdf(command_ctx* ctx)
 	}
 	r->info.model = r->model;
 	r->info.built = &r->built;
-	if (!model_info_keep(ctx->host, &r->info, art, dofs))
+	if (!model_info_keep(&ctx->host->models, &r->info, art, dofs))
 	{
 		sn_destroy_articulation(ctx->host->world, art);
 		free_urdf_reply(r);

@@ -371,9 +371,9 @@ int32_t handle_clone_world(command_ctx* ctx)
 	ctx->session->worlds_owned += 1;
 	// The clone's articulations keep their ids: their robot descriptions go with them (without them,
 	// DescribeWorld still gives the links).
-	if (!world_host_copy_models(host, ctx->host))
+	if (!model_registry_copy(&host->models, &ctx->host->models))
 	{
-		world_host_forget_models(host, 0);
+		model_registry_clear(&host->models);
 	}
 	world_host_set_time(host, sinew_v1_TimeMode_TIME_PAUSED, 1.0, ctx->host->lockstep_timeout_ms);
 	ctx->reply.which_result = sinew_v1_Reply_created_tag;
@@ -645,7 +645,7 @@ int32_t handle_restore(command_ctx* ctx)
 		return code;
 	}
 	// The bytes may come from another world whose articulations share ids with this one's robots.
-	world_host_forget_models(ctx->host, 0);
+	model_registry_clear(&ctx->host->models);
 	world_host_resume_control(ctx->host);
 	free(ctx->host->reset_point);
 	ctx->host->reset_point = ctx->bytes;

@@ -176,13 +176,7 @@ void world_host_destroy(world_host* host, const char* reason)
 	host->controller = NULL;
 	host->controller_context = NULL;
 	host->controller_free = NULL;
-	for (int i = 0; i < host->model_count; ++i)
-	{
-		free(host->models[i].urdf);
-	}
-	free(host->models);
-	host->models = NULL;
-	host->model_count = 0;
+	model_registry_free(&host->models);
 	close_handles(host);
 }
 
@@ -206,101 +200,6 @@ void world_host_take_control(world_host* host)
 void world_host_resume_control(world_host* host)
 {
 	host->controller_yielded = false;
-}
-
-// ---- kept robot models --------------------------------------------------------------------------------
-
-bool world_host_keep_model(world_host* host, uint64_t articulation_id, uint8_t* urdf, size_t size)
-{
-	for (int i = 0; i < host->model_count; ++i)
-	{
-		if (host->models[i].articulation_id == articulation_id)
-		{
-			free(host->models[i].urdf);
-			host->models[i].urdf = urdf;
-			host->models[i].size = size;
-			return true;
-		}
-	}
-	if (host->model_count == host->model_capacity)
-	{
-		int capacity = host->model_capacity > 0 ? 2 * host->model_capacity : 4;
-		world_model* grown = realloc(host->models, (size_t)capacity * sizeof(world_model));
-		if (grown == NULL)
-		{
-			return false;
-		}
-		host->models = grown;
-		host->model_capacity = capacity;
-	}
-	host->models[host->model_count++] = (world_model){ articulation_id, urdf, size };
-	return true;
-}
-
-const world_model* world_host_model(const world_host* host, uint64_t articulation_id)
-{
-	for (int i = 0; i < host->model_count; ++i)
-	{
-		if (host->models[i].articulation_id == articulation_id)
-		{
-			return host->models + i;
-		}
-	}
-	return NULL;
-}
-
-void world_host_forget_models(world_host* host, uint64_t articulation_id)
-{
-	int kept = 0;
-	for (int i = 0; i < host->model_count; ++i)
-	{
-		if (articulation_id != 0 && host->models[i].articulation_id != articulation_id)
-		{
-			host->models[kept++] = host->models[i];
-		}
-		else
-		{
-			free(host->models[i].urdf);
-		}
-	}
-	host->model_count = kept;
-}
-
-void world_host_prune_models(world_host* host)
-{
-	int kept = 0;
-	for (int i = 0; i < host->model_count; ++i)
-	{
-		if (host->world != NULL &&
-			sn_articulation_is_valid(host->world, sn_articulation_id_load(host->models[i].articulation_id)))
-		{
-			host->models[kept++] = host->models[i];
-		}
-		else
-		{
-			free(host->models[i].urdf);
-		}
-	}
-	host->model_count = kept;
-}
-
-bool world_host_copy_models(world_host* to, const world_host* from)
-{
-	for (int i = 0; i < from->model_count; ++i)
-	{
-		uint8_t* copy = malloc(from->models[i].size > 0 ? from->models[i].size : 1);
-		if (copy == NULL)
-		{
-			return false;
-		}
-		memcpy(copy, from->models[i].urdf, from->models[i].size);
-		if (!world_host_keep_model(to, from->models[i].articulation_id, copy, from->models[i].size))
-		{
-			free(copy);
-			return false;
-		}
-	}
-	return true;
 }
 
 // ---- members ------------------------------------------------------------------------------------------
@@ -559,7 +458,7 @@ void world_host_replace_world(world_host* host, sn_world* world)
 	sn_world_destroy(host->world);
 	host->world = world;
 	// An articulation the restored state lacks takes its description with it: a later one may get its id.
-	world_host_prune_models(host);
+	model_registry_prune(&host->models, world);
 	world_host_refresh(host);
 	host->divergence_reported = host->diverged;
 	host->step_ns_avg = guess_step_ns(world);

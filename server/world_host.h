@@ -8,6 +8,7 @@
 #ifndef SINEW_SERVER_WORLD_HOST_H
 #define SINEW_SERVER_WORLD_HOST_H
 
+#include "model_registry.h"
 #include "sinew.pb.h"
 #include "stepper.h"
 
@@ -41,14 +42,6 @@ typedef struct world_member
 	uint64_t request_id;
 	sinew_v1_LockstepInput* input;
 } world_member;
-
-// An articulation's UrdfModel as LoadUrdf answered it, encoded (DescribeWorld sends it again).
-typedef struct world_model
-{
-	uint64_t articulation_id;
-	uint8_t* urdf;
-	size_t size;
-} world_model;
 
 typedef struct world_host
 {
@@ -118,10 +111,8 @@ typedef struct world_host
 	// it leaves every target it drives where it is, at rest, so the robot stops where it was.
 	void (*controller_hold)(void* context, sn_world* world);
 	bool controller_yielded;
-	// UrdfModels of the articulations built from URDFs (model_info.c), at most one per articulation id.
-	world_model* models;
-	int model_count;
-	int model_capacity;
+	// What the world's robots were built from (model_registry.h).
+	model_registry models;
 } world_host;
 
 // Register a new hosted world around `world` (ownership passes to the host, also on failure). The
@@ -161,18 +152,6 @@ void world_host_replace_world(world_host* host, sn_world* world);
 void world_host_take_control(world_host* host);
 // Reset or restore: a controller that stood by drives the world again.
 void world_host_resume_control(world_host* host);
-// Keep an articulation's encoded UrdfModel (ownership of `urdf` passes to the host on success), replacing
-// one kept for the same id. Returns false if memory ran out.
-bool world_host_keep_model(world_host* host, uint64_t articulation_id, uint8_t* urdf, size_t size);
-// The kept UrdfModel of an articulation, or NULL.
-const world_model* world_host_model(const world_host* host, uint64_t articulation_id);
-// Forget the model of one articulation (a destroy), or every model (articulation_id 0: a restore, whose
-// bytes may come from another world with other robots under the same ids).
-void world_host_forget_models(world_host* host, uint64_t articulation_id);
-// Forget the models of articulations no longer in the world (a reset, or any replaced world).
-void world_host_prune_models(world_host* host);
-// Give `to` (a clone of `from`'s world) copies of from's models. Returns false if memory ran out.
-bool world_host_copy_models(world_host* to, const world_host* from);
 // Take a snapshot of the current state as the reset point. Returns 0 or NO_MEMORY.
 int32_t world_host_set_reset_point(world_host* host);
 
