@@ -18,7 +18,7 @@ int32_t handle_set_drive_targets(command_ctx* ctx)
 	{
 		return code;
 	}
-	world_host_take_control(ctx->host);
+	controller_take(&ctx->host->controller, ctx->host->world, ctx->host->id);
 	return control_set_targets(ctx->host->world, &ctx->msg.command.set_drive_targets, false, ctx->detail,
 							   sizeof(ctx->detail));
 }

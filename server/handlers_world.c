@@ -646,7 +646,7 @@ int32_t handle_restore(command_ctx* ctx)
 	}
 	// The bytes may come from another world whose articulations share ids with this one's robots.
 	model_registry_clear(&ctx->host->models);
-	world_host_resume_control(ctx->host);
+	controller_resume(&ctx->host->controller);
 	free(ctx->host->reset_point);
 	ctx->host->reset_point = ctx->bytes;
 	ctx->host->reset_size = ctx->bytes_size;
@@ -668,7 +668,7 @@ int32_t handle_reset(command_ctx* ctx)
 	{
 		return code;
 	}
-	world_host_resume_control(host); // a world's own motion (the demo's) takes over again
+	controller_resume(&host->controller); // a world's own motion (the demo's) takes over again
 	reply_step_result(ctx);
 	return 0;
 }

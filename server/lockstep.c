@@ -53,7 +53,7 @@ static void fire_tick(world_host* host)
 		int32_t code = 0;
 		if (m->input->has_targets)
 		{
-			world_host_take_control(host); // the world's own controller stands by (see world_host.h)
+			controller_take(&host->controller, host->world, host->id); // its own controller stands by
 			code = control_set_targets(host->world, &m->input->targets, false, detail, sizeof(detail));
 		}
 		if (code == 0 && m->input->has_forces)

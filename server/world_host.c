@@ -169,37 +169,9 @@ void world_host_destroy(world_host* host, const char* reason)
 	host->subs = NULL;
 	free(host->reset_point);
 	host->reset_point = NULL;
-	if (host->controller_free != NULL)
-	{
-		host->controller_free(host->controller_context);
-	}
-	host->controller = NULL;
-	host->controller_context = NULL;
-	host->controller_free = NULL;
+	controller_free(&host->controller);
 	model_registry_free(&host->models);
 	close_handles(host);
-}
-
-// ---- a world's own controller --------------------------------------------------------------------------
-
-void world_host_take_control(world_host* host)
-{
-	if (host->controller == NULL || host->controller_yielded)
-	{
-		return;
-	}
-	if (host->controller_hold != NULL)
-	{
-		host->controller_hold(host->controller_context, host->world);
-	}
-	host->controller_yielded = true;
-	log_info("world controls taken", "world=%llu (its own motion stands by until a reset)",
-			 (unsigned long long)host->id);
-}
-
-void world_host_resume_control(world_host* host)
-{
-	host->controller_yielded = false;
 }
 
 // ---- members ------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #ifndef SINEW_SERVER_WORLD_HOST_H
 #define SINEW_SERVER_WORLD_HOST_H
 
+#include "controller.h"
 #include "model_registry.h"
 #include "sinew.pb.h"
 #include "stepper.h"
@@ -100,17 +101,8 @@ typedef struct world_host
 	bool doomed; // destroy once the step in progress ends
 	char doom_reason[128];
 	bool closed; // removed from the server; freed when its timers have closed
-	// A program that drives the world from inside its steps (the demo robot's motion), or NULL. Called
-	// on whichever thread runs the step, before every sn_world_step, with the world the step owns; it may
-	// set drive targets and nothing else. controller_free (if set) releases the context with the host.
-	void (*controller)(void* context, sn_world* world);
-	void* controller_context;
-	void (*controller_free)(void* context);
-	// The controller stands by once a client sets drive targets (the client has taken the controls) until
-	// the world is reset or restored. controller_hold (if set) is called once then, with the world idle:
-	// it leaves every target it drives where it is, at rest, so the robot stops where it was.
-	void (*controller_hold)(void* context, sn_world* world);
-	bool controller_yielded;
+	// Its own controller, if it has one (the demo robot's motion).
+	world_controller controller;
 	// What the world's robots were built from (model_registry.h).
 	model_registry models;
 } world_host;
@@ -148,10 +140,6 @@ void world_host_refresh(world_host* host);
 // Replace the core world (restore, reset): ownership of `world` passes to the host. Rebases the real-time
 // schedule and clears the divergence report.
 void world_host_replace_world(world_host* host, sn_world* world);
-// A client is about to set drive targets (idle world): a world's own controller stands by from now on.
-void world_host_take_control(world_host* host);
-// Reset or restore: a controller that stood by drives the world again.
-void world_host_resume_control(world_host* host);
 // Take a snapshot of the current state as the reset point. Returns 0 or NO_MEMORY.
 int32_t world_host_set_reset_point(world_host* host);
 
