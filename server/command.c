@@ -406,7 +406,7 @@ static void execute(session* s, const uint8_t* data, size_t size, world_host* qu
 		else
 		{
 			ctx->host = host;
-			ctx->world_role = world_host_role(host, s->id);
+			ctx->world_role = members_role(&host->members, s->id);
 			if (ctx->world_role < row->world_role)
 			{
 				code = cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "%s needs the %s role in world %llu; this session is %s",

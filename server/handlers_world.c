@@ -423,13 +423,13 @@ int32_t handle_join_world(command_ctx* ctx)
 	const sinew_v1_JoinWorld* j = &ctx->msg.command.join_world;
 	world_host* host = ctx->host;
 	session* s = ctx->session;
-	bool owner = host->owner == s->id;
+	bool owner = host->members.owner == s->id;
 	switch (j->role)
 	{
 		case sinew_v1_Role_ROLE_OBSERVER:
 		case sinew_v1_Role_ROLE_UNSPECIFIED:
-			if (!world_host_set_member(host, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_OBSERVER,
-									   false))
+			if (!members_set(&host->members, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_OBSERVER,
+							 false))
 			{
 				return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
 			}
@@ -440,8 +440,8 @@ int32_t handle_join_world(command_ctx* ctx)
 			{
 				return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "an observer session cannot control a world");
 			}
-			if (!world_host_set_member(host, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_CONTROLLER,
-									   true))
+			if (!members_set(&host->members, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_CONTROLLER,
+							 true))
 			{
 				return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
 			}
@@ -453,7 +453,7 @@ int32_t handle_join_world(command_ctx* ctx)
 			}
 			if (!owner)
 			{
-				if (host->owner != 0)
+				if (host->members.owner != 0)
 				{
 					return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "world %llu already has an owner",
 									(unsigned long long)host->id);
@@ -463,13 +463,13 @@ int32_t handle_join_world(command_ctx* ctx)
 				{
 					return code;
 				}
-				world_member* m = world_host_member(host, s->id);
-				if (!world_host_set_member(host, s->id, sinew_v1_Role_ROLE_OWNER, m != NULL && m->controlling))
+				world_member* m = members_find(&host->members, s->id);
+				if (!members_set(&host->members, s->id, sinew_v1_Role_ROLE_OWNER, m != NULL && m->controlling))
 				{
 					return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
 				}
-				host->owner = s->id;
-				host->keep = true; // adopted worlds stay ownerless-safe
+				host->members.owner = s->id;
+				host->members.keep = true; // adopted worlds stay ownerless-safe
 				s->worlds_owned += 1;
 			}
 			break;
@@ -477,7 +477,7 @@ int32_t handle_join_world(command_ctx* ctx)
 			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "unknown role %d", (int)j->role);
 	}
 	ctx->reply.which_result = sinew_v1_Reply_joined_tag;
-	ctx->reply.result.joined.role = world_host_role(host, s->id);
+	ctx->reply.result.joined.role = members_role(&host->members, s->id);
 	ctx->reply.result.joined.tick = host->step_count;
 	return 0;
 }
@@ -486,10 +486,10 @@ int32_t handle_leave_world(command_ctx* ctx)
 {
 	world_host* host = ctx->host;
 	uint64_t sid = ctx->session->id;
-	if (host->owner == sid)
+	if (host->members.owner == sid)
 	{
 		// The owner stays the owner; leaving only ends its part in lockstep.
-		world_host_set_member(host, sid, sinew_v1_Role_ROLE_OWNER, false);
+		members_set(&host->members, sid, sinew_v1_Role_ROLE_OWNER, false);
 	}
 	else
 	{

@@ -14,9 +14,9 @@
 static bool all_submitted(const world_host* host, int* controllers, int* submitted)
 {
 	int c = 0, s = 0;
-	for (int i = 0; i < host->member_count; ++i)
+	for (int i = 0; i < host->members.count; ++i)
 	{
-		const world_member* m = host->members + i;
+		const world_member* m = host->members.list + i;
 		if (m->controlling)
 		{
 			c += 1;
@@ -42,9 +42,9 @@ static void stop_timer(world_host* host)
 static void fire_tick(world_host* host)
 {
 	stop_timer(host);
-	for (int i = 0; i < host->member_count; ++i)
+	for (int i = 0; i < host->members.count; ++i)
 	{
-		world_member* m = host->members + i;
+		world_member* m = host->members.list + i;
 		if (!m->submitted || m->input == NULL)
 		{
 			continue;
@@ -107,7 +107,7 @@ int32_t lockstep_submit(command_ctx* ctx)
 		return cmd_fail(ctx, SV_ERR_WRONG_TIME_MODE, "world %llu is not in lockstep mode",
 						(unsigned long long)host->id);
 	}
-	world_member* m = world_host_member(host, ctx->session->id);
+	world_member* m = members_find(&host->members, ctx->session->id);
 	if (m == NULL || !m->controlling)
 	{
 		return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE,
@@ -171,9 +171,9 @@ void lockstep_timeout(world_host* host)
 		return;
 	}
 	uint64_t tick = host->step_count;
-	for (int i = 0; i < host->member_count; ++i)
+	for (int i = 0; i < host->members.count; ++i)
 	{
-		world_member* m = host->members + i;
+		world_member* m = host->members.list + i;
 		if (!m->controlling || m->submitted)
 		{
 			continue;
@@ -210,9 +210,9 @@ void lockstep_tick_done(world_host* host)
 	reply.result.step.diverged = host->diverged;
 	int32_t code = host->step.error;
 	int index = command_index(sinew_v1_ClientMessage_lockstep_input_tag);
-	for (int i = 0; i < host->member_count; ++i)
+	for (int i = 0; i < host->members.count; ++i)
 	{
-		world_member* m = host->members + i;
+		world_member* m = host->members.list + i;
 		if (!m->submitted)
 		{
 			continue;
@@ -226,19 +226,23 @@ void lockstep_tick_done(world_host* host)
 	}
 }
 
+void lockstep_withdraw(world_host* host, world_member* m, int32_t code, const char* reason)
+{
+	if (!m->submitted)
+	{
+		return;
+	}
+	m->submitted = false;
+	free(m->input);
+	m->input = NULL;
+	session_reply_to(host->srv, m->session_id, m->request_id, code, reason, NULL);
+}
+
 void lockstep_cancel(world_host* host, int32_t code, const char* reason)
 {
 	stop_timer(host);
-	for (int i = 0; i < host->member_count; ++i)
+	for (int i = 0; i < host->members.count; ++i)
 	{
-		world_member* m = host->members + i;
-		if (!m->submitted)
-		{
-			continue;
-		}
-		m->submitted = false;
-		free(m->input);
-		m->input = NULL;
-		session_reply_to(host->srv, m->session_id, m->request_id, code, reason, NULL);
+		lockstep_withdraw(host, host->members.list + i, code, reason);
 	}
 }

@@ -19,6 +19,8 @@ int32_t lockstep_submit(command_ctx* ctx);
 void lockstep_member_changed(world_host* host);
 // The world leaves lockstep mode or is destroyed: answer the stored inputs with code.
 void lockstep_cancel(world_host* host, int32_t code, const char* reason);
+// A member's stored input will not be applied (it leaves): answer it with code, if it sent one.
+void lockstep_withdraw(world_host* host, world_member* member, int32_t code, const char* reason);
 // The tick's step ended: reply to each controller whose input it applied.
 void lockstep_tick_done(world_host* host);
 // The input timer of the host fired.

@@ -70,8 +70,8 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 	host->srv = srv;
 	host->world = world;
 	snprintf(host->name, sizeof(host->name), "%s", name != NULL ? name : "");
-	host->owner = owner;
-	host->keep = keep;
+	host->members.owner = owner;
+	host->members.keep = keep;
 	host->mode = sinew_v1_TimeMode_TIME_PAUSED;
 	host->rate = 1.0;
 	host->lockstep_timeout_ms = (uint32_t)srv->config.limits.lockstep_timeout_ms;
@@ -85,7 +85,7 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 	host->open_handles = HOST_TIMERS;
 	host->id = idpool_add(&srv->worlds, host);
 	bool ok = host->id != 0 && world_host_set_reset_point(host) == 0 &&
-		(owner == 0 || world_host_set_member(host, owner, sinew_v1_Role_ROLE_OWNER, false));
+		(owner == 0 || members_set(&host->members, owner, sinew_v1_Role_ROLE_OWNER, false));
 	if (!ok)
 	{
 		if (host->id != 0)
@@ -94,7 +94,7 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 		}
 		sn_world_destroy(world);
 		free(host->reset_point);
-		free(host->members);
+		members_free(&host->members);
 		host->closed = true;
 		close_handles(host);
 		snprintf(detail, cap, "out of memory");
@@ -138,7 +138,7 @@ void world_host_destroy(world_host* host, const char* reason)
 	world_host_broadcast(host, &event);
 	stream_world_gone(host);
 	idpool_remove(&srv->worlds, host->id);
-	session* owner = server_session(srv, host->owner);
+	session* owner = server_session(srv, host->members.owner);
 	if (owner != NULL && owner->worlds_owned > 0)
 	{
 		owner->worlds_owned -= 1;
@@ -158,13 +158,7 @@ void world_host_destroy(world_host* host, const char* reason)
 	}
 	host->fifo_tail = NULL;
 	host->fifo_count = 0;
-	for (int i = 0; i < host->member_count; ++i)
-	{
-		free(host->members[i].input);
-	}
-	free(host->members);
-	host->members = NULL;
-	host->member_count = 0;
+	members_free(&host->members);
 	free(host->subs);
 	host->subs = NULL;
 	free(host->reset_point);
@@ -176,78 +170,13 @@ void world_host_destroy(world_host* host, const char* reason)
 
 // ---- members ------------------------------------------------------------------------------------------
 
-world_member* world_host_member(world_host* host, uint64_t session_id)
-{
-	for (int i = 0; i < host->member_count; ++i)
-	{
-		if (host->members[i].session_id == session_id)
-		{
-			return host->members + i;
-		}
-	}
-	return NULL;
-}
-
-sinew_v1_Role world_host_role(const world_host* host, uint64_t session_id)
-{
-	if (host->owner != 0 && host->owner == session_id)
-	{
-		return sinew_v1_Role_ROLE_OWNER;
-	}
-	for (int i = 0; i < host->member_count; ++i)
-	{
-		if (host->members[i].session_id == session_id)
-		{
-			return host->members[i].role;
-		}
-	}
-	return sinew_v1_Role_ROLE_OBSERVER;
-}
-
-bool world_host_set_member(world_host* host, uint64_t session_id, sinew_v1_Role role, bool controlling)
-{
-	world_member* m = world_host_member(host, session_id);
-	if (m == NULL)
-	{
-		if (host->member_count == host->member_capacity)
-		{
-			int capacity = host->member_capacity > 0 ? 2 * host->member_capacity : 4;
-			world_member* members = realloc(host->members, (size_t)capacity * sizeof(world_member));
-			if (members == NULL)
-			{
-				return false;
-			}
-			host->members = members;
-			host->member_capacity = capacity;
-		}
-		m = host->members + host->member_count++;
-		memset(m, 0, sizeof(*m));
-		m->session_id = session_id;
-	}
-	m->role = role;
-	m->controlling = controlling;
-	return true;
-}
-
 void world_host_remove_member(world_host* host, uint64_t session_id)
 {
-	for (int i = 0; i < host->member_count; ++i)
+	world_member* m = members_find(&host->members, session_id);
+	if (m != NULL)
 	{
-		world_member* m = host->members + i;
-		if (m->session_id != session_id)
-		{
-			continue;
-		}
-		if (m->submitted)
-		{
-			session_reply_to(host->srv, m->session_id, m->request_id, SV_ERR_FORBIDDEN_BY_ROLE,
-							 "left the world before the tick stepped", NULL);
-		}
-		free(m->input);
-		// Keep join order: it is the order lockstep inputs are applied in.
-		memmove(host->members + i, host->members + i + 1, (size_t)(host->member_count - i - 1) * sizeof(world_member));
-		host->member_count -= 1;
-		return;
+		lockstep_withdraw(host, m, SV_ERR_FORBIDDEN_BY_ROLE, "left the world before the tick stepped");
+		members_remove(&host->members, session_id);
 	}
 }
 
@@ -260,16 +189,16 @@ void world_host_session_gone(server* srv, uint64_t session_id)
 		{
 			continue;
 		}
-		if (host->owner == session_id)
+		if (host->members.owner == session_id)
 		{
-			if (!host->keep)
+			if (!host->members.keep)
 			{
 				world_host_destroy(host, "its owner disconnected");
 				continue;
 			}
-			host->owner = 0;
+			host->members.owner = 0;
 		}
-		if (world_host_member(host, session_id) != NULL)
+		if (members_find(&host->members, session_id) != NULL)
 		{
 			world_host_remove_member(host, session_id);
 			lockstep_member_changed(host);
@@ -337,9 +266,9 @@ void world_host_broadcast(world_host* host, sinew_v1_Event* event)
 	server* srv = host->srv;
 	uint64_t sent[64];
 	int sent_count = 0;
-	for (int i = 0; i < host->member_count; ++i)
+	for (int i = 0; i < host->members.count; ++i)
 	{
-		session* s = server_session(srv, host->members[i].session_id);
+		session* s = server_session(srv, host->members.list[i].session_id);
 		if (s != NULL)
 		{
 			session_event(s, event);
@@ -356,7 +285,7 @@ void world_host_broadcast(world_host* host, sinew_v1_Event* event)
 		{
 			continue;
 		}
-		bool already = world_host_member(host, sub->session_id) != NULL;
+		bool already = members_find(&host->members, sub->session_id) != NULL;
 		for (int k = 0; k < sent_count && !already; ++k)
 		{
 			already = sent[k] == sub->session_id;
@@ -617,7 +546,7 @@ void world_host_info(const world_host* host, uint64_t asking_session, uint64_t n
 {
 	info->world_id = host->id;
 	snprintf(info->name, sizeof(info->name), "%s", host->name);
-	info->owner_session = host->owner;
+	info->owner_session = host->members.owner;
 	info->mode = host->mode;
 	info->rate = host->rate;
 	info->time = host->time;
@@ -626,7 +555,7 @@ void world_host_info(const world_host* host, uint64_t asking_session, uint64_t n
 	info->joint_count = (uint32_t)host->joint_count;
 	info->articulation_count = (uint32_t)host->articulation_count;
 	info->diverged = host->diverged;
-	info->your_role = world_host_role(host, asking_session);
+	info->your_role = members_role(&host->members, asking_session);
 	// Reading the def while the world steps is safe: a step reads its settings and never writes them, and
 	// the commands that change them wait for the step to end.
 	info->has_settings = true;

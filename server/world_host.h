@@ -9,6 +9,7 @@
 #define SINEW_SERVER_WORLD_HOST_H
 
 #include "controller.h"
+#include "members.h"
 #include "model_registry.h"
 #include "sinew.pb.h"
 #include "stepper.h"
@@ -33,25 +34,12 @@ typedef struct queued_command
 	uint8_t data[];
 } queued_command;
 
-typedef struct world_member
-{
-	uint64_t session_id;
-	sinew_v1_Role role; // OBSERVER, CONTROLLER or OWNER (the owner is always a member)
-	bool controlling;   // joined as a controller: takes part in lockstep
-	// Lockstep: this member's input for the pending tick (lockstep.c).
-	bool submitted;
-	uint64_t request_id;
-	sinew_v1_LockstepInput* input;
-} world_member;
-
 typedef struct world_host
 {
 	struct server* srv;
 	uint64_t id;
 	char name[64];
 	sn_world* world;
-	uint64_t owner; // session id, 0 if none
-	bool keep;      // survives its owner's disconnect
 	// Time mode.
 	sinew_v1_TimeMode mode;
 	double rate; // real-time factor
@@ -81,10 +69,8 @@ typedef struct world_host
 	queued_command* fifo_tail;
 	int fifo_count;
 	bool draining;
-	// Members (owner, joined controllers and observers) in join order.
-	world_member* members;
-	int member_count;
-	int member_capacity;
+	// Owner and members in join order (members.h).
+	world_members members;
 	// Subscription ids (stream.c).
 	uint64_t* subs;
 	int sub_count;
@@ -116,11 +102,7 @@ int32_t world_host_create(struct server* srv, sn_world* world, const char* name,
 // waits. If a step is in progress, this happens when it ends.
 void world_host_destroy(world_host* host, const char* reason);
 
-// Role of a session in this world: OWNER, the member's role, or OBSERVER for everyone else.
-sinew_v1_Role world_host_role(const world_host* host, uint64_t session_id);
-world_member* world_host_member(world_host* host, uint64_t session_id);
-// Add or update a member. Returns false if memory ran out.
-bool world_host_set_member(world_host* host, uint64_t session_id, sinew_v1_Role role, bool controlling);
+// A member leaves: its pending lockstep input is answered, then it is removed (members.h).
 void world_host_remove_member(world_host* host, uint64_t session_id);
 // A session closed: leave its worlds, destroy the ones it owned unless they are kept.
 void world_host_session_gone(struct server* srv, uint64_t session_id);
