@@ -245,7 +245,7 @@ int32_t demo_world_create(server* srv)
 		return SN_ERR_NO_MEMORY;
 	}
 	host->controller = (world_controller){ .drive = demo_control, .hold = demo_hold, .release = free, .context = m };
-	world_host_set_time(host, sinew_v1_TimeMode_TIME_REALTIME, 1.0, host->lockstep_timeout_ms);
+	pacing_set(host, (time_settings){ sinew_v1_TimeMode_TIME_REALTIME, 1.0, host->pacing.lockstep_timeout_ms });
 	char quoted[160];
 	log_info("demo world", "world=%llu robot=%s links=%d dofs=%d driven=%d", (unsigned long long)host->id,
 			 log_quote(quoted, sizeof(quoted), robot), links, dofs, m->count);

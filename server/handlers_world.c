@@ -128,68 +128,17 @@ static int32_t check_world_quota(command_ctx* ctx)
 	return 0;
 }
 
-typedef struct time_request
-{
-	sinew_v1_TimeMode mode;
-	double rate;
-	uint32_t timeout_ms;
-} time_request;
-
-// Validate time settings; `current` gives the values absent fields keep.
-static int32_t check_time(command_ctx* ctx, bool has, const sinew_v1_TimeSettings* t, time_request current,
-						  time_request* out)
-{
-	*out = current;
-	if (!has)
-	{
-		return 0;
-	}
-	switch (t->mode)
-	{
-		case sinew_v1_TimeMode_TIME_PAUSED:
-		case sinew_v1_TimeMode_TIME_REALTIME:
-		case sinew_v1_TimeMode_TIME_FAST:
-		case sinew_v1_TimeMode_TIME_LOCKSTEP:
-			out->mode = t->mode;
-			break;
-		default:
-			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "unknown time mode %d", (int)t->mode);
-	}
-	if (t->has_rate)
-	{
-		if (!isfinite(t->rate))
-		{
-			return cmd_fail(ctx, SN_ERR_NOT_FINITE, "rate must be finite");
-		}
-		if (!(t->rate > 0.0 && t->rate <= 1000.0))
-		{
-			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "rate must be in (0, 1000], got %g", t->rate);
-		}
-		out->rate = t->rate;
-	}
-	if (t->has_lockstep_timeout_ms)
-	{
-		if (t->lockstep_timeout_ms < 1 || t->lockstep_timeout_ms > 3600000)
-		{
-			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "lockstep_timeout_ms must be in [1, 3600000], got %u",
-							(unsigned)t->lockstep_timeout_ms);
-		}
-		out->timeout_ms = t->lockstep_timeout_ms;
-	}
-	return 0;
-}
-
 static void announce_time_mode(world_host* host)
 {
 	sinew_v1_Event event = sinew_v1_Event_init_zero;
 	event.world_id = host->id;
 	event.which_event = sinew_v1_Event_time_mode_tag;
 	event.event.time_mode.has_time = true;
-	event.event.time_mode.time.mode = host->mode;
+	event.event.time_mode.time.mode = host->pacing.mode;
 	event.event.time_mode.time.has_rate = true;
-	event.event.time_mode.time.rate = host->rate;
+	event.event.time_mode.time.rate = host->pacing.rate;
 	event.event.time_mode.time.has_lockstep_timeout_ms = true;
-	event.event.time_mode.time.lockstep_timeout_ms = host->lockstep_timeout_ms;
+	event.event.time_mode.time.lockstep_timeout_ms = host->pacing.lockstep_timeout_ms;
 	event.event.time_mode.tick = host->step_count;
 	world_host_broadcast(host, &event);
 }
@@ -213,13 +162,14 @@ int32_t handle_create_world(command_ctx* ctx)
 	{
 		return err;
 	}
-	time_request defaults = { sinew_v1_TimeMode_TIME_PAUSED, 1.0,
-							  (uint32_t)ctx->srv->config.limits.lockstep_timeout_ms };
-	time_request time;
-	code = check_time(ctx, c->has_time, &c->time, defaults, &time);
-	if (code != 0)
+	time_settings time = { sinew_v1_TimeMode_TIME_PAUSED, 1.0, (uint32_t)ctx->srv->config.limits.lockstep_timeout_ms };
+	if (c->has_time)
 	{
-		return code;
+		code = pacing_check(&c->time, time, &time, ctx->detail, sizeof(ctx->detail));
+		if (code != 0)
+		{
+			return code;
+		}
 	}
 	sn_world* world = NULL;
 	err = sn_world_create(&def, &world);
@@ -235,7 +185,7 @@ int32_t handle_create_world(command_ctx* ctx)
 		return code;
 	}
 	ctx->session->worlds_owned += 1;
-	world_host_set_time(host, time.mode, time.rate, time.timeout_ms);
+	pacing_set(host, time);
 	ctx->reply.which_result = sinew_v1_Reply_created_tag;
 	ctx->reply.result.created.id = host->id;
 	return 0;
@@ -375,7 +325,7 @@ int32_t handle_clone_world(command_ctx* ctx)
 	{
 		model_registry_clear(&host->models);
 	}
-	world_host_set_time(host, sinew_v1_TimeMode_TIME_PAUSED, 1.0, ctx->host->lockstep_timeout_ms);
+	pacing_set(host, (time_settings){ sinew_v1_TimeMode_TIME_PAUSED, 1.0, ctx->host->pacing.lockstep_timeout_ms });
 	ctx->reply.which_result = sinew_v1_Reply_created_tag;
 	ctx->reply.result.created.id = host->id;
 	return 0;
@@ -411,7 +361,8 @@ int32_t handle_configure_world(command_ctx* ctx)
 	sn_world_set_implicit_factors(world, def.implicit_alpha, def.implicit_beta);
 	if (def.time_step != old.time_step)
 	{
-		world_host_set_time(ctx->host, ctx->host->mode, ctx->host->rate, ctx->host->lockstep_timeout_ms);
+		const world_pacing* p = &ctx->host->pacing;
+		pacing_set(ctx->host, (time_settings){ p->mode, p->rate, p->lockstep_timeout_ms });
 	}
 	ctx->reply.which_result = sinew_v1_Reply_world_tag;
 	world_host_info(ctx->host, ctx->session->id, server_now_ns(), &ctx->reply.result.world);
@@ -503,14 +454,16 @@ int32_t handle_set_time_mode(command_ctx* ctx)
 {
 	const sinew_v1_SetTimeMode* t = &ctx->msg.command.set_time_mode;
 	world_host* host = ctx->host;
-	time_request current = { host->mode, host->rate, host->lockstep_timeout_ms };
-	time_request time;
-	int32_t code = check_time(ctx, t->has_time, &t->time, current, &time);
-	if (code != 0)
+	time_settings time = { host->pacing.mode, host->pacing.rate, host->pacing.lockstep_timeout_ms };
+	if (t->has_time)
 	{
-		return code;
+		int32_t code = pacing_check(&t->time, time, &time, ctx->detail, sizeof(ctx->detail));
+		if (code != 0)
+		{
+			return code;
+		}
 	}
-	world_host_set_time(host, time.mode, time.rate, time.timeout_ms);
+	pacing_set(host, time);
 	announce_time_mode(host);
 	ctx->reply.which_result = sinew_v1_Reply_step_tag;
 	ctx->reply.result.step.step_count = host->step_count;
@@ -523,7 +476,7 @@ int32_t handle_step(command_ctx* ctx)
 {
 	const sinew_v1_Step* st = &ctx->msg.command.step;
 	world_host* host = ctx->host;
-	if (host->mode != sinew_v1_TimeMode_TIME_PAUSED)
+	if (host->pacing.mode != sinew_v1_TimeMode_TIME_PAUSED)
 	{
 		return cmd_fail(ctx, SV_ERR_WRONG_TIME_MODE,
 						"step: world %llu is not paused (set its time mode to paused first)",

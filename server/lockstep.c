@@ -76,7 +76,7 @@ static void fire_tick(world_host* host)
 
 static void check_ready(world_host* host)
 {
-	if (host->mode != sinew_v1_TimeMode_TIME_LOCKSTEP || host->busy)
+	if (host->pacing.mode != sinew_v1_TimeMode_TIME_LOCKSTEP || host->busy)
 	{
 		return;
 	}
@@ -102,7 +102,7 @@ int32_t lockstep_submit(command_ctx* ctx)
 {
 	world_host* host = ctx->host;
 	const sinew_v1_LockstepInput* in = &ctx->msg.command.lockstep_input;
-	if (host->mode != sinew_v1_TimeMode_TIME_LOCKSTEP)
+	if (host->pacing.mode != sinew_v1_TimeMode_TIME_LOCKSTEP)
 	{
 		return cmd_fail(ctx, SV_ERR_WRONG_TIME_MODE, "world %llu is not in lockstep mode",
 						(unsigned long long)host->id);
@@ -152,7 +152,7 @@ int32_t lockstep_submit(command_ctx* ctx)
 	if (submitted == 1 && controllers > 1 && !host->lockstep_timer_armed)
 	{
 		host->lockstep_timer.data = host;
-		uv_timer_start(&host->lockstep_timer, on_timer, host->lockstep_timeout_ms, 0);
+		uv_timer_start(&host->lockstep_timer, on_timer, host->pacing.lockstep_timeout_ms, 0);
 		host->lockstep_timer_armed = true;
 	}
 	check_ready(host);
@@ -166,7 +166,7 @@ void lockstep_member_changed(world_host* host)
 
 void lockstep_timeout(world_host* host)
 {
-	if (host->mode != sinew_v1_TimeMode_TIME_LOCKSTEP || host->busy)
+	if (host->pacing.mode != sinew_v1_TimeMode_TIME_LOCKSTEP || host->busy)
 	{
 		return;
 	}
@@ -187,7 +187,7 @@ void lockstep_timeout(world_host* host)
 		host->srv->metrics.lockstep_demotions += 1;
 		log_warn("lockstep controller demoted", "world=%llu session=%llu tick=%llu timeout_ms=%u",
 				 (unsigned long long)host->id, (unsigned long long)demoted, (unsigned long long)tick,
-				 (unsigned)host->lockstep_timeout_ms);
+				 (unsigned)host->pacing.lockstep_timeout_ms);
 		sinew_v1_Event event = sinew_v1_Event_init_zero;
 		event.world_id = host->id;
 		event.which_event = sinew_v1_Event_demoted_tag;
@@ -195,7 +195,7 @@ void lockstep_timeout(world_host* host)
 		event.event.demoted.tick = tick;
 		snprintf(event.event.demoted.reason, sizeof(event.event.demoted.reason),
 				 "no input for tick %llu within lockstep_timeout_ms (%u ms); now an observer", (unsigned long long)tick,
-				 (unsigned)host->lockstep_timeout_ms);
+				 (unsigned)host->pacing.lockstep_timeout_ms);
 		world_host_broadcast(host, &event);
 	}
 	check_ready(host);

@@ -1,11 +1,6 @@
-// Hosted worlds: registry, members and roles, the FIFO of waiting commands, time modes and real-time
-// pacing, the end of each step (replies, events, frames, queued commands), destruction.
-//
-// Real-time pacing without drift: the schedule is absolute. Step rt_base_step + k is due at
-// rt_base_ns + k * period with period = time_step / rate, so the number of steps due at wall time t is
-// floor((t - rt_base_ns) / period) - (steps done since rt_base_step), computed from the monotonic clock
-// each time; timer lateness never accumulates. A world that falls more than max_catchup_ms behind
-// rebases the schedule at now (counted in lag_resets) instead of stepping in a burst.
+// Hosted worlds: create and destroy, the FIFO of waiting commands, the cached copies readers see while a
+// step runs, the reset point, and the one place where every step ends (world_host_step_finished):
+// replies, events, frames, queued commands, then the next paced step.
 #include "world_host.h"
 
 #include "command.h"
@@ -18,15 +13,9 @@
 
 #include "sinew/articulation.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum
-{
-	HOST_TIMERS = 3
-};
 
 // ---- lifetime -----------------------------------------------------------------------------------------
 
@@ -41,14 +30,9 @@ static void on_handle_closed(uv_handle_t* handle)
 
 static void close_handles(world_host* host)
 {
-	uv_close((uv_handle_t*)&host->pace_timer, on_handle_closed);
+	pacing_close(host, on_handle_closed);
 	uv_close((uv_handle_t*)&host->lockstep_timer, on_handle_closed);
 	uv_close((uv_handle_t*)&host->flush_timer, on_handle_closed);
-}
-
-static void on_pace_timer(uv_timer_t* timer)
-{
-	world_host_pace(timer->data);
 }
 
 // A first guess of one step's cost before any was measured, ns: enough to step tiny worlds inline.
@@ -72,17 +56,13 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 	snprintf(host->name, sizeof(host->name), "%s", name != NULL ? name : "");
 	host->members.owner = owner;
 	host->members.keep = keep;
-	host->mode = sinew_v1_TimeMode_TIME_PAUSED;
-	host->rate = 1.0;
-	host->lockstep_timeout_ms = (uint32_t)srv->config.limits.lockstep_timeout_ms;
 	host->step_ns_avg = guess_step_ns(world);
-	uv_timer_init(srv->loop, &host->pace_timer);
+	host->open_handles += pacing_init(host, srv->loop, (uint32_t)srv->config.limits.lockstep_timeout_ms);
 	uv_timer_init(srv->loop, &host->lockstep_timer);
 	uv_timer_init(srv->loop, &host->flush_timer);
-	host->pace_timer.data = host;
 	host->lockstep_timer.data = host;
 	host->flush_timer.data = host;
-	host->open_handles = HOST_TIMERS;
+	host->open_handles += 2;
 	host->id = idpool_add(&srv->worlds, host);
 	bool ok = host->id != 0 && world_host_set_reset_point(host) == 0 &&
 		(owner == 0 || members_set(&host->members, owner, sinew_v1_Role_ROLE_OWNER, false));
@@ -348,12 +328,6 @@ int32_t world_host_set_reset_point(world_host* host)
 	return 0;
 }
 
-static void rebase_schedule(world_host* host, uint64_t now_ns)
-{
-	host->rt_base_ns = now_ns;
-	host->rt_base_step = host->step_count;
-}
-
 void world_host_replace_world(world_host* host, sn_world* world)
 {
 	sn_world_destroy(host->world);
@@ -363,88 +337,9 @@ void world_host_replace_world(world_host* host, sn_world* world)
 	world_host_refresh(host);
 	host->divergence_reported = host->diverged;
 	host->step_ns_avg = guess_step_ns(world);
-	rebase_schedule(host, server_now_ns());
+	pacing_rebase(host, server_now_ns());
 	stream_state_changed(host);
-	world_host_pace(host);
-}
-
-// ---- time modes and pacing ----------------------------------------------------------------------------
-
-static double period_ns(const world_host* host)
-{
-	return sn_world_get_time_step(host->world) * 1e9 / host->rate;
-}
-
-void world_host_set_time(world_host* host, sinew_v1_TimeMode mode, double rate, uint32_t lockstep_timeout_ms)
-{
-	if (host->mode == sinew_v1_TimeMode_TIME_LOCKSTEP && mode != sinew_v1_TimeMode_TIME_LOCKSTEP)
-	{
-		lockstep_cancel(host, SV_ERR_WRONG_TIME_MODE, "the world left lockstep mode before the tick stepped");
-	}
-	host->mode = mode;
-	host->rate = rate;
-	host->lockstep_timeout_ms = lockstep_timeout_ms;
-	rebase_schedule(host, server_now_ns());
-	uv_timer_stop(&host->pace_timer);
-	world_host_pace(host);
-	if (mode == sinew_v1_TimeMode_TIME_LOCKSTEP)
-	{
-		lockstep_member_changed(host);
-	}
-}
-
-double world_host_lag_s(const world_host* host, uint64_t now_ns)
-{
-	if (host->mode != sinew_v1_TimeMode_TIME_REALTIME || now_ns < host->rt_base_ns)
-	{
-		return 0.0;
-	}
-	double due = (double)(now_ns - host->rt_base_ns) / period_ns(host);
-	double done = (double)(host->step_count - host->rt_base_step);
-	double behind = due - done;
-	return behind > 1.0 ? (behind - 1.0) * sn_world_get_time_step(host->world) / host->rate : 0.0;
-}
-
-void world_host_pace(world_host* host)
-{
-	server* srv = host->srv;
-	if (host->closed || host->doomed || host->busy || host->diverged || srv->shutting_down || host->world == NULL)
-	{
-		return;
-	}
-	uint64_t now = server_now_ns();
-	if (host->mode == sinew_v1_TimeMode_TIME_REALTIME)
-	{
-		double period = period_ns(host);
-		uint64_t done = host->step_count - host->rt_base_step;
-		double elapsed = now > host->rt_base_ns ? (double)(now - host->rt_base_ns) : 0.0;
-		uint64_t target = (uint64_t)(elapsed / period);
-		uint64_t due = target > done ? target - done : 0;
-		double catchup = (double)srv->config.limits.max_catchup_ms * 1e6 / period;
-		uint64_t max_due = catchup > 1.0 ? (uint64_t)catchup : 1u;
-		if (due > max_due)
-		{
-			// Too far behind to catch up: give up the missed steps and continue from now.
-			host->lag_resets += 1;
-			srv->metrics.lag_resets += 1;
-			rebase_schedule(host, now - (uint64_t)period);
-			due = 1;
-		}
-		if (due > 0)
-		{
-			world_host_start_step(host, STEP_PACED, (uint32_t)(due < 1000000u ? due : 1000000u), 0, false);
-			return;
-		}
-		double next = (double)host->rt_base_ns + (double)(done + 1) * period;
-		double wait_ns = next - (double)now;
-		uint64_t wait_ms = wait_ns > 0.0 ? (uint64_t)ceil(wait_ns / 1e6) : 0;
-		uv_timer_start(&host->pace_timer, on_pace_timer, wait_ms, 0);
-	}
-	else if (host->mode == sinew_v1_TimeMode_TIME_FAST)
-	{
-		uint64_t slice = (uint64_t)srv->config.limits.fast_slice_ms * 1000000u;
-		world_host_start_step(host, STEP_PACED, (uint32_t)srv->config.limits.max_steps_per_request, now + slice, false);
-	}
+	pacing_pace(host);
 }
 
 // ---- steps --------------------------------------------------------------------------------------------
@@ -538,7 +433,7 @@ void world_host_step_finished(world_host* host)
 	world_host_drain(host);
 	if (!host->busy && !host->closed)
 	{
-		world_host_pace(host);
+		pacing_pace(host);
 	}
 }
 
@@ -547,8 +442,8 @@ void world_host_info(const world_host* host, uint64_t asking_session, uint64_t n
 	info->world_id = host->id;
 	snprintf(info->name, sizeof(info->name), "%s", host->name);
 	info->owner_session = host->members.owner;
-	info->mode = host->mode;
-	info->rate = host->rate;
+	info->mode = host->pacing.mode;
+	info->rate = host->pacing.rate;
 	info->time = host->time;
 	info->step_count = host->step_count;
 	info->body_count = (uint32_t)host->body_count;
@@ -561,6 +456,6 @@ void world_host_info(const world_host* host, uint64_t asking_session, uint64_t n
 	info->has_settings = true;
 	sn_world_def def = sn_world_get_def(host->world);
 	wv_world_settings(&def, &info->settings);
-	info->lag_s = world_host_lag_s(host, now_ns);
-	info->lag_resets = host->lag_resets;
+	info->lag_s = pacing_lag_s(host, now_ns);
+	info->lag_resets = host->pacing.lag_resets;
 }

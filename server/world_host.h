@@ -10,6 +10,7 @@
 
 #include "controller.h"
 #include "members.h"
+#include "pacing.h"
 #include "model_registry.h"
 #include "sinew.pb.h"
 #include "stepper.h"
@@ -40,14 +41,8 @@ typedef struct world_host
 	uint64_t id;
 	char name[64];
 	sn_world* world;
-	// Time mode.
-	sinew_v1_TimeMode mode;
-	double rate; // real-time factor
-	uint32_t lockstep_timeout_ms;
-	// Real-time schedule: step rt_base_step + k is due at rt_base_ns + k * time_step / rate.
-	uint64_t rt_base_ns;
-	uint64_t rt_base_step;
-	uint64_t lag_resets;
+	// Time mode and real-time schedule (pacing.h).
+	world_pacing pacing;
 	// Stepping.
 	bool busy;
 	step_item step;
@@ -78,8 +73,7 @@ typedef struct world_host
 	// The state Reset returns to.
 	uint8_t* reset_point;
 	size_t reset_size;
-	// Timers: real-time pacing, lockstep input timeout, frames owed to subscribers of an idle world.
-	uv_timer_t pace_timer;
+	// Timers: lockstep input timeout, frames owed to subscribers of an idle world.
 	uv_timer_t lockstep_timer;
 	uv_timer_t flush_timer;
 	bool lockstep_timer_armed;
@@ -124,13 +118,6 @@ void world_host_refresh(world_host* host);
 void world_host_replace_world(world_host* host, sn_world* world);
 // Take a snapshot of the current state as the reset point. Returns 0 or NO_MEMORY.
 int32_t world_host_set_reset_point(world_host* host);
-
-// Change the time mode (validated by the caller) and start pacing for it.
-void world_host_set_time(world_host* host, sinew_v1_TimeMode mode, double rate, uint32_t lockstep_timeout_ms);
-// Start the next paced step if one is due (real time, as fast as possible); arm the timer otherwise.
-void world_host_pace(world_host* host);
-// Real time: steps the schedule has asked for by now, and how far behind that is, s.
-double world_host_lag_s(const world_host* host, uint64_t now_ns);
 
 // Start a step of `steps` (busy must be false): inline if cheap and allowed, else on a worker.
 void world_host_start_step(world_host* host, step_kind kind, uint32_t steps, uint64_t deadline_ns, bool allow_inline);
