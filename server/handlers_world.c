@@ -139,7 +139,7 @@ static void announce_time_mode(world_host* host)
 	event.event.time_mode.time.rate = host->pacing.rate;
 	event.event.time_mode.time.has_lockstep_timeout_ms = true;
 	event.event.time_mode.time.lockstep_timeout_ms = host->pacing.lockstep_timeout_ms;
-	event.event.time_mode.tick = host->step_count;
+	event.event.time_mode.tick = host->cached.step_count;
 	world_host_broadcast(host, &event);
 }
 
@@ -429,7 +429,7 @@ int32_t handle_join_world(command_ctx* ctx)
 	}
 	ctx->reply.which_result = sinew_v1_Reply_joined_tag;
 	ctx->reply.result.joined.role = members_role(&host->members, s->id);
-	ctx->reply.result.joined.tick = host->step_count;
+	ctx->reply.result.joined.tick = host->cached.step_count;
 	return 0;
 }
 
@@ -466,9 +466,9 @@ int32_t handle_set_time_mode(command_ctx* ctx)
 	pacing_set(host, time);
 	announce_time_mode(host);
 	ctx->reply.which_result = sinew_v1_Reply_step_tag;
-	ctx->reply.result.step.step_count = host->step_count;
-	ctx->reply.result.step.time = host->time;
-	ctx->reply.result.step.diverged = host->diverged;
+	ctx->reply.result.step.step_count = host->cached.step_count;
+	ctx->reply.result.step.time = host->cached.time;
+	ctx->reply.result.step.diverged = host->cached.diverged;
 	return 0;
 }
 
@@ -491,7 +491,7 @@ int32_t handle_step(command_ctx* ctx)
 		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "step: count %u is above max_steps_per_request (%lld)",
 						(unsigned)st->count, (long long)ctx->srv->config.limits.max_steps_per_request);
 	}
-	if (host->diverged)
+	if (host->cached.diverged)
 	{
 		return cmd_fail(ctx, SN_ERR_DIVERGED, "%s",
 						sn_world_last_error_detail(host->world)[0] != '\0'
@@ -549,25 +549,23 @@ int32_t handle_snapshot(command_ctx* ctx)
 			return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
 		}
 		memcpy(copy, scratch->data, size);
-		free(host->reset_point);
-		host->reset_point = copy;
-		host->reset_size = size;
+		world_host_keep_reset_point(host, copy, size);
 	}
 	scratch->bytes.data = scratch->data;
 	scratch->bytes.size = size;
 	ctx->reply.which_result = sinew_v1_Reply_snapshot_tag;
 	ctx->reply.result.snapshot.data.funcs.encode = wire_encode_bytes;
 	ctx->reply.result.snapshot.data.arg = &scratch->bytes;
-	ctx->reply.result.snapshot.step_count = host->step_count;
+	ctx->reply.result.snapshot.step_count = host->cached.step_count;
 	return 0;
 }
 
 static void reply_step_result(command_ctx* ctx)
 {
 	ctx->reply.which_result = sinew_v1_Reply_step_tag;
-	ctx->reply.result.step.step_count = ctx->host->step_count;
-	ctx->reply.result.step.time = ctx->host->time;
-	ctx->reply.result.step.diverged = ctx->host->diverged;
+	ctx->reply.result.step.step_count = ctx->host->cached.step_count;
+	ctx->reply.result.step.time = ctx->host->cached.time;
+	ctx->reply.result.step.diverged = ctx->host->cached.diverged;
 }
 
 // Replace the host's world by one built from bytes; on success the bytes become the reset point when
@@ -600,9 +598,7 @@ int32_t handle_restore(command_ctx* ctx)
 	// The bytes may come from another world whose articulations share ids with this one's robots.
 	model_registry_clear(&ctx->host->models);
 	controller_resume(&ctx->host->controller);
-	free(ctx->host->reset_point);
-	ctx->host->reset_point = ctx->bytes;
-	ctx->host->reset_size = ctx->bytes_size;
+	world_host_keep_reset_point(ctx->host, ctx->bytes, ctx->bytes_size);
 	ctx->bytes = NULL;
 	ctx->bytes_size = 0;
 	reply_step_result(ctx);
@@ -612,11 +608,11 @@ int32_t handle_restore(command_ctx* ctx)
 int32_t handle_reset(command_ctx* ctx)
 {
 	world_host* host = ctx->host;
-	if (host->reset_point == NULL)
+	if (host->reset_point.bytes == NULL)
 	{
 		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "world %llu has no reset point", (unsigned long long)host->id);
 	}
-	int32_t code = load_snapshot(ctx, host->reset_point, host->reset_size);
+	int32_t code = load_snapshot(ctx, host->reset_point.bytes, host->reset_point.size);
 	if (code != 0)
 	{
 		return code;

@@ -1,11 +1,13 @@
 // Lockstep ticks: collect inputs, time out and demote, apply in join order, step, reply.
 #include "lockstep.h"
 
+#include "command.h"
 #include "control.h"
 #include "errors.h"
 #include "log.h"
 #include "server.h"
 #include "session.h"
+#include "world_host.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,12 +30,25 @@ static bool all_submitted(const world_host* host, int* controllers, int* submitt
 	return c > 0 && s == c;
 }
 
+int lockstep_init(world_host* host, uv_loop_t* loop)
+{
+	uv_timer_init(loop, &host->lockstep.timer);
+	host->lockstep.timer.data = host;
+	host->lockstep.armed = false;
+	return 1;
+}
+
+void lockstep_close(world_host* host, uv_close_cb closed)
+{
+	uv_close((uv_handle_t*)&host->lockstep.timer, closed);
+}
+
 static void stop_timer(world_host* host)
 {
-	if (host->lockstep_timer_armed)
+	if (host->lockstep.armed)
 	{
-		uv_timer_stop(&host->lockstep_timer);
-		host->lockstep_timer_armed = false;
+		uv_timer_stop(&host->lockstep.timer);
+		host->lockstep.armed = false;
 	}
 }
 
@@ -69,7 +84,6 @@ static void fire_tick(world_host* host)
 			m->input = NULL;
 		}
 	}
-	host->lockstep_tick = host->step_count;
 	host->srv->metrics.lockstep_ticks += 1;
 	world_host_start_step(host, STEP_LOCKSTEP, 1, 0, true);
 }
@@ -94,7 +108,7 @@ static void check_ready(world_host* host)
 static void on_timer(uv_timer_t* timer)
 {
 	world_host* host = timer->data;
-	host->lockstep_timer_armed = false;
+	host->lockstep.armed = false;
 	lockstep_timeout(host);
 }
 
@@ -114,10 +128,10 @@ int32_t lockstep_submit(command_ctx* ctx)
 						"this session is not a lockstep controller of world %llu (join it as a controller)",
 						(unsigned long long)host->id);
 	}
-	if (in->tick != host->step_count)
+	if (in->tick != host->cached.step_count)
 	{
 		return cmd_fail(ctx, SV_ERR_STALE_TICK, "input for tick %llu, but the pending tick is %llu",
-						(unsigned long long)in->tick, (unsigned long long)host->step_count);
+						(unsigned long long)in->tick, (unsigned long long)host->cached.step_count);
 	}
 	if (m->submitted)
 	{
@@ -149,11 +163,10 @@ int32_t lockstep_submit(command_ctx* ctx)
 	ctx->deferred = true;
 	int controllers = 0, submitted = 0;
 	all_submitted(host, &controllers, &submitted);
-	if (submitted == 1 && controllers > 1 && !host->lockstep_timer_armed)
+	if (submitted == 1 && controllers > 1 && !host->lockstep.armed)
 	{
-		host->lockstep_timer.data = host;
-		uv_timer_start(&host->lockstep_timer, on_timer, host->pacing.lockstep_timeout_ms, 0);
-		host->lockstep_timer_armed = true;
+		uv_timer_start(&host->lockstep.timer, on_timer, host->pacing.lockstep_timeout_ms, 0);
+		host->lockstep.armed = true;
 	}
 	check_ready(host);
 	return 0;
@@ -170,7 +183,7 @@ void lockstep_timeout(world_host* host)
 	{
 		return;
 	}
-	uint64_t tick = host->step_count;
+	uint64_t tick = host->cached.step_count;
 	for (int i = 0; i < host->members.count; ++i)
 	{
 		world_member* m = host->members.list + i;
@@ -205,9 +218,9 @@ void lockstep_tick_done(world_host* host)
 {
 	sinew_v1_Reply reply = sinew_v1_Reply_init_zero;
 	reply.which_result = sinew_v1_Reply_step_tag;
-	reply.result.step.step_count = host->step_count;
-	reply.result.step.time = host->time;
-	reply.result.step.diverged = host->diverged;
+	reply.result.step.step_count = host->cached.step_count;
+	reply.result.step.time = host->cached.time;
+	reply.result.step.diverged = host->cached.diverged;
 	int32_t code = host->step.error;
 	int index = command_index(sinew_v1_ClientMessage_lockstep_input_tag);
 	for (int i = 0; i < host->members.count; ++i)

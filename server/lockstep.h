@@ -10,8 +10,27 @@
 #ifndef SINEW_SERVER_LOCKSTEP_H
 #define SINEW_SERVER_LOCKSTEP_H
 
-#include "command.h"
-#include "world_host.h"
+#include "members.h"
+
+#include <uv.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct world_host world_host;
+typedef struct command_ctx command_ctx;
+
+// A world's lockstep timer: armed by the first input of a tick when others are still missing.
+typedef struct lockstep_state
+{
+	uv_timer_t timer;
+	bool armed;
+} lockstep_state;
+
+// Set up the host's lockstep state on the loop; returns the number of handles it opened, which
+// lockstep_close closes with `closed` as their close callback.
+int lockstep_init(world_host* host, uv_loop_t* loop);
+void lockstep_close(world_host* host, uv_close_cb closed);
 
 // LockstepInput: validate and store; step the tick when it was the last one missing.
 int32_t lockstep_submit(command_ctx* ctx);

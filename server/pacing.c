@@ -82,7 +82,7 @@ void pacing_close(world_host* host, uv_close_cb closed)
 void pacing_rebase(world_host* host, uint64_t now_ns)
 {
 	host->pacing.base_ns = now_ns;
-	host->pacing.base_step = host->step_count;
+	host->pacing.base_step = host->cached.step_count;
 }
 
 static double period_ns(const world_host* host)
@@ -117,7 +117,7 @@ double pacing_lag_s(const world_host* host, uint64_t now_ns)
 		return 0.0;
 	}
 	double due = (double)(now_ns - p->base_ns) / period_ns(host);
-	double done = (double)(host->step_count - p->base_step);
+	double done = (double)(host->cached.step_count - p->base_step);
 	double behind = due - done;
 	return behind > 1.0 ? (behind - 1.0) * sn_world_get_time_step(host->world) / p->rate : 0.0;
 }
@@ -131,7 +131,8 @@ void pacing_pace(world_host* host)
 {
 	server* srv = host->srv;
 	world_pacing* p = &host->pacing;
-	if (host->closed || host->doomed || host->busy || host->diverged || srv->shutting_down || host->world == NULL)
+	if (host->closed || host->doomed || host->busy || host->cached.diverged || srv->shutting_down ||
+		host->world == NULL)
 	{
 		return;
 	}
@@ -139,7 +140,7 @@ void pacing_pace(world_host* host)
 	if (p->mode == sinew_v1_TimeMode_TIME_REALTIME)
 	{
 		double period = period_ns(host);
-		uint64_t done = host->step_count - p->base_step;
+		uint64_t done = host->cached.step_count - p->base_step;
 		double elapsed = now > p->base_ns ? (double)(now - p->base_ns) : 0.0;
 		uint64_t target = (uint64_t)(elapsed / period);
 		uint64_t due = target > done ? target - done : 0;

@@ -1,4 +1,4 @@
-// Hosted worlds: create and destroy, the FIFO of waiting commands, the cached copies readers see while a
+// Hosted worlds: create and destroy, the queue of waiting commands, the cached copies readers see while a
 // step runs, the reset point, and the one place where every step ends (world_host_step_finished):
 // replies, events, frames, queued commands, then the next paced step.
 #include "world_host.h"
@@ -31,8 +31,8 @@ static void on_handle_closed(uv_handle_t* handle)
 static void close_handles(world_host* host)
 {
 	pacing_close(host, on_handle_closed);
-	uv_close((uv_handle_t*)&host->lockstep_timer, on_handle_closed);
-	uv_close((uv_handle_t*)&host->flush_timer, on_handle_closed);
+	lockstep_close(host, on_handle_closed);
+	stream_close(host, on_handle_closed);
 }
 
 // A first guess of one step's cost before any was measured, ns: enough to step tiny worlds inline.
@@ -58,11 +58,8 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 	host->members.keep = keep;
 	host->step_ns_avg = guess_step_ns(world);
 	host->open_handles += pacing_init(host, srv->loop, (uint32_t)srv->config.limits.lockstep_timeout_ms);
-	uv_timer_init(srv->loop, &host->lockstep_timer);
-	uv_timer_init(srv->loop, &host->flush_timer);
-	host->lockstep_timer.data = host;
-	host->flush_timer.data = host;
-	host->open_handles += 2;
+	host->open_handles += lockstep_init(host, srv->loop);
+	host->open_handles += stream_init(host, srv->loop);
 	host->id = idpool_add(&srv->worlds, host);
 	bool ok = host->id != 0 && world_host_set_reset_point(host) == 0 &&
 		(owner == 0 || members_set(&host->members, owner, sinew_v1_Role_ROLE_OWNER, false));
@@ -73,7 +70,7 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 			idpool_remove(&srv->worlds, host->id);
 		}
 		sn_world_destroy(world);
-		free(host->reset_point);
+		free(host->reset_point.bytes);
 		members_free(&host->members);
 		host->closed = true;
 		close_handles(host);
@@ -81,12 +78,12 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 		return SN_ERR_NO_MEMORY;
 	}
 	world_host_refresh(host);
-	host->divergence_reported = host->diverged;
+	host->cached.divergence_reported = host->cached.diverged;
 	srv->metrics.worlds_created += 1;
 	char quoted[96];
 	log_info("world created", "world=%llu name=%s owner=%llu bodies=%d joints=%d", (unsigned long long)host->id,
-			 log_quote(quoted, sizeof(quoted), host->name), (unsigned long long)owner, host->body_count,
-			 host->joint_count);
+			 log_quote(quoted, sizeof(quoted), host->name), (unsigned long long)owner, host->cached.body_count,
+			 host->cached.joint_count);
 	*out = host;
 	return 0;
 }
@@ -125,24 +122,22 @@ void world_host_destroy(world_host* host, const char* reason)
 	}
 	char quoted[160];
 	log_info("world destroyed", "world=%llu reason=%s steps=%llu", (unsigned long long)host->id,
-			 log_quote(quoted, sizeof(quoted), reason), (unsigned long long)host->step_count);
+			 log_quote(quoted, sizeof(quoted), reason), (unsigned long long)host->cached.step_count);
 	sn_world_destroy(host->world);
 	host->world = NULL;
 	// Commands that waited for this world are answered now: the gate finds it gone.
-	while (host->fifo_head != NULL)
+	while (host->queue.head != NULL)
 	{
-		queued_command* q = host->fifo_head;
-		host->fifo_head = q->next;
+		queued_command* q = host->queue.head;
+		host->queue.head = q->next;
 		command_run_queued(host, q);
 		free(q);
 	}
-	host->fifo_tail = NULL;
-	host->fifo_count = 0;
+	host->queue.tail = NULL;
+	host->queue.count = 0;
 	members_free(&host->members);
-	free(host->subs);
-	host->subs = NULL;
-	free(host->reset_point);
-	host->reset_point = NULL;
+	free(host->reset_point.bytes);
+	host->reset_point = (kept_snapshot){ NULL, 0 };
 	controller_free(&host->controller);
 	model_registry_free(&host->models);
 	close_handles(host);
@@ -186,11 +181,11 @@ void world_host_session_gone(server* srv, uint64_t session_id)
 	}
 }
 
-// ---- the FIFO -----------------------------------------------------------------------------------------
+// ---- the queue ---------------------------------------------------------------------------------------
 
 bool world_host_idle(const world_host* host)
 {
-	return !host->busy && host->fifo_head == NULL;
+	return !host->busy && host->queue.head == NULL;
 }
 
 bool world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t* data, size_t size)
@@ -204,39 +199,39 @@ bool world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t* da
 	q->session_id = session_id;
 	q->size = size;
 	memcpy(q->data, data, size);
-	if (host->fifo_tail != NULL)
+	if (host->queue.tail != NULL)
 	{
-		host->fifo_tail->next = q;
+		host->queue.tail->next = q;
 	}
 	else
 	{
-		host->fifo_head = q;
+		host->queue.head = q;
 	}
-	host->fifo_tail = q;
-	host->fifo_count += 1;
+	host->queue.tail = q;
+	host->queue.count += 1;
 	return true;
 }
 
 void world_host_drain(world_host* host)
 {
-	if (host->draining)
+	if (host->queue.draining)
 	{
 		return; // an outer drain of this host continues
 	}
-	host->draining = true;
-	while (!host->busy && !host->closed && host->fifo_head != NULL)
+	host->queue.draining = true;
+	while (!host->busy && !host->closed && host->queue.head != NULL)
 	{
-		queued_command* q = host->fifo_head;
-		host->fifo_head = q->next;
-		if (host->fifo_head == NULL)
+		queued_command* q = host->queue.head;
+		host->queue.head = q->next;
+		if (host->queue.head == NULL)
 		{
-			host->fifo_tail = NULL;
+			host->queue.tail = NULL;
 		}
-		host->fifo_count -= 1;
+		host->queue.count -= 1;
 		command_run_queued(host, q);
 		free(q);
 	}
-	host->draining = false;
+	host->queue.draining = false;
 }
 
 // ---- events and cached state --------------------------------------------------------------------------
@@ -258,9 +253,9 @@ void world_host_broadcast(world_host* host, sinew_v1_Event* event)
 			}
 		}
 	}
-	for (int i = 0; i < host->sub_count; ++i)
+	for (int i = 0; i < host->subs.count; ++i)
 	{
-		const subscription* sub = idpool_get(&srv->subscriptions, host->subs[i]);
+		const subscription* sub = idpool_get(&srv->subscriptions, host->subs.ids[i]);
 		if (sub == NULL)
 		{
 			continue;
@@ -286,27 +281,27 @@ void world_host_broadcast(world_host* host, sinew_v1_Event* event)
 static void refresh_after_step(world_host* host)
 {
 	const sn_world* w = host->world;
-	host->time = sn_world_get_time(w);
-	host->step_count = sn_world_get_step_count(w);
-	host->diverged = sn_world_is_diverged(w);
+	host->cached.time = sn_world_get_time(w);
+	host->cached.step_count = sn_world_get_step_count(w);
+	host->cached.diverged = sn_world_is_diverged(w);
 }
 
 void world_host_refresh(world_host* host)
 {
 	const sn_world* w = host->world;
 	refresh_after_step(host);
-	host->body_count = sn_world_get_body_count(w);
-	host->joint_count = sn_world_get_joint_count(w);
+	host->cached.body_count = sn_world_get_body_count(w);
+	host->cached.joint_count = sn_world_get_joint_count(w);
 	int n = sn_world_get_articulations(w, NULL, 0);
-	host->articulation_count = n;
-	host->articulation_links = 0;
+	host->cached.articulation_count = n;
+	host->cached.articulation_links = 0;
 	sn_articulation_id* ids = n > 0 ? malloc((size_t)n * sizeof(sn_articulation_id)) : NULL;
 	if (ids != NULL)
 	{
 		sn_world_get_articulations(w, ids, n);
 		for (int i = 0; i < n; ++i)
 		{
-			host->articulation_links += sn_articulation_get_link_count(w, ids[i]);
+			host->cached.articulation_links += sn_articulation_get_link_count(w, ids[i]);
 		}
 		free(ids);
 	}
@@ -322,10 +317,14 @@ int32_t world_host_set_reset_point(world_host* host)
 		free(bytes);
 		return SN_ERR_NO_MEMORY;
 	}
-	free(host->reset_point);
-	host->reset_point = bytes;
-	host->reset_size = written;
+	world_host_keep_reset_point(host, bytes, written);
 	return 0;
+}
+
+void world_host_keep_reset_point(world_host* host, uint8_t* bytes, size_t size)
+{
+	free(host->reset_point.bytes);
+	host->reset_point = (kept_snapshot){ bytes, size };
 }
 
 void world_host_replace_world(world_host* host, sn_world* world)
@@ -335,7 +334,7 @@ void world_host_replace_world(world_host* host, sn_world* world)
 	// An articulation the restored state lacks takes its description with it: a later one may get its id.
 	model_registry_prune(&host->models, world);
 	world_host_refresh(host);
-	host->divergence_reported = host->diverged;
+	host->cached.divergence_reported = host->cached.diverged;
 	host->step_ns_avg = guess_step_ns(world);
 	pacing_rebase(host, server_now_ns());
 	stream_state_changed(host);
@@ -367,17 +366,17 @@ void world_host_start_step(world_host* host, step_kind kind, uint32_t steps, uin
 static void report_divergence(world_host* host)
 {
 	server* srv = host->srv;
-	host->divergence_reported = true;
+	host->cached.divergence_reported = true;
 	srv->metrics.worlds_diverged += 1;
 	const char* detail = host->step.detail[0] != '\0' ? host->step.detail : sn_world_last_error_detail(host->world);
 	char quoted[300];
-	log_warn("world diverged", "world=%llu time=%.17g step=%llu detail=%s", (unsigned long long)host->id, host->time,
-			 (unsigned long long)host->step_count, log_quote(quoted, sizeof(quoted), detail));
+	log_warn("world diverged", "world=%llu time=%.17g step=%llu detail=%s", (unsigned long long)host->id,
+			 host->cached.time, (unsigned long long)host->cached.step_count, log_quote(quoted, sizeof(quoted), detail));
 	sinew_v1_Event event = sinew_v1_Event_init_zero;
 	event.world_id = host->id;
 	event.which_event = sinew_v1_Event_diverged_tag;
-	event.event.diverged.time = host->time;
-	event.event.diverged.step_count = host->step_count;
+	event.event.diverged.time = host->cached.time;
+	event.event.diverged.step_count = host->cached.step_count;
 	snprintf(event.event.diverged.detail, sizeof(event.event.diverged.detail), "%s", detail);
 	world_host_broadcast(host, &event);
 }
@@ -394,7 +393,7 @@ void world_host_step_finished(world_host* host)
 		host->step_ns_avg = 0.8 * host->step_ns_avg + 0.2 * per_step;
 	}
 	refresh_after_step(host);
-	if (host->diverged && !host->divergence_reported)
+	if (host->cached.diverged && !host->cached.divergence_reported)
 	{
 		report_divergence(host);
 	}
@@ -413,9 +412,9 @@ void world_host_step_finished(world_host* host)
 	{
 		sinew_v1_Reply reply = sinew_v1_Reply_init_zero;
 		reply.which_result = sinew_v1_Reply_step_tag;
-		reply.result.step.step_count = host->step_count;
-		reply.result.step.time = host->time;
-		reply.result.step.diverged = host->diverged;
+		reply.result.step.step_count = host->cached.step_count;
+		reply.result.step.time = host->cached.time;
+		reply.result.step.diverged = host->cached.diverged;
 		metrics_count_command(&srv->metrics, command_index(sinew_v1_ClientMessage_step_tag), item->error);
 		session_reply_to(srv, host->step_session, host->step_request, item->error,
 						 item->error != 0 ? item->detail : NULL, item->error == 0 ? &reply : NULL);
@@ -444,12 +443,12 @@ void world_host_info(const world_host* host, uint64_t asking_session, uint64_t n
 	info->owner_session = host->members.owner;
 	info->mode = host->pacing.mode;
 	info->rate = host->pacing.rate;
-	info->time = host->time;
-	info->step_count = host->step_count;
-	info->body_count = (uint32_t)host->body_count;
-	info->joint_count = (uint32_t)host->joint_count;
-	info->articulation_count = (uint32_t)host->articulation_count;
-	info->diverged = host->diverged;
+	info->time = host->cached.time;
+	info->step_count = host->cached.step_count;
+	info->body_count = (uint32_t)host->cached.body_count;
+	info->joint_count = (uint32_t)host->cached.joint_count;
+	info->articulation_count = (uint32_t)host->cached.articulation_count;
+	info->diverged = host->cached.diverged;
 	info->your_role = members_role(&host->members, asking_session);
 	// Reading the def while the world steps is safe: a step reads its settings and never writes them, and
 	// the commands that change them wait for the step to end.

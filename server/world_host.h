@@ -1,19 +1,24 @@
-// A hosted world: the core world plus what the server keeps around it (owner, members and their roles,
-// time mode and real-time schedule, the step in progress, the FIFO of commands waiting for it, the reset
-// point, subscriptions and timers).
+// A hosted world: the core world, the step in progress and the commands waiting for it, and the parts
+// the server keeps around it, each with one job and its own file: members and roles (members.h), time
+// mode and pacing (pacing.h), lockstep (lockstep.h), subscriptions (stream.h), a controller of its own
+// (controller.h) and the models its robots came from (model_registry.h).
 //
 // The one rule: while `busy` is true, the step in progress owns `world`; the loop thread does not touch
-// it. Commands that need the world wait in the FIFO and run in arrival order when the step ends (before
-// the next step starts). Readers that must not wait (the world list) use the cached copies below.
+// it. Commands that need the world wait in the queue and run in arrival order when the step ends (before
+// the next step starts). Readers that must not wait (the world list) use the cached copies. Every step
+// ends in world_host_step_finished, on the loop thread: replies, events, frames, queued commands, then
+// the next paced step.
 #ifndef SINEW_SERVER_WORLD_HOST_H
 #define SINEW_SERVER_WORLD_HOST_H
 
 #include "controller.h"
+#include "lockstep.h"
 #include "members.h"
-#include "pacing.h"
 #include "model_registry.h"
+#include "pacing.h"
 #include "sinew.pb.h"
 #include "stepper.h"
+#include "stream.h"
 
 #include "sinew/sinew.h"
 
@@ -24,7 +29,6 @@
 #include <stdint.h>
 
 struct server;
-struct session;
 
 // A command that arrived while the world was busy: its bytes, decoded again when it runs.
 typedef struct queued_command
@@ -35,22 +39,10 @@ typedef struct queued_command
 	uint8_t data[];
 } queued_command;
 
-typedef struct world_host
+// What readers that must not wait (the world list, the per-world limits) see, also while a step runs:
+// copied from the world when a step ends and after every change.
+typedef struct world_cache
 {
-	struct server* srv;
-	uint64_t id;
-	char name[64];
-	sn_world* world;
-	// Time mode and real-time schedule (pacing.h).
-	world_pacing pacing;
-	// Stepping.
-	bool busy;
-	step_item step;
-	double step_ns_avg;    // moving average of one step's wall time, ns
-	uint64_t step_session; // the Step command being served
-	uint64_t step_request;
-	uint64_t lockstep_tick; // the tick being stepped (STEP_LOCKSTEP)
-	// Cached for readers while busy; refreshed when a step ends and after every change.
 	double time;
 	uint64_t step_count;
 	int body_count;
@@ -59,32 +51,51 @@ typedef struct world_host
 	int articulation_links; // links of all articulations (they count against max_bodies_per_world)
 	bool diverged;
 	bool divergence_reported;
-	// Commands waiting for the step in progress.
-	queued_command* fifo_head;
-	queued_command* fifo_tail;
-	int fifo_count;
+} world_cache;
+
+// Commands that wait for the step in progress, in arrival order.
+typedef struct command_queue
+{
+	queued_command* head;
+	queued_command* tail;
+	int count;
 	bool draining;
-	// Owner and members in join order (members.h).
-	world_members members;
-	// Subscription ids (stream.c).
-	uint64_t* subs;
-	int sub_count;
-	int sub_capacity;
-	// The state Reset returns to.
-	uint8_t* reset_point;
-	size_t reset_size;
-	// Timers: lockstep input timeout, frames owed to subscribers of an idle world.
-	uv_timer_t lockstep_timer;
-	uv_timer_t flush_timer;
-	bool lockstep_timer_armed;
-	int open_handles;
-	bool doomed; // destroy once the step in progress ends
+} command_queue;
+
+// A snapshot the host keeps: the state Reset returns to.
+typedef struct kept_snapshot
+{
+	uint8_t* bytes; // owned
+	size_t size;
+} kept_snapshot;
+
+typedef struct world_host
+{
+	struct server* srv;
+	uint64_t id;
+	char name[64];
+	sn_world* world; // owned; while busy, the step in progress owns it
+	// The step in progress, and the commands waiting for it.
+	bool busy;
+	step_item step;
+	double step_ns_avg;    // moving average of one step's wall time, ns
+	uint64_t step_session; // the Step command being served (STEP_COMMAND)
+	uint64_t step_request;
+	command_queue queue;
+	world_cache cached;
+	kept_snapshot reset_point;
+	// The parts, one job each.
+	world_members members;       // owner, keep, members in join order (members.h)
+	world_pacing pacing;         // time mode and real-time schedule (pacing.h)
+	lockstep_state lockstep;     // the lockstep input timer (lockstep.h)
+	world_subscriptions subs;    // subscriptions and their flush timer (stream.h)
+	world_controller controller; // its own controller, if any: the demo robot's motion (controller.h)
+	model_registry models;       // what its robots were built from (model_registry.h)
+	// The end: destroyed once the step in progress ends (doomed), then freed once its handles closed.
+	bool doomed;
 	char doom_reason[128];
-	bool closed; // removed from the server; freed when its timers have closed
-	// Its own controller, if it has one (the demo robot's motion).
-	world_controller controller;
-	// What the world's robots were built from (model_registry.h).
-	model_registry models;
+	bool closed; // removed from the server
+	int open_handles;
 } world_host;
 
 // Register a new hosted world around `world` (ownership passes to the host, also on failure). The
@@ -118,6 +129,8 @@ void world_host_refresh(world_host* host);
 void world_host_replace_world(world_host* host, sn_world* world);
 // Take a snapshot of the current state as the reset point. Returns 0 or NO_MEMORY.
 int32_t world_host_set_reset_point(world_host* host);
+// These snapshot bytes are the reset point now (ownership passes to the host).
+void world_host_keep_reset_point(world_host* host, uint8_t* bytes, size_t size);
 
 // Start a step of `steps` (busy must be false): inline if cheap and allowed, else on a worker.
 void world_host_start_step(world_host* host, step_kind kind, uint32_t steps, uint64_t deadline_ns, bool allow_inline);
