@@ -202,9 +202,13 @@ sn_drive sn_articulation_get_drive(const sn_world* world, sn_articulation_id id,
 sn_error sn_articulation_set_drive_target(sn_world* world, sn_articulation_id id, int dof, double position,
 										  double velocity);
 // Many targets in one call; validated as a whole (nothing changes on failure). velocities may be NULL
-// (targets keep their velocity).
+// (targets keep their velocity). A later entry on the same dof overrides an earlier one.
 sn_error sn_articulation_set_drive_targets(sn_world* world, sn_articulation_id id, const int* dofs,
 										   const double* positions, const double* velocities, int count);
+// The validation of sn_articulation_set_drive_targets alone: the same error and detail line, and nothing
+// changed but the detail line.
+sn_error sn_articulation_check_drive_targets(sn_world* world, sn_articulation_id id, const int* dofs,
+											 const double* positions, const double* velocities, int count);
 // The force each drive actually applied in the last step (N or N*m), after clamping, per dof.
 sn_error sn_articulation_get_drive_efforts(const sn_world* world, sn_articulation_id id, double* efforts, int count);
 // A limit on a dof (m or rad; any finite range for revolute joints, whose positions are not wrapped).

@@ -102,6 +102,24 @@ sn_limit sn_joint_get_limit(const sn_world* world, sn_joint_id id, sn_axis axis)
 sn_motor sn_joint_get_motor(const sn_world* world, sn_joint_id id, sn_axis axis);
 sn_spring sn_joint_get_spring(const sn_world* world, sn_joint_id id, sn_axis axis);
 
+// Control inputs for many joints at once, all or nothing (what a controller or a server command sends
+// each step). Each entry is checked as sn_joint_set_drive_target and sn_joint_set_motor_speed check it
+// (a live joint, an axis that moves in its type, finite numbers), with the same errors; the detail line
+// (sn_world_last_error_detail) names the first bad entry. A later entry on the same joint and axis
+// overrides an earlier one.
+typedef struct sn_joint_target
+{
+	sn_joint_id joint;
+	sn_axis axis;  // the axis whose spring target (and motor speed) is set
+	double target; // spring target, m or rad (what sn_joint_set_drive_target sets)
+	bool has_motor_speed;
+	double motor_speed; // m/s or rad/s (what sn_joint_set_motor_speed sets)
+} sn_joint_target;
+// Validate count >= 0 entries without changing anything but the detail line.
+sn_error sn_world_check_joint_targets(sn_world* world, const sn_joint_target* targets, int count);
+// Validate every entry first, then apply them in order; on failure nothing changed.
+sn_error sn_world_set_joint_targets(sn_world* world, const sn_joint_target* targets, int count);
+
 // Spherical joint: swing cone.
 sn_error sn_joint_set_cone_limit(sn_world* world, sn_joint_id id, sn_cone_limit cone);
 // Distance joint: rest length (m), spring and min/max limit.

@@ -104,7 +104,7 @@ typedef struct sn_body_def
 // Softness of a constraint row: how far it may yield under load. One primitive serves locks, limits,
 // springs and drives. Rigid rows are hard constraints corrected by the world's erp.
 //
-// The three soft forms are one physics, mapped in one place (core/src/soft.h) and meaning the same in
+// The three soft forms are one physics, mapped in one place (core/src/constraint/soft.h) and meaning the same in
 // every solver. For a row with position error C, rate Cdot and inverse effective mass K = J M^-1 J^T:
 //   force = -k C - b Cdot                      stiffness form (k, b)
 //   k = m_eff w^2, b = 2 m_eff zeta w          frequency form (f, zeta), w = 2 pi f, m_eff = 1/K

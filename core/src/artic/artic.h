@@ -372,7 +372,7 @@ void artic_step_tgs(sn_world* world, double h);
 
 // ---- artic/snapshot.c ---------------------------------------------------------------------------------
 
-// The ARTC section of a world snapshot (snapshot.h): write the pools; read them into a new world,
+// The ARTC section of a world snapshot (snapshot.c): write the pools; read them into a new world,
 // validating every field (SN_ERR_BAD_SNAPSHOT with a detail line).
 void artic_snapshot_write(struct snap_writer* w, const sn_world* world);
 sn_error artic_snapshot_read(struct snap_reader* r, sn_world* world);

@@ -53,7 +53,7 @@
 // elbow), and for stiff drives the coupling dominates: Gauss-Seidel sweeps of the single-drive update
 // then converge slowly (a 7-link arm with kp = 1e6 N*m/rad at h = 1/60 s needs about 30 sweeps), and a
 // step left unconverged is partly explicit and can diverge. So the drive rows of an articulation are
-// solved as one block, the way the maximal solver solves a joint's lock rows (row.h). With the impulse
+// solved as one block, the way the maximal solver solves a joint's lock rows (constraint/row.h). With the impulse
 // changes d (one per drive), each drive's implicit condition with the end speeds v + W d reads
 //   acc_i + d_i = C_i - a_i (v_i + sum_j W_ij d_j),   C_i = b + h kp (x_subT - x_0 - dx)
 // or, divided by a_i (a_i > 0; drives with a = 0 exert nothing),

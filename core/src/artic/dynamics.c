@@ -1,7 +1,7 @@
 // Articulation dynamics: Featherstone's articulated-body algorithm (ABA) for the free motion, the same
 // recursion applied to joint impulses (M^-1 y), position integration and the incoming joint forces.
 //
-// All spatial quantities are world-aligned and taken about one point O (spatial.h), so a child's and a
+// All spatial quantities are world-aligned and taken about one point O (math/spatial.h), so a child's and a
 // parent's vectors add without transforms. Notation per link i with parent p: S_i the 6 x n_i motion
 // subspace of its joint (revolute (a, (P - O) x a), prismatic (0, a), spherical three revolute columns
 // along the parent-side joint axes through the anchor P), I_i the rigid inertia about O, v_i and a_i
@@ -66,7 +66,7 @@
 #include <string.h>
 
 // Momentum-rate of a rigid body (mass m, centre r relative to O, world inertia ic) for the spatial
-// acceleration a: (Ic alpha + r x m a_c, m a_c) with a_c = a.v + alpha x r. I a in spatial.h's terms.
+// acceleration a: (Ic alpha + r x m a_c, m a_c) with a_c = a.v + alpha x r. I a in math/spatial.h's terms.
 static inline sv6 rigid_accel_force(double mass, sn_vec3 r, const sym33* ic, sv6 a)
 {
 	sn_vec3 f = sn_scale(mass, sn_add(a.v, sn_cross(a.w, r)));

@@ -18,7 +18,7 @@
 // positions; keeping it would turn the error correction into lasting speed).
 //
 // Compliance: with a natural frequency f and damping ratio zeta (sn_soft) the row becomes the implicit
-// spring-damper of soft.h on the row's own effective mass 1 / (J M^-1 J^T): k = m w^2, c = 2 m zeta w.
+// spring-damper of constraint/soft.h on the row's own effective mass 1 / (J M^-1 J^T): k = m w^2, c = 2 m zeta w.
 // The impulse is clamped to |P| <= max_force h_w on dof 0 (dof i then receives at most |G_i| max_force),
 // and the coupling force of a step is the row's total impulse over the step divided by dt.
 //

@@ -33,9 +33,9 @@
 //   friction        dP = -v_row / K, |acc| <= friction h_w
 //   limit, c > 0    dP = -(v_row + c / h_w) / K (speculative: only stops the gap closing within the window)
 //   limit, rigid    dP = -(v_row + erp c / h_w) / K in position sweeps, -v_row / K in velocity sweeps
-//   limit, soft     dP = -m_soft (v_row + bias_rate c) - impulse_scale acc       (soft.h)
+//   limit, soft     dP = -m_soft (v_row + bias_rate c) - impulse_scale acc       (constraint/soft.h)
 //   mimic           seed 000 eq. (17): dP = -(b_n + J v_n) / (J M^-1 J^T) with b = erp C / h_w in
-//                   position sweeps (0 in velocity sweeps), or the soft form with soft.h's coefficients;
+//                   position sweeps (0 in velocity sweeps), or the soft form with constraint/soft.h's coefficients;
 //                   |acc| <= max_force h_w
 // Unilateral rows keep acc >= 0 (lower: J = +1, C = x - lower; upper: J = -1, C = upper - x). Every dP is
 // clamped through the window's accumulator acc, and only the clamped change is applied.

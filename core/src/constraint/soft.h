@@ -10,7 +10,7 @@
 //                             c = 1/k, d = b/k. c = 0 is a hard row (rigid); k = 0 < b is a pure damper
 //                             (c = infinity), which the (k, b) form keeps finite.
 //   XPBD alpha (seed 003)     alpha = c = 1/k, alpha~ = alpha/h^2 in lambda <- -C/(w1 + w2 + alpha~);
-//                             the damping b acts in XPBD's velocity pass (see xpbd.c).
+//                             the damping b acts in XPBD's velocity pass (see solver/xpbd.c).
 // Static deflection: under a constant load F a soft row settles where k C = -F, C = -F c, whatever the
 // solver, the time step or the implicit factors (each scheme below has that fixed point).
 //

@@ -1,13 +1,13 @@
 // The DIRECT world solver: seed 004's compliant system, solved exactly each step.
 //
-// The system. Every joint row (the rows PGS and TGS use, joint.h) has a Jacobian J_r, a position error
+// The system. Every joint row (the rows PGS and TGS use, joint/joint.h) has a Jacobian J_r, a position error
 // C_r, a rate Cdot_r = J_r v_n and a compliance. With h the step, alpha and beta the world's implicit
 // factors, the free velocities v_f = v_n + h M^-1 f_ext (gravity, applied forces, the implicit
 // gyroscopic step and body damping, body.c) and the row impulses P = h lambda (lambda the step's average
 // force, seed 004 eq. 13), the end velocities are
 //   v_{n+1} = v_f + M^-1 J^T P
 // and each row asks J_r v_{n+1} + D_r P_r = t_r:
-//   soft row       D and t from soft.h (seed 004 with l = alpha (h beta + d)):
+//   soft row       D and t from constraint/soft.h (seed 004 with l = alpha (h beta + d)):
 //                  D = 1/(h a), t = -(k/a) C + ((alpha h k (beta - 1) + b (alpha - 1))/a) Cdot_n,
 //                  a = alpha (h beta k + b); a static load F deflects it by F c at any h, alpha, beta
 //   hard row       c = 0: D = 0, t = -erp C / h (seed 004 at c = 0 with alpha = beta = 1 and d = h (1 - erp)

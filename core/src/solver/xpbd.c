@@ -24,9 +24,10 @@
 // followed by a backward one is symmetric Gauss-Seidel, whose iteration matrix has real eigenvalues in
 // [0, 1) for the symmetric positive semi-definite systems of rigid joints: the same grids then hold
 // their joints to 1e-5 m. Alternating the direction from one substep to the next is not enough (it
-// diverged faster). A substep therefore costs two sweeps. Joint impulses (lambda / hx per position correction, lambda per velocity correction) accumulate
-// into the joint's force and torque, which the world divides by the step: the same N and N*m on body B
-// (torque about B's anchor) as PGS/TGS report, so breakable joints work unchanged.
+// diverged faster). A substep therefore costs two sweeps. Joint impulses (lambda / hx per position
+// correction, lambda per velocity correction) accumulate into the joint's force and torque, which the
+// world divides by the step: the same N and N*m on body B (torque about B's anchor) as PGS/TGS report,
+// so breakable joints work unchanged.
 //
 // The joint types from the seed's blocks (a1, b1: frame A's x and y axes; a2, b2: frame B's; p1, p2:
 // the anchors; b2u = unswing(b2), see xpbd_blocks.c; "lock", "limit", "spring" the def's softness;
@@ -55,7 +56,7 @@
 // anchor and the body's centre, and a 3 kg load held 0.5 m off a weld reported 17 N of its 29 N wrong in
 // transients. (2) The drives and limits keep the seed's LimitAngle and RestrictToAxis for what they
 // measure and target, but move the bodies along the joint's free axis with its locks held (the projected
-// row of joint.h): a bob of inertia 1e-3 kg*m^2 on a 1 m arm is cheapest to turn about its own centre,
+// row of joint/joint.h): a bob of inertia 1e-3 kg*m^2 on a 1 m arm is cheapest to turn about its own centre,
 // so the seed's correction is mostly undone by the point lock that follows it; a hinge limit overshot by
 // 4e-2 rad, a servo drifted by 4e-3 rad and a torsion spring held a lever at 0.031 rad instead of
 // 0.049. Along the free axis they are exact, and the spring's compliance acts on the axis's own
@@ -69,7 +70,7 @@
 //
 // Def fields and world settings in XPBD:
 //   lock_soft, limit soft, spring soft: compliance alpha = c = 1/k in the position pass, damping b in the
-//     velocity pass (soft.h maps every form); a static load deflects a soft block by F c.
+//     velocity pass (constraint/soft.h maps every form); a static load deflects a soft block by F c.
 //   erp: unused (positions are projected directly). velocity_iterations: 0 skips the velocity pass,
 //     any positive value runs it once per XPBD substep (a second pass would compound the dashpots).
 //   Motors: the hinge, prismatic and cylindrical motors are position targets (above); six-axis motors act

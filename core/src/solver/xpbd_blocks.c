@@ -11,7 +11,7 @@
 //
 // Position corrections (ApplyLinearCorrection, ApplyAngularCorrection). The wanted displacement dp of
 // p2 relative to p1 (or rotation dphi of B relative to A) has length C and direction n. XPBD with
-// compliance alpha (seed 004's c = 1/k, soft.h) and alpha~ = alpha / h^2 solves
+// compliance alpha (seed 004's c = 1/k, constraint/soft.h) and alpha~ = alpha / h^2 solves
 //   dlambda = (C - alpha~ lambda) / (w + alpha~)
 // with lambda the multiplier this block has accumulated in the substep (0 in its first correction, where
 // this is the seed's lambda <- -C (w1 + w2 + alpha/dt^2)^-1 up to the sign convention; xpbd.c sweeps
@@ -50,7 +50,7 @@
 //                              dp = -(p - p_a a). Both bodies are pushed at p2 (the seed passes p1 for A):
 //                              the correction is not along p2 - p1, and forces at two different points
 //                              would exert a net couple on the pair; at one point they do not (PGS's rows
-//                              do the same, joint.h).
+//                              do the same, joint/joint.h).
 //   AlignAxes(a1, a2)          dphi = angle(a1, a2) (a2 x a1)/|a2 x a1|: B turns a2 onto a1. The seed's
 //                              -a1 x a2 has the same direction and the sine of the angle as length; we
 //                              use the angle itself so a compliant lock is a linear spring in the angle, as
@@ -60,19 +60,20 @@
 //                              rotated a2' and corrects by -a2 x a2', whose direction turns a2 away from
 //                              a2' with its own AlignAxes sign convention and whose length is the sine of
 //                              the error; we derive the rotation directly.
-//   Twist as joint.h defines it (swing-twist, theta = 2 atan2(q_x, q_w)): the seed measures the twist of a
+//   Twist as joint/joint.h defines it (swing-twist, theta = 2 atan2(q_x, q_w)): the seed measures the twist of a
 //   ball joint between b1, b2 projected onto the plane normal to the bisector (a1 + a2)/|a1 + a2|; that
 //   angle differs from theta once the swing is large (by 0.4 rad at a swing of 2 rad), so a twist limit
 //   would bound another coordinate than in PGS/TGS/DIRECT. We take b2 back through the swing (the
 //   shortest rotation turning a2 onto a1) and measure LimitAngle(a1, b1, unswing(b2)): exactly theta.
 //
 // Generic rows. A feature without a seed block (the elliptic swing cone, the six-axis joint's per-axis
-// locks, limits, springs and motors) uses the rows joint.h builds for PGS/TGS, at the current pose: each
+// locks, limits, springs and motors) uses the rows joint/joint.h builds for PGS/TGS, at the current pose: each
 // row with error C (kept current through the displacement its joint's earlier rows made), gradient J
 // and K = J M^-1 J^T takes dlambda = -(C + alpha~ lambda) / (K + alpha~) with lambda the multiplier
 // accumulated in this substep, kept within the row's bounds (a limit's lambda >= 0, so it may let go
-// again); the rigid lock rows of a joint, solved as a block in PGS, take the block step -K^-1 C. Motor rows, which have no position error, act in the velocity pass:
-// lambda = -(Cdot - speed) / K within their force bound.
+// again); the rigid lock rows of a joint, solved as a block in PGS, take the block step -K^-1 C. Motor
+// rows, which have no position error, act in the velocity pass: lambda = -(Cdot - speed) / K within their
+// force bound.
 #include "solver/xpbd_blocks.h"
 
 #include "math/mathx.h"
@@ -511,7 +512,7 @@ void xpbd_lock_block(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, const sn_vec3* el, con
 
 // ---- corrections along a joint's free axis ------------------------------------------------------------
 
-// A correction e (m or rad) of a free coordinate of the joint along its projected row (joint.h,
+// A correction e (m or rad) of a free coordinate of the joint along its projected row (joint/joint.h,
 // builder_project_free_rows): the row's gradient with the joint's locks held, so B moves the way the
 // joint lets it (a hinged bob turns about the hinge, not about its own centre) and w is the inverse
 // effective mass of the axis with the locks holding. The multiplier mu moves the coordinate by w mu;

@@ -50,7 +50,7 @@ typedef struct xpbd_lambda
 	double row[JOINT_SLOTS]; // the generic rows, by warm-start slot
 } xpbd_lambda;
 
-// A joint's free axis as its projected row (joint.h, builder_project_free_rows): the direction the
+// A joint's free axis as its projected row (joint/joint.h, builder_project_free_rows): the direction the
 // coordinate moves with the locks held. sign is +1 when the row's error grows with the coordinate (a
 // drive's or lower limit's row), -1 when it shrinks (an upper limit, the swing cone).
 typedef struct xpbd_axis
@@ -83,7 +83,7 @@ void xpbd_frames_now(xpbd_ctx* c, xpbd_frames* f);
 void xpbd_plane_basis(sn_vec3 a, sn_vec3* u, sn_vec3* v);
 
 // Frame B's y axis taken back through the swing (the shortest rotation from a2 to a1): the angle from
-// b1 to it about a1 is the joint's twist coordinate theta of joint.h exactly.
+// b1 to it about a1 is the joint's twist coordinate theta of joint/joint.h exactly.
 sn_vec3 xpbd_unswing(sn_vec3 a1, sn_vec3 a2, sn_vec3 b2);
 
 // Position corrections along unit n: dp is the displacement of point p2 (on B) relative to p1 (on A)
@@ -136,11 +136,11 @@ void xpbd_lock_block(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, const sn_vec3* el, con
 					 const sn_vec3* ea, const double* da, int na, const sn_soft* soft, double* acc);
 
 // The generic fallback for features without a seed block: rows built by the joint's own row code
-// (joint.h) at the current pose, each corrected by lambda <- -(C + alpha~ lambda) / (K + alpha~), with
+// (joint/joint.h) at the current pose, each corrected by lambda <- -(C + alpha~ lambda) / (K + alpha~), with
 // K = J M^-1 J^T of the row. Rows whose slot is outside [slot_lo, slot_hi] are skipped.
 void xpbd_solve_rows(xpbd_ctx* c, const sn_world* world, int slot_lo, int slot_hi);
 
-// The rows of the joint at the current pose (joint.h), free rows projected against its locks, into
+// The rows of the joint at the current pose (joint/joint.h), free rows projected against its locks, into
 // rows (room for JOINT_SLOTS + 1) and blocks (room for 2). Returns the number of rows.
 int xpbd_build_rows(xpbd_ctx* c, const sn_world* world, row* rows, row_block* blocks);
 
