@@ -1,5 +1,4 @@
-// Controller inputs (see control.h): drive targets and forces, shared by SetDriveTargets, ApplyForces
-// and lockstep ticks.
+// Controller inputs (see control.h): drive targets and forces, checked whole, then set.
 #include "control.h"
 
 #include "convert.h"
@@ -25,110 +24,112 @@ static int32_t fail(char* detail, size_t capacity, int32_t code, const char* for
 	return code;
 }
 
-// Joint targets: set one by one, and on the first failure put back the ones already set, so the command
-// changes all or nothing. Articulation targets go through the core's own all-or-nothing call.
-int32_t control_set_targets(sn_world* world, const sinew_v1_SetDriveTargets* t, bool dry_run, char* detail,
-							size_t capacity)
+// ---- drive targets --------------------------------------------------------------------------------------
+
+// Entries a repeated field of a decoded message holds at most (nanopb's fixed arrays, sinew.options).
+#define CAPACITY(type, field) (sizeof(((type*)0)->field) / sizeof(((type*)0)->field[0]))
+
+// A SetDriveTargets as the core's batch calls take it.
+typedef struct targets
 {
-	typedef struct saved
+	sn_joint_target joints[CAPACITY(sinew_v1_SetDriveTargets, joints)];
+	int joint_count;
+	bool has_articulation;
+	sn_articulation_id articulation;
+	int dofs[CAPACITY(sinew_v1_ArticulationTargets, dofs)];
+	const double* positions;
+	const double* velocities; // NULL: the targets keep their velocities
+	int dof_count;
+} targets;
+
+// Read the message; fails only on its shape (the articulation's lists of different lengths).
+static int32_t read_targets(const sinew_v1_SetDriveTargets* t, targets* out, char* detail, size_t capacity)
+{
+	out->joint_count = (int)t->joints_count;
+	for (pb_size_t i = 0; i < t->joints_count; ++i)
 	{
-		double target;
-		double speed;
-	} saved;
-	saved old[sizeof(t->joints) / sizeof(t->joints[0])];
-	pb_size_t done = 0;
-	sn_error err = SN_ERR_OK;
-	for (; done < t->joints_count; ++done)
-	{
-		const sinew_v1_JointTarget* jt = t->joints + done;
-		sn_joint_id id = sn_joint_id_load(jt->joint_id);
-		sn_axis axis = (sn_axis)jt->axis;
-		old[done].target = sn_joint_get_spring(world, id, axis).target;
-		old[done].speed = sn_joint_get_motor(world, id, axis).speed;
-		err = sn_joint_set_drive_target(world, id, axis, jt->target);
-		if (err == SN_ERR_OK && jt->has_motor_speed)
-		{
-			err = sn_joint_set_motor_speed(world, id, axis, jt->motor_speed);
-			if (err != SN_ERR_OK)
-			{
-				sn_joint_set_drive_target(world, id, axis, old[done].target);
-			}
-		}
-		if (err != SN_ERR_OK)
-		{
-			fail(detail, capacity, err, "joints[%u]: %s", (unsigned)done, sn_world_last_error_detail(world));
-			break;
-		}
+		const sinew_v1_JointTarget* jt = t->joints + i;
+		out->joints[i] = (sn_joint_target){ sn_joint_id_load(jt->joint_id), (sn_axis)jt->axis, jt->target,
+											jt->has_motor_speed, jt->motor_speed };
 	}
-	if (err == SN_ERR_OK && t->has_articulation)
+	out->has_articulation = t->has_articulation;
+	if (!t->has_articulation)
 	{
-		const sinew_v1_ArticulationTargets* a = &t->articulation;
-		if (a->positions_count != a->dofs_count || (a->velocities_count != 0 && a->velocities_count != a->dofs_count))
-		{
-			err = SN_ERR_INVALID_ARGUMENT;
-			fail(detail, capacity, err,
-				 "articulation targets: dofs, positions and velocities must have one length "
-				 "(velocities may be empty)");
-		}
-		else
-		{
-			int dofs[sizeof(a->dofs) / sizeof(a->dofs[0])];
-			for (pb_size_t i = 0; i < a->dofs_count; ++i)
-			{
-				dofs[i] = a->dofs[i] > (uint32_t)INT32_MAX ? -1 : (int)a->dofs[i];
-			}
-			sn_articulation_id aid = sn_articulation_id_load(a->articulation_id);
-			if (dry_run)
-			{
-				// Validate by setting the current targets' own values back after a trial.
-				double old_pos[sizeof(a->dofs) / sizeof(a->dofs[0])];
-				double old_vel[sizeof(a->dofs) / sizeof(a->dofs[0])];
-				for (pb_size_t i = 0; i < a->dofs_count; ++i)
-				{
-					sn_drive d = sn_articulation_get_drive(world, aid, dofs[i]);
-					old_pos[i] = d.target_position;
-					old_vel[i] = d.target_velocity;
-				}
-				err = sn_articulation_set_drive_targets(
-					world, aid, dofs, a->positions, a->velocities_count > 0 ? a->velocities : NULL, (int)a->dofs_count);
-				if (err == SN_ERR_OK)
-				{
-					sn_articulation_set_drive_targets(world, aid, dofs, old_pos, old_vel, (int)a->dofs_count);
-				}
-			}
-			else
-			{
-				err = sn_articulation_set_drive_targets(
-					world, aid, dofs, a->positions, a->velocities_count > 0 ? a->velocities : NULL, (int)a->dofs_count);
-			}
-			if (err != SN_ERR_OK)
-			{
-				fail(detail, capacity, err, "articulation targets: %s", sn_world_last_error_detail(world));
-			}
-		}
+		return 0;
 	}
-	if (err != SN_ERR_OK || dry_run)
+	const sinew_v1_ArticulationTargets* a = &t->articulation;
+	if (a->positions_count != a->dofs_count || (a->velocities_count != 0 && a->velocities_count != a->dofs_count))
 	{
-		// Put back what was set, newest first.
-		pb_size_t n = err != SN_ERR_OK && done < t->joints_count ? done : t->joints_count;
-		for (pb_size_t k = n; k-- > 0;)
-		{
-			const sinew_v1_JointTarget* jt = t->joints + k;
-			sn_joint_id id = sn_joint_id_load(jt->joint_id);
-			sn_joint_set_drive_target(world, id, (sn_axis)jt->axis, old[k].target);
-			if (jt->has_motor_speed)
-			{
-				sn_joint_set_motor_speed(world, id, (sn_axis)jt->axis, old[k].speed);
-			}
-		}
+		return fail(detail, capacity, SN_ERR_INVALID_ARGUMENT,
+					"articulation targets: dofs, positions and velocities must have one length "
+					"(velocities may be empty)");
 	}
-	return (int32_t)err;
+	out->articulation = sn_articulation_id_load(a->articulation_id);
+	for (pb_size_t i = 0; i < a->dofs_count; ++i)
+	{
+		out->dofs[i] = a->dofs[i] > (uint32_t)INT32_MAX ? -1 : (int)a->dofs[i];
+	}
+	out->positions = a->positions;
+	out->velocities = a->velocities_count > 0 ? a->velocities : NULL;
+	out->dof_count = (int)a->dofs_count;
+	return 0;
 }
 
-// Forces accumulate, so they are validated whole first (ids live, numbers finite) and then applied,
-// which cannot fail.
-int32_t control_apply_forces(sn_world* world, const sinew_v1_ApplyForces* f, bool dry_run, char* detail,
-							 size_t capacity)
+int32_t control_check_targets(sn_world* world, const sinew_v1_SetDriveTargets* t, char* detail, size_t capacity)
+{
+	targets in;
+	int32_t code = read_targets(t, &in, detail, capacity);
+	if (code != 0)
+	{
+		return code;
+	}
+	sn_error err = sn_world_check_joint_targets(world, in.joints, in.joint_count);
+	if (err != SN_ERR_OK)
+	{
+		return fail(detail, capacity, err, "%s", sn_world_last_error_detail(world));
+	}
+	if (in.has_articulation)
+	{
+		err = sn_articulation_check_drive_targets(world, in.articulation, in.dofs, in.positions, in.velocities,
+												  in.dof_count);
+		if (err != SN_ERR_OK)
+		{
+			return fail(detail, capacity, err, "articulation targets: %s", sn_world_last_error_detail(world));
+		}
+	}
+	return 0;
+}
+
+int32_t control_set_targets(sn_world* world, const sinew_v1_SetDriveTargets* t, char* detail, size_t capacity)
+{
+	targets in;
+	int32_t code = read_targets(t, &in, detail, capacity);
+	if (code != 0)
+	{
+		return code;
+	}
+	sn_error err = sn_world_set_joint_targets(world, in.joints, in.joint_count);
+	if (err != SN_ERR_OK)
+	{
+		return fail(detail, capacity, err, "%s", sn_world_last_error_detail(world));
+	}
+	if (in.has_articulation)
+	{
+		err = sn_articulation_set_drive_targets(world, in.articulation, in.dofs, in.positions, in.velocities,
+												in.dof_count);
+		if (err != SN_ERR_OK)
+		{
+			return fail(detail, capacity, err, "articulation targets: %s", sn_world_last_error_detail(world));
+		}
+	}
+	return 0;
+}
+
+// ---- forces ---------------------------------------------------------------------------------------------
+
+// Forces accumulate, so they are checked whole first (ids live, links and dofs in range, numbers finite);
+// applying them then cannot fail.
+int32_t control_check_forces(const sn_world* world, const sinew_v1_ApplyForces* f, char* detail, size_t capacity)
 {
 	for (pb_size_t i = 0; i < f->bodies_count; ++i)
 	{
@@ -188,10 +189,11 @@ int32_t control_apply_forces(sn_world* world, const sinew_v1_ApplyForces* f, boo
 			}
 		}
 	}
-	if (dry_run)
-	{
-		return 0;
-	}
+	return 0;
+}
+
+void control_apply_forces(sn_world* world, const sinew_v1_ApplyForces* f)
+{
 	for (pb_size_t i = 0; i < f->bodies_count; ++i)
 	{
 		const sinew_v1_BodyForce* b = f->bodies + i;
@@ -233,5 +235,4 @@ int32_t control_apply_forces(sn_world* world, const sinew_v1_ApplyForces* f, boo
 		const sinew_v1_DofForce* d = f->dofs + i;
 		sn_articulation_apply_joint_force(world, sn_articulation_id_load(d->articulation_id), (int)d->dof, d->force);
 	}
-	return 0;
 }

@@ -1,4 +1,5 @@
-// Controller commands: drive targets, body state, forces, joint state, lockstep input.
+// Controller commands: drive targets, forces, body state, joint state, lockstep input. Each changes all
+// of what it names or nothing.
 #include "command.h"
 #include "control.h"
 #include "convert.h"
@@ -8,63 +9,52 @@
 
 #include "sinew/articulation.h"
 
+#include <math.h>
+
 int32_t handle_set_drive_targets(command_ctx* ctx)
 {
 	// Valid targets take the controls from the world's own controller (the demo motion), which must not
 	// overwrite them at the next step; invalid ones change nothing, the controller included.
-	int32_t code = control_set_targets(ctx->host->world, &ctx->msg.command.set_drive_targets, true, ctx->detail,
-									   sizeof(ctx->detail));
+	const sinew_v1_SetDriveTargets* t = &ctx->msg.command.set_drive_targets;
+	world_host* host = ctx->host;
+	int32_t code = control_check_targets(host->world, t, ctx->detail, sizeof(ctx->detail));
 	if (code != 0)
 	{
 		return code;
 	}
-	controller_take(&ctx->host->controller, ctx->host->world, ctx->host->id);
-	return control_set_targets(ctx->host->world, &ctx->msg.command.set_drive_targets, false, ctx->detail,
-							   sizeof(ctx->detail));
+	controller_take(&host->controller, host->world, host->id);
+	return control_set_targets(host->world, t, ctx->detail, sizeof(ctx->detail));
 }
 
 int32_t handle_apply_forces(command_ctx* ctx)
 {
-	return control_apply_forces(ctx->host->world, &ctx->msg.command.apply_forces, false, ctx->detail,
-								sizeof(ctx->detail));
+	const sinew_v1_ApplyForces* f = &ctx->msg.command.apply_forces;
+	int32_t code = control_check_forces(ctx->host->world, f, ctx->detail, sizeof(ctx->detail));
+	if (code == 0)
+	{
+		control_apply_forces(ctx->host->world, f);
+	}
+	return code;
 }
 
+// Pose and velocities in one all-or-nothing call of the core.
 int32_t handle_set_body_state(command_ctx* ctx)
 {
 	const sinew_v1_SetBodyState* b = &ctx->msg.command.set_body_state;
 	sn_world* w = ctx->host->world;
-	sn_body_id id = sn_body_id_load(b->body_id);
-	if (!sn_body_is_valid(w, id))
+	sn_body_state state = { .body = sn_body_id_load(b->body_id) };
+	if (!sn_body_is_valid(w, state.body))
 	{
 		return cmd_fail(ctx, SN_ERR_INVALID_ID, "set body state: body %llu does not exist",
 						(unsigned long long)b->body_id);
 	}
-	// Keep the old state to put back if a later part is rejected.
-	sn_transform pose = sn_body_get_pose(w, id);
-	sn_vec3 v = sn_body_get_linear_velocity(w, id);
-	sn_vec3 omega = sn_body_get_angular_velocity(w, id);
-	sn_error err = SN_ERR_OK;
-	if (b->has_pose)
-	{
-		err = sn_body_set_pose(w, id, cv_transform(true, &b->pose));
-	}
-	if (err == SN_ERR_OK && b->has_linear_velocity)
-	{
-		err = sn_body_set_linear_velocity(w, id, cv_vec3(true, &b->linear_velocity, v));
-	}
-	if (err == SN_ERR_OK && b->has_angular_velocity)
-	{
-		err = sn_body_set_angular_velocity(w, id, cv_vec3(true, &b->angular_velocity, omega));
-	}
-	if (err != SN_ERR_OK)
-	{
-		int32_t code = cmd_core(ctx, err);
-		sn_body_set_pose(w, id, pose);
-		sn_body_set_linear_velocity(w, id, v);
-		sn_body_set_angular_velocity(w, id, omega);
-		return code;
-	}
-	return 0;
+	state.has_pose = b->has_pose;
+	state.pose = cv_transform(b->has_pose, &b->pose);
+	state.has_linear_velocity = b->has_linear_velocity;
+	state.linear_velocity = cv_vec3(b->has_linear_velocity, &b->linear_velocity, sn_v3(0, 0, 0));
+	state.has_angular_velocity = b->has_angular_velocity;
+	state.angular_velocity = cv_vec3(b->has_angular_velocity, &b->angular_velocity, sn_v3(0, 0, 0));
+	return cmd_core(ctx, sn_world_set_body_states(w, &state, 1));
 }
 
 int32_t handle_set_joint_state(command_ctx* ctx)
@@ -85,8 +75,22 @@ int32_t handle_set_joint_state(command_ctx* ctx)
 						"set joint state: the articulation has %d dofs; got %u positions and %u velocities", dofs,
 						(unsigned)j->positions_count, (unsigned)j->velocities_count);
 	}
-	double old_q[sizeof(j->positions) / sizeof(j->positions[0])];
-	sn_articulation_get_joint_positions(w, aid, old_q, dofs);
+	// Positions and velocities are two calls of the core: everything its setters refuse (a stale id and
+	// wrong counts, above; values that are not finite) is checked before the first changes anything.
+	for (pb_size_t i = 0; i < j->positions_count; ++i)
+	{
+		if (!isfinite(j->positions[i]))
+		{
+			return cmd_fail(ctx, SN_ERR_NOT_FINITE, "set joint state: positions[%u] is not finite", (unsigned)i);
+		}
+	}
+	for (pb_size_t i = 0; i < j->velocities_count; ++i)
+	{
+		if (!isfinite(j->velocities[i]))
+		{
+			return cmd_fail(ctx, SN_ERR_NOT_FINITE, "set joint state: velocities[%u] is not finite", (unsigned)i);
+		}
+	}
 	sn_error err = SN_ERR_OK;
 	if (j->positions_count > 0)
 	{
@@ -95,12 +99,6 @@ int32_t handle_set_joint_state(command_ctx* ctx)
 	if (err == SN_ERR_OK && j->velocities_count > 0)
 	{
 		err = sn_articulation_set_joint_velocities(w, aid, j->velocities, dofs);
-		if (err != SN_ERR_OK && j->positions_count > 0)
-		{
-			int32_t code = cmd_core(ctx, err);
-			sn_articulation_set_joint_positions(w, aid, old_q, dofs);
-			return code;
-		}
 	}
 	return cmd_core(ctx, err);
 }

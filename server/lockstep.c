@@ -52,8 +52,20 @@ static void stop_timer(world_host* host)
 	}
 }
 
-// Apply the stored inputs in join order and step the tick. An input that no longer applies (an object it
-// names was destroyed since it arrived) is skipped and its sender gets the error in its reply.
+// A LockstepInput checked whole (targets and forces), changing nothing.
+static int32_t check_input(sn_world* world, const sinew_v1_LockstepInput* in, char* detail, size_t capacity)
+{
+	int32_t code = in->has_targets ? control_check_targets(world, &in->targets, detail, capacity) : 0;
+	if (code == 0 && in->has_forces)
+	{
+		code = control_check_forces(world, &in->forces, detail, capacity);
+	}
+	return code;
+}
+
+// Apply the stored inputs in join order and step the tick. Each input is checked again first: one that
+// no longer applies (an object it names was destroyed since it arrived) changes nothing, and its sender
+// gets the error in its reply.
 static void fire_tick(world_host* host)
 {
 	stop_timer(host);
@@ -65,15 +77,15 @@ static void fire_tick(world_host* host)
 			continue;
 		}
 		char detail[256] = "";
-		int32_t code = 0;
-		if (m->input->has_targets)
+		int32_t code = check_input(host->world, m->input, detail, sizeof(detail));
+		if (code == 0 && m->input->has_targets)
 		{
 			controller_take(&host->controller, host->world, host->id); // its own controller stands by
-			code = control_set_targets(host->world, &m->input->targets, false, detail, sizeof(detail));
+			code = control_set_targets(host->world, &m->input->targets, detail, sizeof(detail));
 		}
 		if (code == 0 && m->input->has_forces)
 		{
-			code = control_apply_forces(host->world, &m->input->forces, false, detail, sizeof(detail));
+			control_apply_forces(host->world, &m->input->forces);
 		}
 		if (code != 0)
 		{
@@ -138,16 +150,8 @@ int32_t lockstep_submit(command_ctx* ctx)
 		return cmd_fail(ctx, SV_ERR_STALE_TICK, "this controller already sent its input for tick %llu",
 						(unsigned long long)in->tick);
 	}
-	// Validate now so errors come back at once, typed.
-	int32_t code = 0;
-	if (in->has_targets)
-	{
-		code = control_set_targets(host->world, &in->targets, true, ctx->detail, sizeof(ctx->detail));
-	}
-	if (code == 0 && in->has_forces)
-	{
-		code = control_apply_forces(host->world, &in->forces, true, ctx->detail, sizeof(ctx->detail));
-	}
+	// Check now so errors come back at once, typed.
+	int32_t code = check_input(host->world, in, ctx->detail, sizeof(ctx->detail));
 	if (code != 0)
 	{
 		return code;

@@ -135,10 +135,30 @@ static void test_drive_targets_joint_state_and_frames(void** state)
 	uint32_t dofs = 0;
 	assert_int_equal(test_create_articulation(c, world, links, 3, &arm, &dofs), 0);
 	assert_int_equal(dofs, 2);
+	// Beside it, a maximal-coordinate hinge servo (stiff, damped spring towards its target, 0 rad) far away.
+	uint64_t body = test_create_body(c, world, 0.5, 0, -5);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_joint_tag);
+	sinew_v1_CreateJoint* j = &m.command.create_joint;
+	j->world_id = world;
+	j->has_base = true;
+	j->base.body_b = body;
+	j->base.has_frame_a = true;
+	j->base.frame_a.has_position = true;
+	j->base.frame_a.position.z = -5;
+	j->base.has_frame_b = true;
+	j->base.frame_b.has_position = true;
+	j->base.frame_b.position.x = -0.5;
+	j->which_type = sinew_v1_CreateJoint_hinge_tag;
+	j->type.hinge.has_spring = true;
+	j->type.hinge.spring.enabled = true;
+	j->type.hinge.spring.has_soft = true;
+	j->type.hinge.spring.soft.kind = sinew_v1_SoftKind_SOFT_FREQUENCY;
+	j->type.hinge.spring.soft.frequency_hz = 5.0;
+	j->type.hinge.spring.soft.damping_ratio = 1.0;
+	uint64_t hinge = test_created(c, &m);
 
 	// Both dofs' targets in one command.
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_set_drive_targets_tag;
+	m = test_command(sinew_v1_ClientMessage_set_drive_targets_tag);
 	m.command.set_drive_targets.world_id = world;
 	m.command.set_drive_targets.has_articulation = true;
 	sinew_v1_ArticulationTargets* t = &m.command.set_drive_targets.articulation;
@@ -157,6 +177,14 @@ static void test_drive_targets_joint_state_and_frames(void** state)
 	t->dofs[1] = 1;
 	t->positions_count = 1;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ARGUMENT, NULL);
+	// The hinge's target in the same command as a bad dof is refused with it.
+	m.command.set_drive_targets.joints_count = 1;
+	m.command.set_drive_targets.joints[0].joint_id = hinge;
+	m.command.set_drive_targets.joints[0].axis = sinew_v1_Axis_AXIS_RX;
+	m.command.set_drive_targets.joints[0].target = 0.5;
+	t->dofs[1] = 7;
+	t->positions_count = 2;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ARGUMENT, NULL);
 	test_step(c, world, 3000);
 	snc_message st;
 	test_get_state(c, world, EVERYTHING, &st);
@@ -170,6 +198,15 @@ static void test_drive_targets_joint_state_and_frames(void** state)
 	assert_below(fabs(a->effort[0]), 0.5, "a settled drive in zero gravity exerts next to nothing");
 	// Link 1 turned by q0 about z: its frame's rotation is the joint's (0.3 rad about z).
 	assert_near(a->link_poses[1].rotation.z, sin(0.15), 1e-3, "link 1 turned by q0 about z");
+	// The hinge's target stayed 0 rad: nothing moves it from rest (a target of 0.5 rad would have, by now,
+	// as in test_session's servo).
+	const sinew_v1_JointState* js = NULL;
+	for (int i = 0; i < st.joint_count; ++i)
+	{
+		js = st.joints[i].id == hinge ? st.joints + i : js;
+	}
+	assert_non_null(js);
+	assert_near(js->position[0], 0.0, 1e-9, "a servo at rest on its target stays there (rounding only)");
 	snc_message_free(&st);
 
 	// Joint state: set and read back exactly.
@@ -184,6 +221,11 @@ static void test_drive_targets_joint_state_and_frames(void** state)
 	test_expect(c, &m, 0, NULL);
 	m.command.set_joint_state.positions_count = 3;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ARGUMENT, NULL);
+	// New positions with a velocity that is not finite: refused whole, the positions stay.
+	m.command.set_joint_state.positions_count = 2;
+	m.command.set_joint_state.positions[0] = 0.5;
+	m.command.set_joint_state.velocities[1] = NAN;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_NOT_FINITE, NULL);
 	test_get_state(c, world, sinew_v1_Include_INCLUDE_JOINT_POSITIONS, &st);
 	a = find_articulation(&st, arm);
 	assert_true(a->position[0] == 0.125 && a->position[1] == -0.375);
