@@ -1,7 +1,9 @@
 // Lockstep: a world in lockstep mode advances tick k (its step count before the step) only when every
-// controlling member has sent LockstepInput for tick k. The inputs are validated when they arrive and
-// applied, in join order, just before the tick steps; each controller's reply comes when the tick has
-// been stepped, so the reply is also the signal to send tick k + 1.
+// controlling member has sent LockstepInput for tick k. The inputs are checked whole when they arrive, and
+// again just before the tick steps, when they are applied in join order (control.h: check everything,
+// then set; an input that no longer applies changes nothing and its sender gets the error); each
+// controller's reply comes when the tick has been stepped, so the reply is also the signal to send tick
+// k + 1.
 //
 // Policy for a controller that does not answer: the first input of a tick starts a timer
 // (lockstep_timeout_ms). When it fires, every controller that has not sent its input is demoted to
