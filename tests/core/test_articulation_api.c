@@ -1,6 +1,6 @@
 // The articulation API: every bad def and setter argument rejected with its typed error and nothing
 // changed; ids; round trips; determinism; no allocation inside a step.
-#include "artic_scenes.h"
+#include "artic_support.h"
 
 #include <math.h>
 

@@ -6,8 +6,8 @@
 //   artic/dynamics.c    Featherstone's articulated-body algorithm (free motion), M^-1 applied to joint
 //                       impulses, position integration, incoming joint forces
 //   artic/response.c    unit test impulses: the response r_ij of dof i's speed to an impulse on dof j
-//   artic/drive.c       implicit PD drive rows (seed 002)
-//   artic/mimic.c       mimic joint rows (seed 000) and their API
+//   artic/drive.c       implicit PD drive rows (PhysX's implicit drive notes)
+//   artic/mimic.c       mimic joint rows (PhysX's mimic-joint notes) and their API
 //   artic/solve.c       the rows of a solve (limits, friction, drives, mimic) in PGS and TGS iterations,
 //                       and the entry points the world's solvers call
 //   artic/snapshot.c    the articulation section of world snapshots

@@ -33,9 +33,10 @@
 // last term moves into D (D += h b). Armature J adds a dof inertia: D += J. Both therefore also shape
 // every impulse response below.
 //
-// Impulses (Mirtich's test impulses, seed 000). A generalised impulse y on the dofs changes the velocities
-// by M^-1 y, with M the joint-space inertia (including armature and h b). It is the same recursion with
-// no velocities, gravity or external forces (p0 = 0) and tau = y: inward, the articulated impulses
+// Impulses (Mirtich's test impulses, as PhysX's mimic-joint notes use them). A generalised impulse y on
+// the dofs changes the velocities by M^-1 y, with M the joint-space inertia (including armature and h b).
+// It is the same recursion with no velocities, gravity or external forces (p0 = 0) and tau = y: inward,
+// the articulated impulses
 //   z_p += z_i + U_i D_i^-1 (y_i - S_i^T z_i);
 // at the base dv_0 = -IA_0^-1 z_0 (floating) or 0 (fixed); outward,
 //   dqd_i = D_i^-1 (y_i - S_i^T z_i - U_i^T dv_p),  dv_i = dv_p + S_i dqd_i.

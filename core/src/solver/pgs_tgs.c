@@ -1,4 +1,6 @@
-// PGS and TGS for maximal coordinates (seed 001's velocity-level rows, seed 002's iteration schemes).
+// PGS and TGS for maximal coordinates: velocity-level rows J v + b = 0 with an error reduction parameter
+// (Baraff 1996; ODE's erp), solved by sequential impulses (Catto's GDC talks), with the PGS and TGS
+// iteration schemes of PhysX's implicit drive notes ("Implicit Spring Joint Drives", 2024).
 //
 // Bodies integrate as in body.c (implicit gyroscopic torque); orientation advances by the exact
 // exponential map q' = exp(h w) q.
@@ -20,8 +22,8 @@
 //
 // PGS (one solve of length h): integrate velocities; build rows at the current pose; warm-start;
 // position_iterations sweeps (velocity and push; soft rows with C fixed at its start value); advance
-// positions with v + pseudo v; velocity_iterations sweeps without push (soft rows continue, seed 002
-// "PGS velocity iteration").
+// positions with v + pseudo v; velocity_iterations sweeps without push (soft rows continue, the drive
+// notes' "PGS velocity iteration").
 //
 // TGS (one solve of length h in n = position_iterations sub-advances of rho = h / n): each sub-advance
 // integrates velocities over rho, builds rows at the pose it starts from, warm-starts, runs one position
