@@ -1,5 +1,5 @@
 // A real sinewd for tests and benchmarks (see harness.h).
-#define _POSIX_C_SOURCE 200809L // mkdtemp, kill, nanosleep, strtok
+#define _POSIX_C_SOURCE 200809L // mkdtemp, fork, kill, waitpid, nanosleep, sockets
 #include "harness.h"
 
 #include <pb_encode.h>
