@@ -11,7 +11,7 @@
 //                1e-10 of the size)
 // Prints a table and BENCH key=value lines. Timings on a shared machine are rough (the lead re-measures);
 // the robustness figures are exact counts.
-#include "scenes.h"
+#include "clock.h"
 
 #include "collide/broadphase.h"
 #include "collide/gjk.h"

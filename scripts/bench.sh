@@ -21,7 +21,7 @@ case "${1:-}" in
   *) echo "bench.sh: first argument chain, articulation, server or collide (or none for every benchmark)" >&2; exit 2 ;;
 esac
 bash "$root/scripts/install-deps.sh"
-cmake -S "$root" -B "$root/build/release" -G Ninja -DSINEW_BENCH_PEERS=ON > /dev/null
+(cd "$root" && cmake --preset release -DSINEW_BENCH_PEERS=ON > /dev/null)
 bash "$root/scripts/build.sh" release
 case "${1:-}" in
   chain) shift; "$root/build/release/bench/bench_chain" "$@" ;;
