@@ -268,7 +268,7 @@ static void test_feature_ids_sliding(void** state)
 	collide_shape box = collide_make_box(sn_v3(0.2, 0.1, 0.05));
 	collide_shape base = collide_make_box(sn_v3(2.0, 2.0, 0.5));
 	sn_transform id = sn_transform_identity();
-	uint64_t first_plane[4], first_box[4];
+	uint64_t first_plane[4] = { 0 }, first_box[4] = { 0 };
 	for (int step = 0; step <= 100; ++step)
 	{
 		// 1 mm a step along x with a slow yaw, sinking and rising by 0.1 mm.
@@ -426,7 +426,7 @@ static void test_convex_manifolds(void** state)
 	collide_shape h = collide_make_hull(hull);
 	collide_shape base = collide_make_box(sn_v3(1.0, 1.0, 0.5));
 	sn_transform id = sn_transform_identity();
-	uint64_t first[4];
+	uint64_t first[4] = { 0 };
 	for (int step = 0; step <= 100; ++step)
 	{
 		sn_transform xh = pose(sn_v3(0.001 * step, 0.0005 * step, 0.55 - 0.0003), axis_angle(0, 0, 1, 0.002 * step));
