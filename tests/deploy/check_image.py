@@ -299,6 +299,51 @@ def check_runnable(mount):
           % (len(contents["shebang"]), bad or "none"))
 
 
+def deployment_commands(info):
+    """(where, argv) of every command the deployment files run in the container: the image's HEALTHCHECK,
+    compose's healthcheck, the Kubernetes probes and lifecycle hooks that exec."""
+    import yaml  # Debian's python3-yaml
+
+    out = []
+
+    def add(where, test):
+        if isinstance(test, list) and test and test[0] in ("CMD", "CMD-SHELL"):
+            out.append((where, test[1:] if test[0] == "CMD" else ["/bin/sh", "-c"] + test[1:]))
+
+    add("the image's HEALTHCHECK", (info.get("Healthcheck") or {}).get("Test"))
+    with open(os.path.join(ROOT, "deploy", "compose.yaml")) as f:
+        compose = yaml.safe_load(f)
+    for name, svc in (compose.get("services") or {}).items():
+        add("compose's %s healthcheck" % name, (svc.get("healthcheck") or {}).get("test"))
+    directory = os.path.join(ROOT, "deploy", "kubernetes")
+    for file_name in sorted(os.listdir(directory)):
+        with open(os.path.join(directory, file_name)) as f:
+            docs = [d for d in yaml.safe_load_all(f) if d]
+        for doc in docs:
+            pod = ((doc.get("spec") or {}).get("template") or {}).get("spec") or {}
+            for c in pod.get("containers", []) + pod.get("initContainers", []):
+                hooks = [(k, c.get(k)) for k in ("readinessProbe", "livenessProbe", "startupProbe")]
+                hooks += [(k, (c.get("lifecycle") or {}).get(k)) for k in ("preStop", "postStart")]
+                for k, hook in hooks:
+                    if hook and "exec" in hook:
+                        out.append(("%s %s" % (file_name, k), hook["exec"]["command"]))
+    return out
+
+
+def check_deployment_commands(mount, info, env):
+    """Every program the deployment files exec in the container is in the image (no sleep, curl, ...)."""
+    commands = deployment_commands(info)
+    missing = []
+    for where, argv in commands:
+        program = argv[0]
+        paths = [program] if program.startswith("/") else [
+            d + "/" + program for d in env.get("PATH", "/usr/bin").split(":")]
+        if not any(resolve(mount, p) for p in paths):
+            missing.append("%s: %s" % (where, program))
+    check(commands and not missing, "every program the deployment files run in the container is in the image "
+          "(%d commands; missing: %s)" % (len(commands), missing or "none"))
+
+
 # ---- running it ----------------------------------------------------------------------------------------
 
 def container_env(env, extra):
@@ -694,6 +739,7 @@ def main():
         mount = run(["podman", "image", "mount", image]).stdout.strip()
         try:
             check_runnable(mount)
+            check_deployment_commands(mount, info, env)
             web_app = resolve(mount, os.path.join(env.get("SINEW_WEB_ROOT", "/"), "app.js"))
             check(web_app is not None, "the dashboard bundle is at SINEW_WEB_ROOT (%s)" % env.get("SINEW_WEB_ROOT"))
             app_bytes = os.path.getsize(web_app) if web_app else 0
