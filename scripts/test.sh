@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: install what is needed, build the release flavour and run its tests (core, model import,
 # server, Python client, dashboard in headless chromium and deployment checks; the server, client and
-# browser tests start real sinewd processes on loopback ports chosen free), then build with
+# browser tests start real sinewd processes on loopback ports chosen free), then build the container image
+# with podman and run it (tests/deploy/container.sh; alone, so its build has both cores), then build with
 # AddressSanitizer + UndefinedBehaviorSanitizer and run the tests again, then run each fuzz target briefly
 # (scripts/fuzz.sh: the server's decode-and-dispatch path and the URDF importer; SINEW_FUZZ_SECONDS,
 # default 20 each). CI runs this (.ci/run). Screenshots of the dashboard: build/<flavour>/artifacts/.
@@ -13,11 +14,14 @@ start=$(date +%s)
 bash "$root/scripts/install-deps.sh"
 
 echo "== shellcheck"
-shellcheck "$root"/scripts/*.sh "$root"/deploy/*.sh "$root/.ci/run"
+shellcheck "$root"/scripts/*.sh "$root"/deploy/*.sh "$root"/tests/deploy/*.sh "$root/.ci/run"
 
 echo "== release build and tests"
 bash "$root/scripts/build.sh" release
 ctest --test-dir "$root/build/release" --output-on-failure --parallel "$jobs"
+
+echo "== container image (podman build, run and checks)"
+bash "$root/tests/deploy/container.sh"
 
 echo "== sanitizer build and tests (ASan + UBSan)"
 bash "$root/scripts/build.sh" sanitize
