@@ -9,10 +9,12 @@ What it checks, on the image podman holds:
   a file of this repository but those the image is meant to ship, no C sources, no .git); no CA bundle
   the build added (no file equal to the bundle given as the build's secret, no certificate of that bundle
   that Debian's ca-certificates does not have). Every ELF file finds its libraries with the image's own
-  loader, every script's interpreter is in the image.
+  loader, every script its interpreter, every command the deployment files exec in the container (health
+  checks, probes, hooks) its program.
 - Its size and what its largest layers hold (printed).
-- Running it: `podman run` where the machine allows it (plain, then with runc and ulimits the runtime may
-  set: here crun refuses cgroup v1/v2 hybrid mounts and raising RLIMIT_NPROC), otherwise a chroot of
+- Running it: `podman run` where the machine allows it (as it is, then with runc and ulimits the runtime
+  may set: on CI's machines crun refuses the hybrid cgroup v1/v2 mounts, and neither runtime may raise
+  RLIMIT_NOFILE and RLIMIT_NPROC to podman's defaults without CAP_SYS_RESOURCE), otherwise a chroot of
   the image mounted with `podman image mount`, in fresh mount, network, PID, IPC and UTS namespaces, as
   the image's user with the image's environment, working directory and entry point (sinewd is PID 1 in
   both). The output says which ran. Both run on a read-only root (the Kubernetes manifest's
@@ -26,8 +28,12 @@ What it checks, on the image podman holds:
   session against the host's build of sinewd; SIGTERM (the image's stop signal) ends the server with
   status 0 within the image's SINEW_SHUTDOWN_GRACE_MS, and the connected client is told it is closing.
 
+Every wait is bounded, and the whole run stops itself after TIME_LIMIT_S (the client side after
+SESSION_LIMIT_S), removing the container it started.
+
 usage: check_image.py IMAGE --python-gen DIR [--sinewd HOST_SINEWD] [--ca-bundle FILE] [--run auto|podman|chroot]
-       check_image.py --session TCP_PORT WS_PORT URDF   (the client side, run in the server's namespace)
+       check_image.py --python-gen DIR --session TCP WS URDF APP_JS_BYTES   (the client side, run by the above
+                                                                         in the server's network namespace)
 """
 
 import argparse
@@ -53,6 +59,8 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HERE = os.path.abspath(__file__)
+TIME_LIMIT_S = 600  # the checks take seconds; an image of hundreds of MB, a minute
+SESSION_LIMIT_S = 300
 failures = []
 checks = 0
 
@@ -79,7 +87,7 @@ def run(argv, timeout=120, check_rc=True, **kwargs):
 
 
 def megabytes(n):
-    return "%.1f MB" % (n / 1e6)
+    return "%.1f MB" % (n / 1e6) if n >= 1e5 else "%.1f kB" % (n / 1e3)
 
 
 # ---- the image's configuration ------------------------------------------------------------------------
@@ -139,7 +147,7 @@ def read_layers(image, work):
             layer.gzip_size = len(gzip.compress(raw, 6))
             with tarfile.open(fileobj=io.BytesIO(raw)) as inner:
                 for m in inner:
-                    path = m.name.lstrip("./")
+                    path = re.sub(r"^(\./|/)+", "", m.name)
                     if m.isfile():
                         data = inner.extractfile(m).read()
                         layer.files[path] = (m.mode, m.size, hashlib.sha256(data).hexdigest(), False, None)
@@ -182,7 +190,25 @@ def pem_certificates(data):
     return out
 
 
+def final_stage_steps():
+    """The instructions of deploy/Dockerfile's last stage that make a layer (COPY, ADD, RUN), in order:
+    podman's history names a COPY only by a hash of what it copied."""
+    steps = []
+    with open(os.path.join(ROOT, "deploy", "Dockerfile")) as f:
+        for line in f:
+            word = line.split(" ", 1)[0].upper()
+            if word == "FROM":
+                steps = []
+            elif word in ("COPY", "ADD", "RUN"):
+                steps.append(line.strip().rstrip("\\").strip())
+    return steps
+
+
 def print_layers(info, layers):
+    steps = final_stage_steps()
+    if len(steps) == len(layers):
+        for layer, step in zip(layers, steps):
+            layer.created_by = step
     total = info["Size"]
     say("image: %s uncompressed (podman images shows this), %s as gzip layers (what a registry transfers), %d layers"
         % (megabytes(total), megabytes(sum(l.gzip_size for l in layers)), len(layers)))
@@ -219,7 +245,7 @@ def check_contents(layers, repo_files, ca_extra):
         re.match(r"(gcc|g\+\+|cpp|clang|llvm|binutils|tcc|make|cmake|ninja-build)(\b|-)", p) and not p.endswith("-base")))
     check(not devel, "no -dev, compiler or build-tool package (%s)" % (devel or "none"))
     # No source tree.
-    sources = sorted(p for p in every if re.search(r"(^|/)(CMakeLists\.txt|\.git|[^/]+\.(c|cc|cpp|proto|cmake|mjs))$", p)
+    sources = sorted(p for p in every if re.search(r"(^|/)(CMakeLists\.txt|\.git|[^/]+\.(c|cc|cpp|proto|cmake))$", p)
                      or p.startswith(("src/", "usr/src/")))
     check(not sources, "no C sources, CMake files, protocol sources or .git (%s)" % (sources[:8] or "none"))
     # What the image ships from the repository on purpose: the health check, the models and the dashboard's
@@ -613,9 +639,9 @@ def session(tcp_port, ws_port, urdf, web_index_bytes):
 
     client, world, robot, start, result, q = client_session(tcp_port, urdf, "container-test")
     robot_name = open(urdf).read().split('<robot name="', 1)[1].split('"', 1)[0]
-    demo = client.open_world("demo", role="observer")
-    check(demo.robot().robot == robot_name, "the demo world's robot is %s, read by the server from the models volume "
-          "(SINEW_DEMO_MODEL): %s" % (robot_name, demo.robot().robot))
+    demo_robot = client.open_world("demo", role="observer").robot().robot
+    check(demo_robot == robot_name, "the demo world's robot is %s, read by the server from the models volume "
+          "(SINEW_DEMO_MODEL): %s" % (robot_name, demo_robot))
     check(robot.robot == robot_name and robot.dof_count > 0,
           "the client created a world and loaded %s from the models volume (%d dofs, joints %s)"
           % (os.path.basename(urdf), robot.dof_count, ", ".join(robot.joints)))
@@ -701,6 +727,14 @@ def ca_extra_certificates(bundle):
     return certs - debian, len(certs)
 
 
+def time_limit(seconds):
+    """Raise TimeoutError in the main thread after `seconds` (the finally blocks then clean up)."""
+    def expired(signum, frame):
+        raise TimeoutError("check_image.py: still running after %d s" % seconds)
+    signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("image", nargs="?")
@@ -713,6 +747,7 @@ def main():
     if args.python_gen:
         os.environ["SINEW_PYTHON_GEN"] = args.python_gen
     if args.session:
+        time_limit(SESSION_LIMIT_S)
         tcp, ws, urdf, app_bytes = args.session
         sys.exit(session(int(tcp), int(ws), urdf, int(app_bytes)))
     if not args.image or not args.python_gen:
@@ -720,6 +755,7 @@ def main():
     if os.geteuid() != 0:
         sys.exit("check_image.py: run as root (podman image mount, chroot and nsenter need it)")
 
+    time_limit(TIME_LIMIT_S)
     image = args.image
     info = json.loads(run(["podman", "image", "inspect", image]).stdout)[0]
     say("== the image's configuration")
@@ -807,7 +843,7 @@ def run_checks(runner, info, env, extra, args, volume, urdf_name, app_bytes):
     expected = container_env(env, extra)
     wrong = {k: environ.get(k) for k, v in expected.items() if environ.get(k) != v}
     check(not wrong, "sinewd has the image's environment and SINEW_DEMO_MODEL (differences: %s)" % (wrong or "none"))
-    check(os.readlink("/proc/%d/cwd" % pid) .endswith(cfg.get("WorkingDir") or "/"),
+    check(os.readlink("/proc/%d/cwd" % pid).endswith(cfg.get("WorkingDir") or "/"),
           "sinewd's working directory is the image's %s" % cfg.get("WorkingDir"))
 
     tcp, ws = int(env["SINEW_TCP_PORT"]), int(env["SINEW_WS_PORT"])
