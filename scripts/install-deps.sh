@@ -45,6 +45,8 @@ if [[ "$mode" == "all" ]]; then
     # the container image, built and run (tests/deploy/container.sh): podman, runc where crun cannot run a
     # container, debootstrap for a Debian 12 base image when podman has none, iproute2 for a loopback
     podman runc debootstrap iproute2
+    # benchmark peers (scripts/bench.sh builds with SINEW_BENCH_PEERS=ON): bench_collide against libccd
+    libccd-dev
   )
 fi
 
