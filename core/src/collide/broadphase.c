@@ -56,8 +56,8 @@ static void buffer_move(broadphase* bp, int32_t key)
 	bp->moves[bp->move_count++] = key; // room reserved at creation
 }
 
-sn_error broadphase_create_proxy(broadphase* bp, sn_memory* memory, collide_aabb aabb, uint64_t category, int32_t user,
-								 broadphase_type type, int32_t* out_key)
+sn_error broadphase_create_proxy_fat(broadphase* bp, sn_memory* memory, collide_aabb fat, uint64_t category,
+									 int32_t user, broadphase_type type, bool moved, int32_t* out_key)
 {
 	void* moves = bp->moves;
 	if (!memory_reserve(memory, &moves, &bp->move_capacity, total_proxies(bp) + 1, sizeof(int32_t)))
@@ -66,14 +66,34 @@ sn_error broadphase_create_proxy(broadphase* bp, sn_memory* memory, collide_aabb
 	}
 	bp->moves = (int32_t*)moves;
 	int32_t proxy;
-	if (!tree_create_proxy(&bp->trees[type], memory, aabb_extend(aabb, bp->margin), category, user, &proxy))
+	if (!tree_create_proxy(&bp->trees[type], memory, fat, category, user, &proxy))
 	{
 		return SN_ERR_NO_MEMORY;
 	}
 	int32_t key = broadphase_key(type, proxy);
-	buffer_move(bp, key);
+	if (moved)
+	{
+		buffer_move(bp, key);
+	}
 	*out_key = key;
 	return SN_ERR_OK;
+}
+
+sn_error broadphase_reserve(broadphase* bp, sn_memory* memory, broadphase_type type, int count)
+{
+	void* moves = bp->moves;
+	if (!memory_reserve(memory, &moves, &bp->move_capacity, total_proxies(bp) + count, sizeof(int32_t)))
+	{
+		return SN_ERR_NO_MEMORY;
+	}
+	bp->moves = (int32_t*)moves;
+	return tree_reserve(&bp->trees[type], memory, count) ? SN_ERR_OK : SN_ERR_NO_MEMORY;
+}
+
+sn_error broadphase_create_proxy(broadphase* bp, sn_memory* memory, collide_aabb aabb, uint64_t category, int32_t user,
+								 broadphase_type type, int32_t* out_key)
+{
+	return broadphase_create_proxy_fat(bp, memory, aabb_extend(aabb, bp->margin), category, user, type, true, out_key);
 }
 
 void broadphase_destroy_proxy(broadphase* bp, int32_t key)

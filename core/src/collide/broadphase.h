@@ -62,7 +62,19 @@ void broadphase_release(broadphase* bp, sn_memory* memory);
 // moving never allocates. SN_ERR_NO_MEMORY leaves everything as it was.
 sn_error broadphase_create_proxy(broadphase* bp, sn_memory* memory, collide_aabb aabb, uint64_t category, int32_t user,
 								 broadphase_type type, int32_t* out_key);
+// Adds a proxy whose fat box is given as it is (a restored snapshot's, or a proxy re-made with a new
+// category), buffered as moved only if `moved`. Reserves like broadphase_create_proxy.
+sn_error broadphase_create_proxy_fat(broadphase* bp, sn_memory* memory, collide_aabb fat, uint64_t category,
+									 int32_t user, broadphase_type type, bool moved, int32_t* out_key);
 void broadphase_destroy_proxy(broadphase* bp, int32_t key);
+// Makes room for count more proxies in the tree of `type` (and in the move buffer), so that creating
+// them allocates nothing. SN_ERR_NO_MEMORY changes nothing that matters (capacities only).
+sn_error broadphase_reserve(broadphase* bp, sn_memory* memory, broadphase_type type, int count);
+// Whether a proxy is in the move buffer (created, moved or touched since the last pair update).
+static inline bool broadphase_proxy_moved(const broadphase* bp, int32_t key)
+{
+	return (bp->trees[broadphase_key_type(key)].nodes[broadphase_key_proxy(key)].flags & TREE_MOVED) != 0;
+}
 
 // A shape's new tight box. If it still fits in the proxy's fat box nothing happens (returns false);
 // otherwise the proxy is reinserted with the new box grown by the margin and buffered as moved (returns
