@@ -387,8 +387,9 @@ static sn_error make_proxy(sn_world* world, int32_t index)
 	collide_aabb tight;
 	bool far;
 	contact_place_shape(world, s, index, world->def.time_step, &tight, &far);
-	return broadphase_create_proxy(&world->contacts.bp, &world->memory, tight, s->filter.category, index,
-								   shape_proxy_type(world, s), &s->proxy);
+	return broadphase_create_proxy_fat(&world->contacts.bp, &world->memory,
+									   aabb_extend(tight, contact_fat_margin(world, s)), s->filter.category, index,
+									   shape_proxy_type(world, s), true, &s->proxy);
 }
 
 sn_error sn_create_shape(sn_world* world, const sn_shape_def* def, sn_shape_id* out_id)

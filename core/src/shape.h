@@ -48,6 +48,7 @@ typedef struct shape
 	// At the last collision update (contact/update.c):
 	sn_transform xf;           // world pose of the shape's frame
 	double speed;              // bound on the speed of any point of the solid, m/s
+	collide_aabb box;          // its box grown by the step's motion and half the speculative distance
 	collide_plane world_plane; // planes: normal . x <= offset in world coordinates
 } shape;
 

@@ -117,7 +117,7 @@ void broadphase_destroy_proxy(broadphase* bp, int32_t key)
 	tree_destroy_proxy(tree, proxy);
 }
 
-bool broadphase_move_proxy(broadphase* bp, int32_t key, collide_aabb aabb)
+bool broadphase_move_proxy_by(broadphase* bp, int32_t key, collide_aabb aabb, double margin)
 {
 	dynamic_tree* tree = &bp->trees[broadphase_key_type(key)];
 	int32_t proxy = broadphase_key_proxy(key);
@@ -125,9 +125,14 @@ bool broadphase_move_proxy(broadphase* bp, int32_t key, collide_aabb aabb)
 	{
 		return false;
 	}
-	tree_move_proxy(tree, proxy, aabb_extend(aabb, bp->margin));
+	tree_move_proxy(tree, proxy, aabb_extend(aabb, margin));
 	buffer_move(bp, key);
 	return true;
+}
+
+bool broadphase_move_proxy(broadphase* bp, int32_t key, collide_aabb aabb)
+{
+	return broadphase_move_proxy_by(bp, key, aabb, bp->margin);
 }
 
 void broadphase_touch_proxy(broadphase* bp, int32_t key)

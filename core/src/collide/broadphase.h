@@ -81,6 +81,9 @@ static inline bool broadphase_proxy_moved(const broadphase* bp, int32_t key)
 // true). No allocation.
 bool broadphase_move_proxy(broadphase* bp, int32_t key, collide_aabb aabb);
 
+// The same with a margin of the caller's instead of bp->margin (a fattening per proxy).
+bool broadphase_move_proxy_by(broadphase* bp, int32_t key, collide_aabb aabb, double margin);
+
 // Marks a proxy moved without changing its box (a filter change: its pairs must be found again).
 void broadphase_touch_proxy(broadphase* bp, int32_t key);
 

@@ -109,6 +109,9 @@ typedef struct contact_state
 	bool refilter;          // a rule changed: every cached pair is checked again in the next update
 
 	bool proxies_stale; // bodies moved since the proxies were last updated (queries refresh them)
+	// Scratch of the update: the motion of each link's body (by body slot), in one pass per articulation.
+	struct link_motion* motions;
+	int motion_capacity;
 
 	// Events of the last update (bounded by SN_MAX_CONTACT_EVENTS each).
 	sn_contact_event* begin_events;
@@ -139,6 +142,11 @@ void contact_refresh_proxies(sn_world* world);
 // grown by dt times its speed bound and by half SN_SPECULATIVE_DISTANCE, or, for a shape beyond
 // SN_COLLIDE_WORLD_EXTENT (*far), a parking box of its own far from everything.
 void contact_place_shape(sn_world* world, shape* s, int32_t index, double dt, collide_aabb* tight, bool* far);
+// The fattening of a shape's proxy box, m: none for static geometry, which never moves (Box2D v3 gives
+// static proxies no margin either); for a moving shape BROADPHASE_DEFAULT_MARGIN (0.1 m, Box2D's), but at
+// most half the shape's reach, so that small shapes (5 cm spheres) do not pair with every neighbour
+// within 20 cm. A proxy is re-inserted only when its shape has moved about this far.
+double contact_fat_margin(const sn_world* world, const shape* s);
 
 // ---- contact/filter.c ---------------------------------------------------------------------------------
 

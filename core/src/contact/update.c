@@ -55,6 +55,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+// The motion of a link's body, and the velocity of the point of the link at the world origin.
+typedef struct link_motion
+{
+	body_motion m;
+	sn_vec3 vo;
+} link_motion;
+
 void contact_init(sn_world* world)
 {
 	contact_state* c = &world->contacts;
@@ -75,6 +82,7 @@ void contact_release(sn_world* world)
 	memory_free(m, c->manifolds, (size_t)c->manifold_capacity * sizeof(contact_manifold));
 	memory_free(m, c->next_manifolds, (size_t)c->next_manifold_capacity * sizeof(contact_manifold));
 	memory_free(m, c->candidates, (size_t)c->candidate_capacity * sizeof(broadphase_pair));
+	memory_free(m, c->motions, (size_t)c->motion_capacity * sizeof(struct link_motion));
 	memory_free(m, c->exclusions, (size_t)c->exclusion_capacity * sizeof(uint64_t));
 	memory_free(m, c->joint_pairs, (size_t)c->joint_pair_capacity * sizeof(uint64_t));
 	memory_free(m, c->begin_events, (size_t)c->begin_capacity * sizeof(sn_contact_event));
@@ -102,9 +110,59 @@ static bool within_extent(collide_aabb box)
 		box.upper.y <= e && box.upper.z <= e;
 }
 
-void contact_place_shape(sn_world* world, shape* s, int32_t index, double dt, collide_aabb* tight, bool* far)
+// Every link's motion in one outward pass (artic_point_velocity walks from a link to the base for each
+// point instead, which is quadratic in a chain's length): with w the angular velocity and vo the velocity
+// of the point at the world origin moving with the link, a joint adds (artic/kinematics.c)
+//   revolute, spherical   w += wj,  vo += anchor x wj   (wj the joint's angular velocity, world)
+//   prismatic             vo += qd axis
+// and a floating base starts from w = w_base, vo = v_base - w_base x p_base; a point p then moves at
+// vo + w x p.
+static void articulation_motions(sn_world* world, const artic* a, link_motion* out)
 {
-	body_motion m = body_motion_of(world, s->body);
+	for (int i = 0; i < a->link_count; ++i)
+	{
+		link_motion* lm = out + a->link_body[i];
+		const artic_link* l = a->links + i;
+		if (i == 0)
+		{
+			lm->m.w = a->fixed_base ? sn_v3(0, 0, 0) : a->base_w;
+			lm->vo = a->fixed_base ? sn_v3(0, 0, 0) : sn_sub(a->base_v, sn_cross(a->base_w, a->base_pose.p));
+		}
+		else
+		{
+			const link_motion* p = out + a->link_body[l->parent];
+			const artic_kin* k = a->kin + i;
+			const double* qd = a->qd + l->dof;
+			lm->m.w = p->m.w;
+			lm->vo = p->vo;
+			sn_vec3 wj = sn_v3(0, 0, 0);
+			switch (l->type)
+			{
+				case SN_LINK_JOINT_REVOLUTE:
+					wj = sn_scale(qd[0], k->joint.cx);
+					break;
+				case SN_LINK_JOINT_SPHERICAL:
+					wj = sn_mat33_mul_v(artic_parent_joint_axes(a, i), sn_v3(qd[0], qd[1], qd[2]));
+					break;
+				case SN_LINK_JOINT_PRISMATIC:
+					lm->vo = sn_mul_add(lm->vo, qd[0], k->joint.cx);
+					break;
+				default:
+					break;
+			}
+			lm->m.w = sn_add(lm->m.w, wj);
+			lm->vo = sn_add(lm->vo, sn_cross(k->anchor, wj));
+		}
+		lm->m.pose = artic_link_pose(a, i);
+		lm->m.com = sn_transform_point(lm->m.pose, a->info[i].com);
+		lm->m.v = sn_add(lm->vo, sn_cross(lm->m.w, lm->m.com));
+	}
+	(void)world;
+}
+
+// contact_place_shape with the body's motion given.
+static void place(sn_world* world, shape* s, int32_t index, double dt, body_motion m, collide_aabb* tight, bool* far)
+{
 	s->xf = s->body < 0 ? s->local : sn_transform_mul(m.pose, s->local);
 	s->speed = 0.0;
 	if (s->geom.type == COLLIDE_PLANE)
@@ -134,17 +192,31 @@ void contact_place_shape(sn_world* world, shape* s, int32_t index, double dt, co
 			s->speed = sn_length(m.v) + gravity * dt + sn_length(m.w) * arm;
 		}
 	}
-	if (tight == NULL)
-	{
-		return;
-	}
 	collide_aabb box = collide_shape_aabb(&s->geom, s->xf, dt * s->speed + 0.5 * SN_SPECULATIVE_DISTANCE);
 	bool out = !within_extent(box) || !isfinite(s->speed);
-	*tight = out ? parking_box(index) : box;
+	s->box = out ? parking_box(index) : box;
+	if (tight != NULL)
+	{
+		*tight = s->box;
+	}
 	if (far != NULL)
 	{
 		*far = out;
 	}
+}
+
+void contact_place_shape(sn_world* world, shape* s, int32_t index, double dt, collide_aabb* tight, bool* far)
+{
+	place(world, s, index, dt, body_motion_of(world, s->body), tight, far);
+}
+
+double contact_fat_margin(const sn_world* world, const shape* s)
+{
+	if (shape_body_is_static(world, s->body))
+	{
+		return 0.0;
+	}
+	return fmin(BROADPHASE_DEFAULT_MARGIN, 0.5 * s->reach);
 }
 
 // Every moving shape, and the shapes of static bodies a setter moved, placed for this step; proxies
@@ -153,6 +225,17 @@ static int update_proxies(sn_world* world, double dt)
 {
 	contact_state* c = &world->contacts;
 	int moved = 0;
+	// The links' motions first (room for them was made by contact_prepare; a query's refresh, which
+	// cannot allocate, takes each link's motion from its articulation one by one when there is none).
+	const artic_store* arts = world->artics;
+	bool have_motions = arts != NULL && c->motion_capacity >= world->body_high;
+	for (int a = 0; have_motions && a < arts->high; ++a)
+	{
+		if (arts->items[a].live)
+		{
+			articulation_motions(world, arts->items + a, c->motions);
+		}
+	}
 	for (int i = 0; i < c->shape_high; ++i)
 	{
 		shape* s = c->shapes + i;
@@ -167,14 +250,15 @@ static int update_proxies(sn_world* world, double dt)
 		}
 		collide_aabb tight;
 		bool far;
-		contact_place_shape(world, s, i, dt, &tight, &far);
+		body_motion m = (b->type == SN_BODY_LINK && have_motions) ? c->motions[s->body].m : body_motion_of(world, s->body);
+		place(world, s, i, dt, m, &tight, &far);
 		if (s->geom.type == COLLIDE_PLANE)
 		{
 			s->flags |= b->moved ? SHAPE_FIND_PAIRS : 0;
 			continue;
 		}
 		s->flags = (uint8_t)(far ? (s->flags | SHAPE_FAR) : (s->flags & ~SHAPE_FAR));
-		if (broadphase_move_proxy(&c->bp, s->proxy, tight))
+		if (broadphase_move_proxy_by(&c->bp, s->proxy, tight, contact_fat_margin(world, s)))
 		{
 			s->flags |= SHAPE_FIND_PAIRS;
 			moved += 1;
@@ -196,12 +280,13 @@ void contact_refresh_proxies(sn_world* world)
 
 // ---- candidates ----------------------------------------------------------------------------------------
 
-// Whether a (fat) box reaches the solid side of a world plane: its lowest corner along the normal.
+// Whether a box reaches a world plane grown by half the speculative distance (a plane has no box of its
+// own to carry that half, as every other shape's does): its lowest corner along the normal.
 static bool box_reaches_plane(collide_aabb box, collide_plane p)
 {
 	sn_vec3 c = aabb_center(box), e = aabb_extents(box), n = p.normal;
 	double low = sn_dot(n, c) - (fabs(n.x) * e.x + fabs(n.y) * e.y + fabs(n.z) * e.z);
-	return low <= p.offset;
+	return low <= p.offset + 0.5 * SN_SPECULATIVE_DISTANCE;
 }
 
 // A shape that planes pair with: in the dynamic tree (a dynamic body's or a link's) and not parked.
@@ -284,6 +369,15 @@ sn_error contact_prepare(sn_world* world, double dt)
 	if (contact_filter_prepare(world) != SN_ERR_OK)
 	{
 		return world_fail(world, SN_ERR_NO_MEMORY, "collision: out of memory for the joint filter");
+	}
+	if (world->artics != NULL && world->artics->count > 0)
+	{
+		void* m = c->motions;
+		if (!memory_reserve(&world->memory, &m, &c->motion_capacity, world->body_high, sizeof(link_motion)))
+		{
+			return world_fail(world, SN_ERR_NO_MEMORY, "collision: out of memory for the links' motions");
+		}
+		c->motions = m;
 	}
 	c->stats.proxies_moved = update_proxies(world, dt);
 	for (int i = 0; i < world->body_high; ++i)
@@ -540,7 +634,12 @@ static void evaluate_pair(update_ctx* u, contact_pair pair, const contact_pair* 
 	bool touching = false;
 	pair.first = u->next_manifold_count;
 	pair.manifold_count = 0;
-	bool far = (a->flags & SHAPE_FAR) || (b->flags & SHAPE_FAR);
+	// Shapes whose grown boxes do not overlap are farther apart than their margin: no points (and no
+	// overlap), without the narrowphase.
+	bool near = a->geom.type == COLLIDE_PLANE   ? box_reaches_plane(b->box, a->world_plane)
+		: b->geom.type == COLLIDE_PLANE         ? box_reaches_plane(a->box, b->world_plane)
+												: aabb_overlaps(a->box, b->box);
+	bool far = (a->flags & SHAPE_FAR) || (b->flags & SHAPE_FAR) || !near;
 	if (pair.flags & PAIR_SENSOR)
 	{
 		touching = !far && collide_overlap(&a->geom, a->xf, &b->geom, b->xf);
