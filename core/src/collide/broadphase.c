@@ -232,7 +232,10 @@ sn_error broadphase_update_pairs(broadphase* bp, sn_memory* memory, broadphase_f
 		bp->pair_count = 0;
 		return SN_ERR_NO_MEMORY;
 	}
-	qsort(bp->pairs, (size_t)bp->pair_count, sizeof(broadphase_pair), compare_pairs);
+	if (bp->pair_count > 1)
+	{
+		qsort(bp->pairs, (size_t)bp->pair_count, sizeof(broadphase_pair), compare_pairs);
+	}
 	int unique = 0;
 	for (int i = 0; i < bp->pair_count; ++i)
 	{

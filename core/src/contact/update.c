@@ -421,7 +421,10 @@ sn_error contact_prepare(sn_world* world, double dt)
 		}
 		return world_fail(world, SN_ERR_NO_MEMORY, "collision: out of memory for new pairs");
 	}
-	memcpy(c->candidates, c->bp.pairs, (size_t)c->bp.pair_count * sizeof(broadphase_pair));
+	if (c->bp.pair_count > 0)
+	{
+		memcpy(c->candidates, c->bp.pairs, (size_t)c->bp.pair_count * sizeof(broadphase_pair));
+	}
 	c->candidate_count = c->bp.pair_count;
 	if (c->plane_count > 0 && (flagged > 0 || flagged_planes > 0))
 	{
