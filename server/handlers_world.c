@@ -17,12 +17,28 @@
 
 // ---- session ------------------------------------------------------------------------------------------
 
-// Compare without an early exit, so the time taken does not tell how much of a token was right.
-static bool same_token(const char* a, const char* b)
+// Compare two tokens in time that depends on neither their contents nor their lengths: both are copied
+// into zeroed buffers of the largest token's size and every byte of the two buffers is compared, so
+// neither how much of a token was right nor how long the server's token is shows in the time taken. The
+// lengths are compared too (a NUL inside a token never reaches here: the command gate refuses strings
+// with NUL, wire.h).
+static bool same_token(const char* expected, const char* given)
 {
-	size_t na = strlen(a), nb = strlen(b);
+	enum
+	{
+		TOKEN_CAPACITY = sizeof(((sinew_v1_Handshake*)0)->token)
+	};
+	volatile unsigned char a[TOKEN_CAPACITY];
+	volatile unsigned char b[TOKEN_CAPACITY];
+	size_t na = strnlen(expected, TOKEN_CAPACITY);
+	size_t nb = strnlen(given, TOKEN_CAPACITY);
+	for (size_t i = 0; i < TOKEN_CAPACITY; ++i)
+	{
+		a[i] = i < na ? (unsigned char)expected[i] : 0u;
+		b[i] = i < nb ? (unsigned char)given[i] : 0u;
+	}
 	unsigned diff = (unsigned)(na ^ nb);
-	for (size_t i = 0; i < na && i < nb; ++i)
+	for (size_t i = 0; i < TOKEN_CAPACITY; ++i)
 	{
 		diff |= (unsigned)(a[i] ^ b[i]);
 	}

@@ -20,6 +20,7 @@ typedef struct metrics
 	int64_t connections_open[METRICS_TRANSPORTS];
 	uint64_t connections_total[METRICS_TRANSPORTS];
 	uint64_t connections_refused;
+	uint64_t connection_yields;          // a connection used its share of a loop pass and waited for the next
 	uint64_t sessions_closed_with_error; // closed by the server with a reason
 	uint64_t bytes_in;
 	uint64_t bytes_out;

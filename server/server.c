@@ -61,6 +61,74 @@ static void on_housekeeping(uv_timer_t* timer)
 	server_housekeeping(timer->data);
 }
 
+// ---- fairness -----------------------------------------------------------------------------------------
+//
+// Each connection gets a bounded share of a loop pass (session.c). One that used it up yields: it is
+// listed here and stops being read from. After the poll phase (where every other connection's input was
+// handled) a new pass begins and each listed session, in the order it yielded, takes one more share.
+// While any session waits, an idle handle keeps poll from blocking, so the loop goes round at once.
+
+static void on_pass_idle(uv_idle_t* idle)
+{
+	(void)idle;
+}
+
+void server_yield(server* srv, uint64_t session_id)
+{
+	if (srv->yielded_count == srv->yielded_capacity)
+	{
+		int capacity = srv->yielded_capacity > 0 ? 2 * srv->yielded_capacity : 16;
+		uint64_t* ids = realloc(srv->yielded, (size_t)capacity * sizeof(uint64_t));
+		if (ids == NULL)
+		{
+			// Without room to remember it, let it go on now rather than never.
+			session* s = server_session(srv, session_id);
+			if (s != NULL)
+			{
+				s->yielded = false;
+			}
+			return;
+		}
+		srv->yielded = ids;
+		srv->yielded_capacity = capacity;
+	}
+	srv->yielded[srv->yielded_count++] = session_id;
+	if (srv->pass_open)
+	{
+		uv_idle_start(&srv->pass_idle, on_pass_idle);
+	}
+}
+
+static void on_pass_check(uv_check_t* check)
+{
+	server* srv = check->data;
+	srv->pass += 1;
+	int n = srv->yielded_count;
+	if (n == 0)
+	{
+		uv_idle_stop(&srv->pass_idle);
+		return;
+	}
+	// Sessions that yield again while being resumed go on the list for the pass after this one.
+	uint64_t* ids = srv->yielded;
+	srv->yielded = NULL;
+	srv->yielded_count = 0;
+	srv->yielded_capacity = 0;
+	for (int i = 0; i < n; ++i)
+	{
+		session* s = server_session(srv, ids[i]);
+		if (s != NULL)
+		{
+			session_resume_pass(s);
+		}
+	}
+	free(ids);
+	if (srv->yielded_count == 0)
+	{
+		uv_idle_stop(&srv->pass_idle);
+	}
+}
+
 int server_init(server* srv, uv_loop_t* loop, const server_config* config)
 {
 	memset(srv, 0, sizeof(*srv));
@@ -79,6 +147,14 @@ int server_init(server* srv, uv_loop_t* loop, const server_config* config)
 	srv->housekeeping.data = srv;
 	uv_timer_start(&srv->housekeeping, on_housekeeping, HOUSEKEEPING_MS, HOUSEKEEPING_MS);
 	srv->housekeeping_open = true;
+	uv_check_init(loop, &srv->pass_check);
+	uv_idle_init(loop, &srv->pass_idle);
+	srv->pass_check.data = srv;
+	srv->pass_idle.data = srv;
+	uv_check_start(&srv->pass_check, on_pass_check);
+	// The check handle alone must not keep the loop alive.
+	uv_unref((uv_handle_t*)&srv->pass_check);
+	srv->pass_open = true;
 	return 0;
 }
 
@@ -188,6 +264,12 @@ static void finish_shutdown(server* srv)
 		uv_close((uv_handle_t*)&srv->housekeeping, NULL);
 		srv->housekeeping_open = false;
 	}
+	if (srv->pass_open)
+	{
+		uv_close((uv_handle_t*)&srv->pass_check, NULL);
+		uv_close((uv_handle_t*)&srv->pass_idle, NULL);
+		srv->pass_open = false;
+	}
 	log_info("stopped", "uptime_s=%.3f steps=%llu", (double)(server_now_ns() - srv->start_ns) * 1e-9,
 			 (unsigned long long)srv->metrics.steps_total);
 }
@@ -200,4 +282,6 @@ void server_free(server* srv)
 	idpool_free(&srv->worlds);
 	idpool_free(&srv->subscriptions);
 	metrics_free(&srv->metrics);
+	free(srv->yielded);
+	srv->yielded = NULL;
 }

@@ -48,6 +48,15 @@ typedef struct server
 	bool stopped; // everything closed; the loop may end
 	uv_timer_t housekeeping;
 	bool housekeeping_open;
+	// Fairness: the loop pass (counted after each poll), and the sessions that used their share of it
+	// and wait for the next (session.h). While any wait, poll does not block.
+	uint64_t pass;
+	uint64_t* yielded; // session ids
+	int yielded_count;
+	int yielded_capacity;
+	uv_check_t pass_check;
+	uv_idle_t pass_idle;
+	bool pass_open;
 } server;
 
 // Set up a server on the loop: no listeners yet, no demo world. Returns 0 or a negative errno-style code.
@@ -61,6 +70,9 @@ void server_shutdown(server* srv, const char* reason);
 void server_housekeeping(server* srv);
 // Free what is left after the loop ended (safe to call once the loop has no more handles).
 void server_free(server* srv);
+
+// A session used its share of this loop pass: resume it on the next one.
+void server_yield(server* srv, uint64_t session_id);
 
 // CLOCK_MONOTONIC in ns (what uv_hrtime gives).
 uint64_t server_now_ns(void);

@@ -32,9 +32,21 @@
 	  "that client (backpressure) until replies go out")                                                               \
 	X(max_steps_per_request, 100000, 1, 1000000000, "steps",                                                           \
 	  "steps one Step command may ask for, so one command cannot hold a world for hours")                              \
+	X(max_commands_per_pass, 16, 1, 100000, "commands",                                                                \
+	  "commands of one connection handled in one pass of the event loop; then it waits until every other "             \
+	  "connection had its turn, so a client pipelining requests cannot hold the loop")                                 \
+	X(max_bytes_per_pass, 1048576, 1024, 1073741824, "bytes",                                                          \
+	  "bytes of requests and replies of one connection in one loop pass (at least one command always runs): "          \
+	  "a client pipelining large replies (GetState of a big world) yields after about this much encoding, "            \
+	  "so another client's ping waits for a few such shares, not for a whole outbox")                                  \
+	X(outbox_pause_bytes, 1048576, 1024, 4294967296, "bytes",                                                          \
+	  "replies and events queued for one client above which the server stops reading its commands until it "           \
+	  "reads: a client that does not read its replies holds about this much (plus one reply and the socket "           \
+	  "buffers), well below max_outbox_bytes")                                                                         \
 	X(max_outbox_bytes, 67108864, 65536, 4294967296, "bytes",                                                          \
-	  "replies and events queued for one client and not yet written; above it the server stops reading "               \
-	  "from that client, and closes it if they are still undelivered after reply_timeout_ms")                          \
+	  "replies and events queued for one client and not yet written, at most: past it the client is closed "           \
+	  "(ERR_SLOW_CLIENT). Reading stops at outbox_pause_bytes, so only events and the replies of commands "            \
+	  "already read can reach it; it bounds a non-reading client's memory")                                            \
 	X(socket_send_buffer_bytes, 262144, 4096, 67108864, "bytes",                                                       \
 	  "kernel send buffer of each client socket (SO_SNDBUF): bounds the kernel memory a slow reader holds "            \
 	  "and keeps undelivered frames in the outbox, where a newer one replaces them, instead of queued "                \

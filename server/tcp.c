@@ -131,9 +131,9 @@ static void process(tcp_conn* c)
 	}
 	c->processing = true;
 	size_t pos = 0;
-	uint64_t max = (uint64_t)c->srv->config.limits.max_message_bytes;
 	while (c->session->state != SESSION_CLOSING && session_accepting(c->session))
 	{
+		uint64_t max = session_max_message(c->session); // smaller before the handshake
 		uint64_t size = 0;
 		int n = wire_varint_get(c->in + pos, c->in_size - pos, &size);
 		if (n == 0)
@@ -148,8 +148,9 @@ static void process(tcp_conn* c)
 		if (size > max)
 		{
 			char reason[160];
-			snprintf(reason, sizeof(reason), "length prefix %llu is above max_message_bytes (%llu)",
-					 (unsigned long long)size, (unsigned long long)max);
+			snprintf(reason, sizeof(reason), "length prefix %llu is above %s (%llu)", (unsigned long long)size,
+					 c->session->state == SESSION_NEW ? "the largest handshake" : "max_message_bytes",
+					 (unsigned long long)max);
 			session_close(c->session, SV_ERR_MESSAGE_TOO_LARGE, reason);
 			break;
 		}
@@ -348,7 +349,7 @@ static void on_connection(uv_stream_t* server_handle, int status)
 		uv_close((uv_handle_t*)&c->handle, on_closed);
 		return;
 	}
-	if (c->session->state != SESSION_CLOSING)
+	if (session_admit(c->session))
 	{
 		start_reading(c);
 	}

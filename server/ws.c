@@ -70,7 +70,8 @@ static const transport_ops ws_ops = { "ws", 1, conn_kick, conn_resume, conn_clos
 
 static ws_server* server_of(struct lws* wsi)
 {
-	return lws_context_user(lws_get_context(wsi));
+	struct lws_context* context = wsi != NULL ? lws_get_context(wsi) : NULL;
+	return context != NULL ? lws_context_user(context) : NULL;
 }
 
 // ---- WebSocket ----------------------------------------------------------------------------------------
@@ -166,11 +167,12 @@ static int receive(ws_conn* c, const void* in, size_t len)
 	{
 		c->in_size = 0;
 	}
-	size_t max = (size_t)c->ws->srv->config.limits.max_message_bytes;
+	size_t max = (size_t)session_max_message(s); // smaller before the handshake
 	if (c->in_size + len > max)
 	{
 		char reason[160];
-		snprintf(reason, sizeof(reason), "WebSocket message above max_message_bytes (%zu)", max);
+		snprintf(reason, sizeof(reason), "WebSocket message above %s (%zu)",
+				 s->state == SESSION_NEW ? "the largest handshake" : "max_message_bytes", max);
 		session_close(s, SV_ERR_MESSAGE_TOO_LARGE, reason);
 		lws_rx_flow_control(c->wsi, 0);
 		return 0;
@@ -265,15 +267,22 @@ static int writeable(ws_conn* c)
 	return 0;
 }
 
+// lws calls a protocol's callback for many reasons, some with no per-session data at all (a connection
+// it refused while parsing headers, vhost and protocol events): every case checks what it uses.
 static int callback_sinew(struct lws* wsi, enum lws_callback_reasons reason, void* user, void* in, size_t len)
 {
 	ws_pss* pss = user;
-	ws_server* ws = server_of(wsi);
+	ws_conn* c = pss != NULL ? pss->conn : NULL;
 	switch (reason)
 	{
 		case LWS_CALLBACK_ESTABLISHED:
 		{
-			ws_conn* c = calloc(1, sizeof(ws_conn));
+			ws_server* ws = server_of(wsi);
+			if (pss == NULL || ws == NULL)
+			{
+				return -1;
+			}
+			c = calloc(1, sizeof(ws_conn));
 			if (c == NULL)
 			{
 				return -1;
@@ -291,16 +300,16 @@ static int callback_sinew(struct lws* wsi, enum lws_callback_reasons reason, voi
 				return -1;
 			}
 			pss->conn = c;
+			session_admit(c->session);
 			return 0;
 		}
 		case LWS_CALLBACK_RECEIVE:
-			return pss->conn != NULL ? receive(pss->conn, in, len) : -1;
+			return c != NULL ? receive(c, in, len) : -1;
 		case LWS_CALLBACK_SERVER_WRITEABLE:
-			return pss->conn != NULL ? writeable(pss->conn) : -1;
+			return c != NULL ? writeable(c) : -1;
 		case LWS_CALLBACK_CLOSED:
-			if (pss->conn != NULL)
+			if (c != NULL)
 			{
-				ws_conn* c = pss->conn;
 				if (c->sending)
 				{
 					session_written(c->session, &c->current, false);
@@ -349,12 +358,19 @@ static char* copy_text(const char* text, size_t* size)
 	return out;
 }
 
+static int respond_text(struct lws* wsi, http_pss* pss, unsigned status, const char* text)
+{
+	size_t size = 0;
+	char* body = copy_text(text, &size);
+	return body == NULL ? 1 : respond(wsi, pss, status, "text/plain", body, size);
+}
+
+// Like callback_sinew, every case checks the per-session data it uses: lws calls LWS_CALLBACK_CLOSED_HTTP
+// and others for connections it refused before any was allocated (a malformed or oversized header, an
+// unknown method, %00 in the path).
 static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void* user, void* in, size_t len)
 {
-	(void)in;
-	(void)len;
 	http_pss* pss = user;
-	ws_server* ws = server_of(wsi);
 	switch (reason)
 	{
 		case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
@@ -362,31 +378,42 @@ static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void
 			return 1;
 		case LWS_CALLBACK_HTTP:
 		{
+			ws_server* ws = server_of(wsi);
+			if (pss == NULL || ws == NULL)
+			{
+				return -1;
+			}
 			ws->srv->metrics.http_requests += 1;
+			// Only GET reaches the endpoints (the GET URI header is empty for other methods).
 			char uri[256] = "";
-			lws_hdr_copy(wsi, uri, sizeof(uri), WSI_TOKEN_GET_URI);
-			size_t size = 0;
+			if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0)
+			{
+				return respond_text(wsi, pss, 405, "method not allowed\n");
+			}
+			if (lws_hdr_copy(wsi, uri, sizeof(uri), WSI_TOKEN_GET_URI) < 0)
+			{
+				return respond_text(wsi, pss, HTTP_STATUS_NOT_FOUND, "not found\n");
+			}
 			if (strcmp(uri, "/healthz") == 0)
 			{
 				bool down = ws->srv->shutting_down;
-				char* body = copy_text(down ? "shutting down\n" : "ok\n", &size);
-				return body == NULL ? 1 : respond(wsi, pss, down ? 503 : HTTP_STATUS_OK, "text/plain", body, size);
+				return respond_text(wsi, pss, down ? 503 : HTTP_STATUS_OK, down ? "shutting down\n" : "ok\n");
 			}
 			if (strcmp(uri, "/metrics") == 0)
 			{
+				size_t size = 0;
 				char* body = metrics_render(ws->srv, &size);
 				return body == NULL
 					? 1
 					: respond(wsi, pss, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", body, size);
 			}
-			char* body = copy_text("not found\n", &size);
-			return body == NULL ? 1 : respond(wsi, pss, HTTP_STATUS_NOT_FOUND, "text/plain", body, size);
+			return respond_text(wsi, pss, HTTP_STATUS_NOT_FOUND, "not found\n");
 		}
 		case LWS_CALLBACK_HTTP_WRITEABLE:
 		{
-			if (pss->body == NULL)
+			if (pss == NULL || pss->body == NULL)
 			{
-				return -1;
+				return -1; // nothing of ours to write (file mounts write through lws's own path)
 			}
 			uint8_t chunk[LWS_PRE + 16384];
 			size_t n = pss->size - pss->sent < 16384 ? pss->size - pss->sent : 16384;
@@ -407,8 +434,11 @@ static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void
 			return lws_http_transaction_completed(wsi) ? -1 : 0;
 		}
 		case LWS_CALLBACK_CLOSED_HTTP:
-			free(pss->body);
-			pss->body = NULL;
+			if (pss != NULL)
+			{
+				free(pss->body);
+				pss->body = NULL;
+			}
 			return 0;
 		default:
 			return lws_callback_http_dummy(wsi, reason, user, in, len);
@@ -501,7 +531,11 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 	}
 	info.foreign_loops = loops;
 	info.user = ws;
-	info.timeout_secs = 10;
+	// A connection must finish its HTTP request (or WebSocket upgrade) within the handshake timeout, in
+	// whole seconds as lws counts: a slow sender (slowloris) holds a socket and a header table no longer.
+	int64_t timeout_s = (srv->config.limits.handshake_timeout_ms + 999) / 1000;
+	info.timeout_secs = (unsigned)timeout_s;
+	info.timeout_secs_ah_idle = (unsigned)timeout_s;
 	// lws writes NULL here once the context is wholly destroyed (see ws_free).
 	info.pcontext = &ws->context;
 	ws->context = lws_create_context(&info);
