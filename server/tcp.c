@@ -22,6 +22,8 @@ struct tcp_listener
 {
 	uv_tcp_t handle;
 	struct server* srv;
+	uint64_t accept_failures; // since the last warning
+	uint64_t accept_logged_ns;
 };
 
 typedef struct tcp_conn
@@ -321,7 +323,16 @@ static void on_connection(uv_stream_t* server_handle, int status)
 	tcp_listener* l = server_handle->data;
 	if (status < 0)
 	{
-		log_warn("tcp accept failed", "error=%s", uv_err_name(status));
+		// Out of descriptors under a connection flood this fails once per attempt: say so once a second.
+		l->accept_failures += 1;
+		uint64_t now = server_now_ns();
+		if (now - l->accept_logged_ns >= 1000000000u)
+		{
+			log_warn("tcp accept failed", "error=%s failures=%llu", uv_err_name(status),
+					 (unsigned long long)l->accept_failures);
+			l->accept_logged_ns = now;
+			l->accept_failures = 0;
+		}
 		return;
 	}
 	tcp_conn* c = calloc(1, sizeof(tcp_conn));
