@@ -177,9 +177,10 @@ static int32_t check_time(command_ctx* ctx, bool has, const sinew_v1_TimeSetting
 		{
 			return cmd_fail(ctx, SN_ERR_NOT_FINITE, "rate must be finite");
 		}
-		if (!(t->rate > 0.0 && t->rate <= 1000.0))
+		if (!(t->rate >= SV_MIN_REALTIME_RATE && t->rate <= SV_MAX_REALTIME_RATE))
 		{
-			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "rate must be in (0, 1000], got %g", t->rate);
+			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "rate must be in [%g, %g] (real-time factor), got %g",
+							SV_MIN_REALTIME_RATE, SV_MAX_REALTIME_RATE, t->rate);
 		}
 		out->rate = t->rate;
 	}
@@ -705,10 +706,10 @@ int32_t handle_subscribe(command_ctx* ctx)
 	{
 		return cmd_fail(ctx, SN_ERR_NOT_FINITE, "subscribe: rate_hz must be finite");
 	}
-	if (!(rate > 0.0) || rate > (double)l->max_stream_rate_hz)
+	if (!(rate >= SV_MIN_STREAM_RATE_HZ) || rate > (double)l->max_stream_rate_hz)
 	{
-		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "subscribe: rate_hz must be in (0, %lld], got %g",
-						(long long)l->max_stream_rate_hz, rate);
+		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "subscribe: rate_hz must be in [%g, %lld], got %g",
+						SV_MIN_STREAM_RATE_HZ, (long long)l->max_stream_rate_hz, rate);
 	}
 	if (sub->include > 63u)
 	{

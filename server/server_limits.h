@@ -69,6 +69,16 @@
 	X(shutdown_grace_ms, 2000, 0, 600000, "ms",                                                                        \
 	  "how long shutdown waits for in-flight steps and for replies to be written before closing")
 
+// Ranges of values clients choose, fixed by what they mean rather than by the server's resources.
+// A real-time world's rate (TimeSettings.rate, simulated seconds per wall-clock second): slower than a
+// thousandth of real time is a pause (TIME_PAUSED and Step do that), faster than a thousand times is what
+// TIME_FAST is for. Pacing stays robust to any rate and time step in range (world_host.c).
+#define SV_MIN_REALTIME_RATE 1e-3
+#define SV_MAX_REALTIME_RATE 1e3
+// The slowest state stream (Subscribe.rate_hz): a frame every 1000 s. Slower would be a subscription that
+// never sends a second frame; GetState does that.
+#define SV_MIN_STREAM_RATE_HZ 1e-3
+
 typedef struct server_limits
 {
 #define SV_LIMIT_FIELD_(name, def, lo, hi, unit, reason) int64_t name;
