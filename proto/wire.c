@@ -184,9 +184,8 @@ void wire_utf8_trim(char* s)
 // The field of `message` with number `tag`, or false.
 static bool find_field(const pb_msgdesc_t* message, uint32_t tag, pb_field_iter_t* it)
 {
-	// The iterator computes field addresses from a message pointer; nothing is read through them here.
-	static char no_message[1];
-	return pb_field_iter_begin(it, message, no_message) && pb_field_iter_find(it, tag);
+	// Without a message the iterator gives types and tags only (nanopb 0.4.6 on leaves field addresses NULL).
+	return pb_field_iter_begin(it, message, NULL) && pb_field_iter_find(it, tag);
 }
 
 static bool check_message(const pb_msgdesc_t* message, const uint8_t* p, size_t size, int depth,
