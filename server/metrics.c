@@ -230,7 +230,7 @@ char* metrics_render(const server* srv, size_t* size)
 		const session* s = srv->sessions.items[i];
 		if (s != NULL)
 		{
-			char name[80];
+			char name[2 * sizeof(s->name) + 2]; // every byte escaped still fits: never cut in a character
 			label_value(name, sizeof(name), s->name);
 			put(&t, "sinew_client_outbox_bytes{session=\"%llu\",client=\"%s\"} %zu\n", (unsigned long long)s->id, name,
 				outbox_bytes(&s->out));
@@ -242,7 +242,7 @@ char* metrics_render(const server* srv, size_t* size)
 		const session* s = srv->sessions.items[i];
 		if (s != NULL)
 		{
-			char name[80];
+			char name[2 * sizeof(s->name) + 2]; // every byte escaped still fits: never cut in a character
 			label_value(name, sizeof(name), s->name);
 			put(&t, "sinew_client_frames_dropped_total{session=\"%llu\",client=\"%s\"} %llu\n",
 				(unsigned long long)s->id, name, (unsigned long long)s->out.frames_dropped);
