@@ -162,8 +162,8 @@ char* metrics_render(const server* srv, size_t* size)
 	header(&t, "sinew_connections_refused_total", "counter", "Connections closed at once because of max_connections.");
 	put(&t, "sinew_connections_refused_total %llu\n", (unsigned long long)m->connections_refused);
 	header(&t, "sinew_connection_yields_total", "counter",
-		   "Times a connection used its share of a loop pass (max_commands_per_pass, max_bytes_per_pass) and "
-		   "waited for the next.");
+		   "Times a connection used its share of a loop pass (max_commands_per_pass, max_bytes_per_pass, "
+		   "max_pass_time_us) and waited for the next.");
 	put(&t, "sinew_connection_yields_total %llu\n", (unsigned long long)m->connection_yields);
 	header(&t, "sinew_sessions_closed_with_error_total", "counter",
 		   "Sessions the server closed with a reason (protocol errors, slow readers, timeouts).");

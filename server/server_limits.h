@@ -35,10 +35,13 @@
 	X(max_commands_per_pass, 16, 1, 100000, "commands",                                                                \
 	  "commands of one connection handled in one pass of the event loop; then it waits until every other "             \
 	  "connection had its turn, so a client pipelining requests cannot hold the loop")                                 \
-	X(max_bytes_per_pass, 1048576, 1024, 1073741824, "bytes",                                                          \
+	X(max_bytes_per_pass, 262144, 1024, 1073741824, "bytes",                                                           \
 	  "bytes of requests and replies of one connection in one loop pass (at least one command always runs): "          \
-	  "a client pipelining large replies (GetState of a big world) yields after about this much encoding, "            \
-	  "so another client's ping waits for a few such shares, not for a whole outbox")                                  \
+	  "a client pipelining large replies (GetState of a big world) yields after about this much")                      \
+	X(max_pass_time_us, 2000, 10, 10000000, "us",                                                                      \
+	  "loop time the commands of one connection may take in one pass (at least one command always runs): with "        \
+	  "the command and byte shares it bounds how long another client waits for its turn, about this times the "        \
+	  "busy connections plus one command each")                                                                        \
 	X(outbox_pause_bytes, 1048576, 1024, 4294967296, "bytes",                                                          \
 	  "replies and events queued for one client above which the server stops reading its commands until it "           \
 	  "reads: a client that does not read its replies holds about this much (plus one reply and the socket "           \

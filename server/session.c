@@ -84,7 +84,7 @@ uint64_t session_max_message(const session* s)
 }
 
 // Count work against this pass's share; past it, yield until the next pass.
-static void charge(session* s, int64_t commands, int64_t bytes)
+static void charge(session* s, int64_t commands, int64_t bytes, uint64_t ns)
 {
 	server* srv = s->srv;
 	if (s->pass != srv->pass)
@@ -92,12 +92,15 @@ static void charge(session* s, int64_t commands, int64_t bytes)
 		s->pass = srv->pass;
 		s->pass_commands = 0;
 		s->pass_bytes = 0;
+		s->pass_ns = 0;
 	}
 	s->pass_commands += commands;
 	s->pass_bytes += bytes;
+	s->pass_ns += ns;
 	const server_limits* l = &srv->config.limits;
 	if (!s->yielded && s->state != SESSION_CLOSING &&
-		(s->pass_commands >= l->max_commands_per_pass || s->pass_bytes >= l->max_bytes_per_pass))
+		(s->pass_commands >= l->max_commands_per_pass || s->pass_bytes >= l->max_bytes_per_pass ||
+		 s->pass_ns >= (uint64_t)l->max_pass_time_us * 1000u))
 	{
 		s->yielded = true;
 		srv->metrics.connection_yields += 1;
@@ -115,6 +118,7 @@ void session_resume_pass(session* s)
 	s->pass = s->srv->pass;
 	s->pass_commands = 0;
 	s->pass_bytes = 0;
+	s->pass_ns = 0;
 	if (s->state != SESSION_CLOSING && session_accepting(s))
 	{
 		s->ops->resume(s->conn);
@@ -127,8 +131,9 @@ void session_receive(session* s, const uint8_t* data, size_t size)
 	s->srv->metrics.bytes_in += size;
 	s->in_flight += 1;
 	s->requests += 1;
+	uint64_t t0 = uv_hrtime();
 	command_receive(s, data, size);
-	charge(s, 1, (int64_t)size);
+	charge(s, 1, (int64_t)size, uv_hrtime() - t0);
 }
 
 bool session_pop(session* s, outbox_item* item)
@@ -250,7 +255,7 @@ void session_reply(session* s, uint64_t request_id, int32_t code, const char* de
 	{
 		s->in_flight -= 1;
 	}
-	charge(s, 0, (int64_t)size);
+	charge(s, 0, (int64_t)size, 0);
 	if (s->state == SESSION_CLOSING)
 	{
 		if (s->in_flight == 0)

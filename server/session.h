@@ -4,9 +4,9 @@
 // - while max_requests_in_flight requests wait for replies, or while outbox_pause_bytes of replies and
 //   events wait to be written (backpressure: the client is not reading; past max_outbox_bytes it is
 //   closed);
-// - when it has used its share of this loop pass, max_commands_per_pass commands or max_bytes_per_pass
-//   bytes of requests and replies (fairness: it yields, and server.c resumes it on the next pass, after
-//   every other connection had its turn).
+// - when it has used its share of this loop pass: max_commands_per_pass commands, max_bytes_per_pass
+//   bytes of requests and replies, or max_pass_time_us of loop time (fairness: it yields, and server.c
+//   resumes it on the next pass, after every other connection had its turn).
 // The transport asks session_pop() for what to write and calls session_written()
 // after. A session that must end (protocol error, slow reader, shutdown) is told why with a Closing event,
 // flushed, and then closed by its transport, which finally calls session_detach().
@@ -65,7 +65,8 @@ typedef struct session
 	uint64_t pass;
 	int64_t pass_commands;
 	int64_t pass_bytes;
-	bool yielded; // the share is used up: resumed on the next pass
+	uint64_t pass_ns; // loop time its commands took
+	bool yielded;     // the share is used up: resumed on the next pass
 } session;
 
 // The most bytes a message may have before the handshake: a Handshake with the longest name and token

@@ -447,8 +447,36 @@ static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void
 
 // ---- context ------------------------------------------------------------------------------------------
 
+// libwebsockets logs a line for every request it refuses ("Ran out of header data space"), so anyone can
+// make it write lines as fast as they send requests: at most LWS_LOG_BURST lines a second go to the log,
+// and how many were left out is said with the first line of a later second.
+enum
+{
+	LWS_LOG_BURST = 20
+};
+
 static void lws_log(int level, const char* line)
 {
+	static uint64_t window_ns;
+	static int written;
+	static int suppressed;
+	uint64_t now = uv_hrtime();
+	if (now - window_ns >= 1000000000u)
+	{
+		if (suppressed > 0)
+		{
+			log_warn("libwebsockets lines left out", "count=%d burst_per_s=%d", suppressed, LWS_LOG_BURST);
+		}
+		window_ns = now;
+		written = 0;
+		suppressed = 0;
+	}
+	if (written >= LWS_LOG_BURST)
+	{
+		suppressed += 1;
+		return;
+	}
+	written += 1;
 	char text[512];
 	snprintf(text, sizeof(text), "%s", line);
 	size_t n = strlen(text);

@@ -1,0 +1,262 @@
+// Pipelined large replies: clients that send hundreds of GetState requests of a 2000-body world at once
+// (each reply about 200 KB), some reading their replies as fast as they can, some never reading. While
+// they do, a bystander pings every 20 ms: its worst round trip is the figure (bound HOSTILE_PING_BOUND_MS).
+// The slow readers must be stopped being read from (their memory stays bounded: RSS is sampled
+// throughout) and closed after reply_timeout_ms (3 s here).
+#include "hostile.h"
+
+#include "wire.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+enum
+{
+	BODIES = 2000,
+	FAST = 4,       // pipelining clients that read
+	SLOW = 8,       // pipelining clients that never read
+	REQUESTS = 400, // GetState requests each sends
+	LOAD_SECONDS_MS = 4000
+};
+
+typedef struct drainer
+{
+	int fds[FAST];
+	int count;
+	atomic_bool stop;
+	atomic_ullong bytes;
+} drainer;
+
+static void* drain_thread(void* arg)
+{
+	drainer* d = arg;
+	static char buf[1 << 16];
+	while (!atomic_load(&d->stop))
+	{
+		struct pollfd p[FAST];
+		for (int i = 0; i < d->count; ++i)
+		{
+			p[i] = (struct pollfd){ d->fds[i], POLLIN, 0 };
+		}
+		if (poll(p, (nfds_t)d->count, 20) <= 0)
+		{
+			continue;
+		}
+		for (int i = 0; i < d->count; ++i)
+		{
+			if ((p[i].revents & POLLIN) != 0)
+			{
+				ssize_t r = recv(d->fds[i], buf, sizeof(buf), MSG_DONTWAIT);
+				if (r > 0)
+				{
+					atomic_fetch_add(&d->bytes, (unsigned long long)r);
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
+// A handshaken raw TCP connection (the handshake reply is left unread with the rest).
+static int pipeliner(void)
+{
+	int fd = tcp_open(target.tcp_port);
+	size_t n = 0;
+	uint8_t* hs = handshake_bytes(false, "pipeliner", &n);
+	if (fd < 0 || !send_all(fd, hs, n, 5000))
+	{
+		hostile_fail("load", "pipeliner", "cannot connect");
+	}
+	free(hs);
+	return fd;
+}
+
+typedef struct pending
+{
+	int fd;
+	const uint8_t* bytes;
+	size_t size;
+	size_t sent;
+} pending;
+
+// Keep writing the requests of every pipeliner without blocking; ping and sample RSS every 20 ms.
+static void run_load(family* f, pending* p, int count, double ms, const char* what, size_t* peak_rss)
+{
+	double end = now_ms() + ms;
+	while (now_ms() < end)
+	{
+		for (int i = 0; i < count; ++i)
+		{
+			if (p[i].sent < p[i].size)
+			{
+				ssize_t n = send_some(p[i].fd, p[i].bytes + p[i].sent, p[i].size - p[i].sent);
+				p[i].sent += n > 0 ? (size_t)n : 0;
+			}
+		}
+		note_ping_under_load(f, what, bystander_ping_ms(bystander_tcp));
+		size_t rss = server_rss(&target);
+		if (rss > *peak_rss)
+		{
+			*peak_rss = rss;
+		}
+		sleep_ms(20);
+	}
+}
+
+void attack_load(void)
+{
+	family f;
+	family_begin(&f, "load");
+	// The world: 2000 bodies, created pipelined.
+	snc_options o = snc_default_options();
+	o.port = target.tcp_port;
+	snc_client* owner = NULL;
+	if (snc_connect(&o, &owner) != 0 || snc_handshake(owner, "load-owner", NULL, sinew_v1_Role_ROLE_CONTROLLER, NULL))
+	{
+		hostile_fail(f.name, "owner", "cannot connect");
+	}
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_create_world_tag;
+	snprintf(m.command.create_world.name, sizeof(m.command.create_world.name), "load");
+	snc_message reply;
+	if (snc_request(owner, &m, &reply, 20000) != 0 || snc_reply_code(&reply) != 0)
+	{
+		hostile_fail(f.name, "owner", "create_world failed");
+	}
+	uint64_t world = reply.msg.message.reply.result.created.id;
+	snc_message_free(&reply);
+	for (int i = 0; i < BODIES; ++i)
+	{
+		m = (sinew_v1_ClientMessage)sinew_v1_ClientMessage_init_zero;
+		m.which_command = sinew_v1_ClientMessage_create_body_tag;
+		m.command.create_body.world_id = world;
+		m.command.create_body.has_body = true;
+		m.command.create_body.body.has_pose = true;
+		m.command.create_body.body.pose.has_position = true;
+		m.command.create_body.body.pose.position.x = i;
+		m.command.create_body.body.has_linear_velocity = true;
+		m.command.create_body.body.linear_velocity.y = 1;
+		snc_send(owner, &m);
+	}
+	for (int i = 0; i < BODIES; ++i)
+	{
+		if (snc_receive(owner, &reply, 20000) != 0 || snc_reply_code(&reply) != 0)
+		{
+			hostile_fail(f.name, "owner", "create_body %d failed", i);
+		}
+		snc_message_free(&reply);
+	}
+	// The requests each pipeliner sends: REQUESTS GetStates of poses and velocities.
+	m = (sinew_v1_ClientMessage)sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_get_state_tag;
+	m.command.get_state.world_id = world;
+	m.command.get_state.include = sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_VELOCITIES;
+	if (snc_request(owner, &m, &reply, 20000) != 0)
+	{
+		hostile_fail(f.name, "owner", "get_state failed");
+	}
+	size_t reply_size = reply.wire_size;
+	snc_message_free(&reply);
+	// One client's GetStates back to back: the cost of one reply on the loop (encoding and writing).
+	double t_serial = now_ms();
+	for (int i = 0; i < 20; ++i)
+	{
+		if (snc_request(owner, &m, &reply, 20000) != 0)
+		{
+			hostile_fail(f.name, "owner", "get_state failed");
+		}
+		snc_message_free(&reply);
+	}
+	double get_state_ms = (now_ms() - t_serial) / 20;
+	size_t one = 0;
+	uint8_t* single = encode_tcp(&m, &one);
+	size_t all_size = one * REQUESTS;
+	uint8_t* all = malloc(all_size);
+	for (int i = 0; i < REQUESTS; ++i)
+	{
+		memcpy(all + (size_t)i * one, single, one);
+	}
+	free(single);
+	figure("load_world_bodies=%d get_state_reply_bytes=%zu get_state_round_trip_ms=%.2f requests_per_client=%d", BODIES,
+		   reply_size, get_state_ms, REQUESTS);
+	size_t baseline = server_rss(&target);
+
+	// 1. Pipeliners that read.
+	drainer d;
+	memset(&d, 0, sizeof(d));
+	atomic_init(&d.stop, false);
+	atomic_init(&d.bytes, 0);
+	pending p[FAST + SLOW];
+	for (int i = 0; i < FAST; ++i)
+	{
+		d.fds[d.count++] = pipeliner();
+		p[i] = (pending){ d.fds[i], all, all_size, 0 };
+	}
+	pthread_t thread;
+	pthread_create(&thread, NULL, drain_thread, &d);
+	size_t peak = baseline;
+	double t0 = now_ms();
+	run_load(&f, p, FAST, LOAD_SECONDS_MS, "4 clients pipelining GetState, reading", &peak);
+	double fast_worst = f.worst_ping_under_load_ms;
+	double mib_per_s = (double)atomic_load(&d.bytes) / 1048576.0 / ((now_ms() - t0) * 1e-3);
+	check_alive(&f, "4 clients pipelining GetState, reading");
+
+	// 2. Pipeliners that never read, while the readers go on.
+	for (int i = 0; i < FAST; ++i)
+	{
+		p[i].sent = 0; // another round of requests for the readers
+	}
+	for (int i = FAST; i < FAST + SLOW; ++i)
+	{
+		p[i] = (pending){ pipeliner(), all, all_size, 0 };
+	}
+	f.worst_ping_under_load_ms = 0;
+	size_t slow_peak = baseline;
+	double slow_start = now_ms();
+	run_load(&f, p, FAST + SLOW, LOAD_SECONDS_MS, "8 clients pipelining GetState, never reading", &slow_peak);
+	// Closed after reply_timeout_ms (3 s): read what they were sent until the close comes.
+	int closed = 0;
+	for (int i = FAST; i < FAST + SLOW; ++i)
+	{
+		closed += wait_closed(p[i].fd, HOSTILE_CLOSE_WAIT_MS);
+		close(p[i].fd);
+	}
+	double slow_closed_ms = now_ms() - slow_start;
+	double slow_worst = f.worst_ping_under_load_ms;
+	atomic_store(&d.stop, true);
+	pthread_join(thread, NULL);
+	for (int i = 0; i < FAST; ++i)
+	{
+		close(d.fds[i]);
+	}
+	if (closed != SLOW)
+	{
+		hostile_fail(f.name, "slow readers", "%d of %d clients that never read were closed", closed, SLOW);
+	}
+	check_alive(&f, "8 clients pipelining GetState, never reading");
+	f.worst_ping_under_load_ms = fast_worst > slow_worst ? fast_worst : slow_worst;
+	double growth_mib = (double)(slow_peak > baseline ? slow_peak - baseline : 0) / 1048576.0;
+	figure("ping_under_fast_pipeliners_ms=%.1f ping_under_slow_readers_ms=%.1f replies_mib_per_s=%.1f", fast_worst,
+		   slow_worst, mib_per_s);
+	figure(
+		"rss_baseline_mib=%.1f rss_peak_under_slow_readers_mib=%.1f growth_mib=%.1f slow_readers_closed_within_ms=%.0f",
+		(double)baseline / 1048576.0, (double)slow_peak / 1048576.0, growth_mib, slow_closed_ms);
+#if !defined(HOSTILE_SANITIZED)
+	// Each slow reader holds at most outbox_pause_bytes (1 MiB) of replies, one write in flight (1 MiB),
+	// one reply being encoded and the kernel's buffers: about 3 MiB. 8 of them and the 4 readers, with
+	// the allocator's slack: 64 MiB. (Under ASan freed memory waits in its quarantine: not measured.)
+	if (growth_mib > 64.0)
+	{
+		hostile_fail(f.name, "slow readers", "the server grew by %.1f MiB", growth_mib);
+	}
+#endif
+	free(all);
+	snc_close(owner);
+	family_end(&f);
+}
