@@ -5,6 +5,7 @@
 #include "errors.h"
 #include "server.h"
 #include "session.h"
+#include "ws.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -159,6 +160,10 @@ char* metrics_render(const server* srv, size_t* size)
 		put(&t, "sinew_connections_total{transport=\"%s\"} %llu\n", transports[i],
 			(unsigned long long)m->connections_total[i]);
 	}
+	header(&t, "sinew_http_connections", "gauge",
+		   "Connections the HTTP/WebSocket port holds (WebSocket sessions among them, and those with no session "
+		   "yet).");
+	put(&t, "sinew_http_connections %d\n", ws_connections(srv->ws));
 	header(&t, "sinew_connections_refused_total", "counter", "Connections closed at once because of max_connections.");
 	put(&t, "sinew_connections_refused_total %llu\n", (unsigned long long)m->connections_refused);
 	header(&t, "sinew_connection_yields_total", "counter",

@@ -23,11 +23,26 @@ enum
 	WS_CHUNK = 65536 // bytes of one outgoing fragment, and of lws's receive buffer
 };
 
+// A response of the HTTP endpoints being written. Kept by the server, keyed by connection, rather than in
+// lws's per-session data: lws frees that data on some paths without a notification (a request with a body
+// answered before the body was read), and the one notification every connection gets at its end,
+// LWS_CALLBACK_WSI_DESTROY, is where a response still here is freed.
+typedef struct http_response
+{
+	struct lws* wsi;
+	char* body;
+	size_t size;
+	size_t sent;
+	struct http_response* next;
+} http_response;
+
 struct ws_server
 {
 	struct server* srv;
 	struct lws_context* context; // NULL once lws has destroyed it
 	bool stopping;
+	int connections; // accepted or adopted connections lws holds (HTTP and WebSocket)
+	http_response* responses;
 	struct lws_protocols protocols[3];
 	struct lws_http_mount mounts[3];
 	char web_root[512];
@@ -55,12 +70,6 @@ typedef struct ws_pss
 	ws_conn* conn;
 } ws_pss;
 
-typedef struct http_pss
-{
-	char* body;
-	size_t size;
-	size_t sent;
-} http_pss;
 
 static void conn_kick(void* p);
 static void conn_resume(void* p);
@@ -114,7 +123,8 @@ static void deliver(ws_conn* c)
 	c->in_ready = false;
 	size_t size = c->in_size;
 	c->in_size = 0;
-	session_receive(c->session, c->in, size);
+	static const uint8_t empty[1] = { 0 };
+	session_receive(c->session, c->in != NULL ? c->in : empty, size);
 	c->processing = false;
 	if (c->session->state != SESSION_CLOSING && session_accepting(c->session))
 	{
@@ -194,8 +204,11 @@ static int receive(ws_conn* c, const void* in, size_t len)
 		c->in = buffer;
 		c->in_capacity = capacity;
 	}
-	memcpy(c->in + c->in_size, in, len);
-	c->in_size += len;
+	if (len > 0) // an empty message may come before any buffer exists
+	{
+		memcpy(c->in + c->in_size, in, len);
+		c->in_size += len;
+	}
 	if (lws_is_final_fragment(c->wsi) && lws_remaining_packet_payload(c->wsi) == 0)
 	{
 		c->in_ready = true;
@@ -328,15 +341,52 @@ static int callback_sinew(struct lws* wsi, enum lws_callback_reasons reason, voi
 
 // ---- HTTP ---------------------------------------------------------------------------------------------
 
-static int respond(struct lws* wsi, http_pss* pss, unsigned status, const char* content_type, char* body, size_t size)
+static http_response* find_response(ws_server* ws, struct lws* wsi)
 {
+	for (http_response* r = ws->responses; r != NULL; r = r->next)
+	{
+		if (r->wsi == wsi)
+		{
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static void drop_response(ws_server* ws, struct lws* wsi)
+{
+	for (http_response** r = &ws->responses; *r != NULL; r = &(*r)->next)
+	{
+		if ((*r)->wsi == wsi)
+		{
+			http_response* gone = *r;
+			*r = gone->next;
+			free(gone->body);
+			free(gone);
+			return;
+		}
+	}
+}
+
+// Send the headers now and the body (ownership passes here) from the writeable callbacks.
+static int respond(ws_server* ws, struct lws* wsi, unsigned status, const char* content_type, char* body, size_t size)
+{
+	drop_response(ws, wsi); // one not yet written when the next request came (pipelining)
+	http_response* r = calloc(1, sizeof(http_response));
+	if (r == NULL)
+	{
+		free(body);
+		return 1;
+	}
+	r->wsi = wsi;
+	r->body = body;
+	r->size = size;
+	r->next = ws->responses;
+	ws->responses = r;
 	uint8_t headers[LWS_PRE + 1024];
 	uint8_t* start = headers + LWS_PRE;
 	uint8_t* p = start;
 	uint8_t* end = headers + sizeof(headers) - 1;
-	pss->body = body;
-	pss->size = size;
-	pss->sent = 0;
 	if (lws_add_http_common_headers(wsi, status, content_type, (lws_filepos_t)size, &p, end) ||
 		lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (const unsigned char*)"no-store", 8, &p, end) ||
 		lws_finalize_write_http_header(wsi, start, &p, end))
@@ -358,28 +408,40 @@ static char* copy_text(const char* text, size_t* size)
 	return out;
 }
 
-static int respond_text(struct lws* wsi, http_pss* pss, unsigned status, const char* text)
+static int respond_text(ws_server* ws, struct lws* wsi, unsigned status, const char* text)
 {
 	size_t size = 0;
 	char* body = copy_text(text, &size);
-	return body == NULL ? 1 : respond(wsi, pss, status, "text/plain", body, size);
+	return body == NULL ? 1 : respond(ws, wsi, status, "text/plain", body, size);
 }
 
-// Like callback_sinew, every case checks the per-session data it uses: lws calls LWS_CALLBACK_CLOSED_HTTP
-// and others for connections it refused before any was allocated (a malformed or oversized header, an
-// unknown method, %00 in the path).
+// Like callback_sinew, every case checks what it uses: lws calls this callback for connections it refused
+// before any per-session data existed (a malformed or oversized header, an unknown method, %00 in the
+// path), for every connection's creation and destruction, and for vhost events.
 static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void* user, void* in, size_t len)
 {
-	http_pss* pss = user;
+	ws_server* ws = server_of(wsi);
 	switch (reason)
 	{
 		case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
 			// A WebSocket upgrade without the sinew.v1 subprotocol lands here: refuse it.
 			return 1;
+		case LWS_CALLBACK_WSI_CREATE:
+		case LWS_CALLBACK_WSI_DESTROY:
+			// Every accepted or adopted connection is created with this notification. Listening sockets get
+			// only the destroy one, and only when the context is destroyed: those are not counted.
+			if (ws != NULL && !ws->stopping)
+			{
+				ws->connections += reason == LWS_CALLBACK_WSI_CREATE ? 1 : -1;
+			}
+			if (ws != NULL && reason == LWS_CALLBACK_WSI_DESTROY)
+			{
+				drop_response(ws, wsi);
+			}
+			return 0;
 		case LWS_CALLBACK_HTTP:
 		{
-			ws_server* ws = server_of(wsi);
-			if (pss == NULL || ws == NULL)
+			if (ws == NULL)
 			{
 				return -1;
 			}
@@ -388,16 +450,16 @@ static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void
 			char uri[256] = "";
 			if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0)
 			{
-				return respond_text(wsi, pss, 405, "method not allowed\n");
+				return respond_text(ws, wsi, 405, "method not allowed\n");
 			}
 			if (lws_hdr_copy(wsi, uri, sizeof(uri), WSI_TOKEN_GET_URI) < 0)
 			{
-				return respond_text(wsi, pss, HTTP_STATUS_NOT_FOUND, "not found\n");
+				return respond_text(ws, wsi, HTTP_STATUS_NOT_FOUND, "not found\n");
 			}
 			if (strcmp(uri, "/healthz") == 0)
 			{
 				bool down = ws->srv->shutting_down;
-				return respond_text(wsi, pss, down ? 503 : HTTP_STATUS_OK, down ? "shutting down\n" : "ok\n");
+				return respond_text(ws, wsi, down ? 503 : HTTP_STATUS_OK, down ? "shutting down\n" : "ok\n");
 			}
 			if (strcmp(uri, "/metrics") == 0)
 			{
@@ -405,39 +467,38 @@ static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void
 				char* body = metrics_render(ws->srv, &size);
 				return body == NULL
 					? 1
-					: respond(wsi, pss, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", body, size);
+					: respond(ws, wsi, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", body, size);
 			}
-			return respond_text(wsi, pss, HTTP_STATUS_NOT_FOUND, "not found\n");
+			return respond_text(ws, wsi, HTTP_STATUS_NOT_FOUND, "not found\n");
 		}
 		case LWS_CALLBACK_HTTP_WRITEABLE:
 		{
-			if (pss == NULL || pss->body == NULL)
+			http_response* r = ws != NULL ? find_response(ws, wsi) : NULL;
+			if (r == NULL)
 			{
 				return -1; // nothing of ours to write (file mounts write through lws's own path)
 			}
 			uint8_t chunk[LWS_PRE + 16384];
-			size_t n = pss->size - pss->sent < 16384 ? pss->size - pss->sent : 16384;
-			memcpy(chunk + LWS_PRE, pss->body + pss->sent, n);
-			bool last = pss->sent + n == pss->size;
+			size_t n = r->size - r->sent < 16384 ? r->size - r->sent : 16384;
+			memcpy(chunk + LWS_PRE, r->body + r->sent, n);
+			bool last = r->sent + n == r->size;
 			if (lws_write(wsi, chunk + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) != (int)n)
 			{
 				return -1;
 			}
-			pss->sent += n;
+			r->sent += n;
 			if (!last)
 			{
 				lws_callback_on_writable(wsi);
 				return 0;
 			}
-			free(pss->body);
-			pss->body = NULL;
+			drop_response(ws, wsi);
 			return lws_http_transaction_completed(wsi) ? -1 : 0;
 		}
 		case LWS_CALLBACK_CLOSED_HTTP:
-			if (pss != NULL)
+			if (ws != NULL)
 			{
-				free(pss->body);
-				pss->body = NULL;
+				drop_response(ws, wsi);
 			}
 			return 0;
 		default:
@@ -508,7 +569,7 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 
 	ws->protocols[0].name = "http";
 	ws->protocols[0].callback = callback_http;
-	ws->protocols[0].per_session_data_size = sizeof(http_pss);
+	ws->protocols[0].per_session_data_size = 0; // responses are kept in ws->responses
 	ws->protocols[1].name = WIRE_WS_SUBPROTOCOL;
 	ws->protocols[1].callback = callback_sinew;
 	ws->protocols[1].per_session_data_size = sizeof(ws_pss);
@@ -547,7 +608,8 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 	struct lws_context_creation_info info;
 	memset(&info, 0, sizeof(info));
 	void* loops[1] = { srv->loop };
-	info.port = port;
+	// A negative port: a server without a listening socket, serving the connections given to ws_adopt.
+	info.port = port >= 0 ? port : CONTEXT_PORT_NO_LISTEN_SERVER;
 	info.iface = host;
 	info.protocols = ws->protocols;
 	info.mounts = ws->mounts;
@@ -573,9 +635,20 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 		return -1;
 	}
 	struct lws_vhost* vhost = lws_get_vhost_by_name(ws->context, "default");
-	*bound_port = vhost != NULL ? lws_get_vhost_listen_port(vhost) : port;
+	*bound_port = port < 0 ? 0 : vhost != NULL ? lws_get_vhost_listen_port(vhost) : port;
 	*out = ws;
 	return 0;
+}
+
+int ws_adopt(ws_server* ws, int fd)
+{
+	struct lws_vhost* vhost = ws->context != NULL ? lws_get_vhost_by_name(ws->context, "default") : NULL;
+	return vhost != NULL && lws_adopt_socket_vhost(vhost, fd) != NULL ? 0 : -1;
+}
+
+int ws_connections(const ws_server* ws)
+{
+	return ws != NULL ? ws->connections : 0;
 }
 
 void ws_stop(ws_server* ws)
@@ -598,6 +671,13 @@ void ws_free(ws_server* ws)
 	if (ws->context != NULL)
 	{
 		lws_context_destroy(ws->context);
+	}
+	while (ws->responses != NULL)
+	{
+		http_response* r = ws->responses;
+		ws->responses = r->next;
+		free(r->body);
+		free(r);
 	}
 	free(ws);
 }

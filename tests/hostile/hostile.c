@@ -695,6 +695,21 @@ void family_end(family* f)
 	{
 		hostile_fail(f->name, "after the family", "%.0f sessions open, expected the 2 bystanders", open);
 	}
+	// And the HTTP port holds only the WebSocket bystander and the connection asking for the metrics.
+	double http = NAN;
+	while (now_ms() < deadline)
+	{
+		http = metric("sinew_http_connections", NULL);
+		if (http == 2.0)
+		{
+			break;
+		}
+		sleep_ms(50);
+	}
+	if (http != 2.0)
+	{
+		hostile_fail(f->name, "after the family", "the HTTP port holds %.0f connections, expected 2", http);
+	}
 	char line[512];
 	snprintf(line, sizeof(line),
 			 "HOSTILE family=%s attacks=%d worst_ping_ms=%.1f worst_ping_under_load_ms=%.1f seconds=%.1f "
