@@ -63,10 +63,11 @@ static void* drain_thread(void* arg)
 	return NULL;
 }
 
-// A handshaken raw TCP connection (the handshake reply is left unread with the rest).
-static int pipeliner(void)
+// A handshaken raw TCP connection (the handshake reply is left unread with the rest). A slow one has a
+// 16 KiB receive buffer.
+static int pipeliner(bool slow)
 {
-	int fd = tcp_open(target.tcp_port);
+	int fd = tcp_open_small(target.tcp_port, slow ? 16384 : 0);
 	size_t n = 0;
 	uint8_t* hs = handshake_bytes(false, "pipeliner", &n);
 	if (fd < 0 || !send_all(fd, hs, n, 5000))
@@ -195,7 +196,7 @@ void attack_load(void)
 	pending p[FAST + SLOW];
 	for (int i = 0; i < FAST; ++i)
 	{
-		d.fds[d.count++] = pipeliner();
+		d.fds[d.count++] = pipeliner(false);
 		p[i] = (pending){ d.fds[i], all, all_size, 0 };
 	}
 	pthread_t thread;
@@ -214,7 +215,7 @@ void attack_load(void)
 	}
 	for (int i = FAST; i < FAST + SLOW; ++i)
 	{
-		p[i] = (pending){ pipeliner(), all, all_size, 0 };
+		p[i] = (pending){ pipeliner(true), all, all_size, 0 };
 	}
 	f.worst_ping_under_load_ms = 0;
 	size_t slow_peak = baseline;

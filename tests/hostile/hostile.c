@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -135,8 +136,11 @@ void server_start(hostile_server* s, const char* const* extra)
 	}
 	if (pid == 0)
 	{
+		// Never outlive the hostile client, whatever ends it (a failed check, a sanitizer report).
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		FILE* log = freopen(s->log_path, "w", stderr);
 		(void)log;
+		dup2(STDERR_FILENO, STDOUT_FILENO);
 		execv(SINEWD_PATH, (char* const*)argv);
 		_exit(127);
 	}
@@ -230,10 +234,19 @@ size_t server_rss(const hostile_server* s)
 
 int tcp_open(int port)
 {
+	return tcp_open_small(port, 0);
+}
+
+int tcp_open_small(int port, int receive_buffer_bytes)
+{
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0)
 	{
 		return -1;
+	}
+	if (receive_buffer_bytes > 0)
+	{
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer_bytes, sizeof(receive_buffer_bytes));
 	}
 	struct sockaddr_in addr;
 	memset(&addr, 0, sizeof(addr));

@@ -75,6 +75,9 @@ double now_ms(void);
 void sleep_ms(int ms);
 // A TCP connection to 127.0.0.1:port (blocking connect, then non-blocking), or -1.
 int tcp_open(int port);
+// The same with a small receive buffer (SO_RCVBUF, set before connecting): a slow reader whose kernel
+// buffers fill as fast as a real one's would (loopback's can otherwise grow to megabytes).
+int tcp_open_small(int port, int receive_buffer_bytes);
 // Write all bytes within timeout_ms (the socket is non-blocking). Returns false on error or timeout.
 bool send_all(int fd, const void* data, size_t size, int timeout_ms);
 // Write what the socket takes now, without waiting. Returns bytes written (0 if none), -1 on error.
