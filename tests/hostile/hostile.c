@@ -68,6 +68,13 @@ void figure(const char* format, ...)
 
 // ---- the server ---------------------------------------------------------------------------------------
 
+// The sinewd of this build, or HOSTILE_SINEWD (to attack another one, an older build say).
+static const char* sinewd_path(void)
+{
+	const char* other = getenv("HOSTILE_SINEWD");
+	return other != NULL && other[0] != '\0' ? other : SINEWD_PATH;
+}
+
 void server_dump_log(const hostile_server* s)
 {
 	FILE* f = fopen(s->log_path, "r");
@@ -112,9 +119,10 @@ void server_start(hostile_server* s, const char* const* extra)
 	}
 	char port_file[128];
 	snprintf(port_file, sizeof(port_file), "%s/ports", s->dir);
+	const char* path = sinewd_path();
 	const char* argv[64];
 	int n = 0;
-	argv[n++] = SINEWD_PATH;
+	argv[n++] = path;
 	argv[n++] = "--no-demo";
 	argv[n++] = "--tcp-port";
 	argv[n++] = "0";
@@ -141,7 +149,7 @@ void server_start(hostile_server* s, const char* const* extra)
 		FILE* log = freopen(s->log_path, "w", stderr);
 		(void)log;
 		dup2(STDERR_FILENO, STDOUT_FILENO);
-		execv(SINEWD_PATH, (char* const*)argv);
+		execv(path, (char* const*)argv);
 		_exit(127);
 	}
 	s->pid = pid;
@@ -785,7 +793,7 @@ int main(void)
 		NULL,
 	};
 	server_start(&target, args);
-	printf("HOSTILE sinewd %s on tcp=%d ws=%d (ping bound %.0f ms)\n", SINEWD_PATH, target.tcp_port, target.ws_port,
+	printf("HOSTILE sinewd %s on tcp=%d ws=%d (ping bound %.0f ms)\n", sinewd_path(), target.tcp_port, target.ws_port,
 		   HOSTILE_PING_BOUND_MS);
 	bystander_tcp = connect_bystander(SNC_TCP, "bystander-tcp");
 	bystander_ws = connect_bystander(SNC_WS, "bystander-ws");

@@ -5,7 +5,8 @@
 // (one on TCP, one on WebSocket, connected throughout) within HOSTILE_PING_BOUND_MS. At the end the
 // server must shut down cleanly (exit 0: under ASan, also free of leaks).
 //
-// Every wait is bounded; the whole run takes about a minute. It prints one line per family:
+// Every wait is bounded; the whole run takes about a minute. HOSTILE_FAMILIES=http,load runs only those
+// families; HOSTILE_SINEWD=path attacks another sinewd. It prints one line per family:
 //   HOSTILE family=http attacks=41 worst_ping_ms=3.1 ...
 // and the figures of the load families (RSS under slow readers, pings under load).
 #ifndef SINEW_HOSTILE_H
