@@ -320,18 +320,6 @@ int config_from_args(server_config* config, int argc, char** argv, FILE* out, ch
 	return 0;
 }
 
-bool config_check(const server_config* config, char* error, size_t cap)
-{
-	const server_limits* l = &config->limits;
-	if (l->outbox_pause_bytes > l->max_outbox_bytes)
-	{
-		snprintf(error, cap, "outbox_pause_bytes (%lld) must not be above max_outbox_bytes (%lld)",
-				 (long long)l->outbox_pause_bytes, (long long)l->max_outbox_bytes);
-		return false;
-	}
-	return true;
-}
-
 void config_print_help(FILE* out)
 {
 	fprintf(out,

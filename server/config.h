@@ -34,9 +34,6 @@ bool config_from_env(server_config* config, char* error, size_t error_capacity);
 // in error).
 int config_from_args(server_config* config, int argc, char** argv, FILE* out, char* error, size_t error_capacity);
 
-// Limits that depend on each other (after env and flags). Returns false with a reason in error.
-bool config_check(const server_config* config, char* error, size_t error_capacity);
-
 void config_print_help(FILE* out);
 
 #endif

@@ -35,11 +35,6 @@ int main(int argc, char** argv)
 		}
 		return parsed < 0 ? 2 : 0;
 	}
-	if (!config_check(&config, error, sizeof(error)))
-	{
-		fprintf(stderr, "sinewd: %s\n", error);
-		return 2;
-	}
 	log_set_level(config.log_level);
 	if (config.workers == 0)
 	{

@@ -44,8 +44,8 @@
 	  "busy connections plus one command each")                                                                        \
 	X(outbox_pause_bytes, 1048576, 1024, 4294967296, "bytes",                                                          \
 	  "replies and events queued for one client above which the server stops reading its commands until it "           \
-	  "reads: a client that does not read its replies holds about this much (plus one reply and the socket "           \
-	  "buffers), well below max_outbox_bytes")                                                                         \
+	  "reads (or half of max_outbox_bytes if that is less): a client that does not read its replies holds about "      \
+	  "this much, plus one reply and the socket buffers")                                                              \
 	X(max_outbox_bytes, 67108864, 65536, 4294967296, "bytes",                                                          \
 	  "replies and events queued for one client and not yet written, at most: past it the client is closed "           \
 	  "(ERR_SLOW_CLIENT). Reading stops at outbox_pause_bytes, so only events and the replies of commands "            \

@@ -73,8 +73,11 @@ bool session_admit(session* s)
 bool session_accepting(const session* s)
 {
 	const server_limits* l = &s->srv->config.limits;
+	// Reading stops at outbox_pause_bytes, or at half of max_outbox_bytes if that is less: the replies to
+	// commands already read then still fit before the client would be closed.
+	int64_t pause = l->outbox_pause_bytes < l->max_outbox_bytes / 2 ? l->outbox_pause_bytes : l->max_outbox_bytes / 2;
 	return s->state != SESSION_CLOSING && !s->yielded && s->in_flight < l->max_requests_in_flight &&
-		(int64_t)s->out.reliable_bytes < l->outbox_pause_bytes;
+		(int64_t)s->out.reliable_bytes < pause;
 }
 
 uint64_t session_max_message(const session* s)

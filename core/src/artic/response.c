@@ -1,5 +1,6 @@
-// Unit test impulses (seed 000): the response r_ij of dof i's speed to a unit impulse on dof j, for
-// every pair of active dofs (those that carry a limit, drive, friction or mimic row).
+// Unit test impulses (Mirtich's, as PhysX's mimic-joint notes use them): the response r_ij of dof i's
+// speed to a unit impulse on dof j, for every pair of active dofs (those that carry a limit, drive,
+// friction or mimic row).
 //
 // r_ij is column j of M^-1 restricted to the active dofs. A unit impulse on dof j of link L enters the
 // recursion of artic/dynamics.c as y = e_j, and only the links on L's path to the root see it:
@@ -12,11 +13,11 @@
 // dof are visited, so column j costs O(depth(L) + links on those paths).
 //
 // Across a fixed root the two sub-trees do not talk: on the path from the root to dof i in another
-// sub-tree dv_p = 0 and u = 0, so dqd_i is exactly 0 (r_ij = 0, as seed 000 states). Through a
+// sub-tree dv_p = 0 and u = 0, so dqd_i is exactly 0 (r_ij = 0, as the mimic-joint notes state). Through a
 // floating root the base moves and r_ij is not zero.
 //
 // W is symmetric in exact arithmetic (M^-1 is); both triangles are computed and kept, so the mimic
-// joint's J W J^T uses r_AB + r_BA as seed 000 eq. (15) writes it.
+// joint's J W J^T uses r_AB + r_BA as the mimic-joint notes' eq. (15) writes it.
 #include "artic/artic.h"
 
 #include "world.h"

@@ -20,23 +20,23 @@
 //      F_warm h_w (h_w: the window length) as impulse already applied in it.
 //   3. Windows. PGS: one window of length h, position_iterations sweeps with Baumgarte bias erp C / h,
 //      positions advanced once, then velocity_iterations sweeps without bias (drives and soft rows
-//      continue, seed 002). TGS: position_iterations windows of length rho = h / n, one sweep each with
-//      the position error recomputed from the accumulated displacement dx and bias erp C / rho, positions
-//      advanced by rho; then velocity_iterations sweeps without bias in which drives and soft rows are
-//      frozen (seed 002) and hard rows continue.
+//      continue, as in PhysX's implicit drive notes). TGS: position_iterations windows of length
+//      rho = h / n, one sweep each with the position error recomputed from the accumulated displacement
+//      dx and bias erp C / rho, positions advanced by rho; then velocity_iterations sweeps without bias
+//      in which drives and soft rows are frozen (as in the drive notes) and hard rows continue.
 //   4. End: with P the total row impulse and Y = sum over windows of h_w P(at the window's end), the
 //      velocities are qd* + M^-1 P and the positions advance by h qd* + M^-1 Y: exactly the sum of
 //      h_w v over the windows, since each window advanced every dof with the speeds of that moment.
 //
 // Row solves (v_row = J v; c = c_0 + J dx in TGS, c_0 in PGS; h_w the window length):
-//   drive           artic/drive.c (seed 002 eq. 18 in PGS, eq. 44 in TGS), |acc| <= max_force h_w
+//   drive           artic/drive.c (the drive notes' eq. 18 in PGS, eq. 44 in TGS), |acc| <= max_force h_w
 //   friction        dP = -v_row / K, |acc| <= friction h_w
 //   limit, c > 0    dP = -(v_row + c / h_w) / K (speculative: only stops the gap closing within the window)
 //   limit, rigid    dP = -(v_row + erp c / h_w) / K in position sweeps, -v_row / K in velocity sweeps
-//   limit, soft     dP = -m_soft (v_row + bias_rate c) - impulse_scale acc       (soft.h)
-//   mimic           seed 000 eq. (17): dP = -(b_n + J v_n) / (J M^-1 J^T) with b = erp C / h_w in
-//                   position sweeps (0 in velocity sweeps), or the soft form with soft.h's coefficients;
-//                   |acc| <= max_force h_w
+//   limit, soft     dP = -m_soft (v_row + bias_rate c) - impulse_scale acc       (constraint/soft.h)
+//   mimic           PhysX's mimic-joint notes, eq. (17): dP = -(b_n + J v_n) / (J M^-1 J^T) with
+//                   b = erp C / h_w in position sweeps (0 in velocity sweeps), or the soft form with
+//                   constraint/soft.h's coefficients; |acc| <= max_force h_w
 // Unilateral rows keep acc >= 0 (lower: J = +1, C = x - lower; upper: J = -1, C = upper - x). Every dP is
 // clamped through the window's accumulator acc, and only the clamped change is applied.
 //
