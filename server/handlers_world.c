@@ -502,6 +502,10 @@ int32_t handle_step(command_ctx* ctx)
 	{
 		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "step: count must be at least 1");
 	}
+	if (ctx->srv->shutting_down)
+	{
+		return cmd_fail(ctx, SV_ERR_SHUTTING_DOWN, "step: the server is shutting down");
+	}
 	if ((int64_t)st->count > ctx->srv->config.limits.max_steps_per_request)
 	{
 		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "step: count %u is above max_steps_per_request (%lld)",

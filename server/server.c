@@ -12,11 +12,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum
 {
 	HOUSEKEEPING_MS = 100
 };
+
+// Shutdown: steps stop this long (or a quarter of the grace, if less) before the grace deadline, so their
+// replies go out; a single step still running this long after the deadline is not waited for.
+#define SHUTDOWN_REPLY_MARGIN_NS 500000000ull
+#define SHUTDOWN_STEP_WAIT_NS 1000000000ull
 
 uint64_t server_now_ns(void)
 {
@@ -52,6 +58,17 @@ void server_housekeeping(server* srv)
 		if (srv->sessions.count == 0 && steps_done)
 		{
 			finish_shutdown(srv);
+		}
+		else if (!steps_done &&
+				 now - srv->shutdown_ns >
+					 (uint64_t)srv->config.limits.shutdown_grace_ms * 1000000u + SHUTDOWN_STEP_WAIT_NS)
+		{
+			// One step alone outlives the grace (the core cannot stop inside a step): leave without it
+			// rather than past every orchestrator's patience. The process's memory goes with it.
+			log_warn("a step is still running after the shutdown grace; exiting without waiting for it",
+					 "grace_ms=%lld jobs=%d", (long long)srv->config.limits.shutdown_grace_ms,
+					 srv->stepper.jobs_in_flight);
+			_exit(0);
 		}
 	}
 }
@@ -217,6 +234,11 @@ void server_shutdown(server* srv, const char* reason)
 	}
 	srv->shutting_down = true;
 	srv->shutdown_ns = server_now_ns();
+	// Steps stop between steps a little before the grace deadline, so that their replies (what was done,
+	// and ERR_SHUTTING_DOWN) and the Closing after them are written before the connections close.
+	uint64_t grace_ns = (uint64_t)srv->config.limits.shutdown_grace_ms * 1000000u;
+	uint64_t margin_ns = grace_ns / 4 < SHUTDOWN_REPLY_MARGIN_NS ? grace_ns / 4 : SHUTDOWN_REPLY_MARGIN_NS;
+	stepper_set_cutoff(&srv->stepper, srv->shutdown_ns + grace_ns - margin_ns);
 	log_info("shutting down", "reason=%s sessions=%d worlds=%d", reason, srv->sessions.count, srv->worlds.count);
 	// Stop accepting.
 	if (srv->tcp != NULL)

@@ -226,19 +226,28 @@ static void set_status(sinew_v1_Status* status, int32_t code, const char* detail
 	wire_utf8_trim(status->message);
 }
 
-void session_reply(session* s, uint64_t request_id, int32_t code, const char* detail, sinew_v1_Reply* reply)
+static void send_reply(session* s, uint64_t request_id, int32_t code, const char* detail, sinew_v1_Reply* result,
+					   bool keep_result);
+
+void session_reply(session* s, uint64_t request_id, int32_t code, const char* detail, sinew_v1_Reply* result)
+{
+	send_reply(s, request_id, code, detail, result, false);
+}
+
+static void send_reply(session* s, uint64_t request_id, int32_t code, const char* detail, sinew_v1_Reply* result,
+					   bool keep_result)
 {
 	sinew_v1_ServerMessage message = sinew_v1_ServerMessage_init_zero;
 	message.which_message = sinew_v1_ServerMessage_reply_tag;
-	if (reply != NULL)
+	if (result != NULL)
 	{
-		message.message.reply = *reply;
+		message.message.reply = *result;
 	}
 	sinew_v1_Reply* r = &message.message.reply;
 	r->request_id = request_id;
 	r->has_status = true;
 	set_status(&r->status, code, detail);
-	if (code != 0)
+	if (code != 0 && !keep_result)
 	{
 		r->which_result = 0; // an error carries no result
 	}
@@ -279,6 +288,16 @@ void session_reply_to(server* srv, uint64_t session_id, uint64_t request_id, int
 	if (s != NULL)
 	{
 		session_reply(s, request_id, code, detail, reply);
+	}
+}
+
+void session_reply_partial_to(server* srv, uint64_t session_id, uint64_t request_id, int32_t code, const char* detail,
+							  sinew_v1_Reply* result)
+{
+	session* s = server_session(srv, session_id);
+	if (s != NULL)
+	{
+		send_reply(s, request_id, code, detail, result, true);
 	}
 }
 

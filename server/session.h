@@ -116,5 +116,9 @@ void session_housekeeping(session* s, uint64_t now_ns);
 // Reply to a request of a session that may be gone (deferred replies: steps, lockstep).
 void session_reply_to(struct server* srv, uint64_t session_id, uint64_t request_id, int32_t code, const char* detail,
 					  sinew_v1_Reply* reply);
+// The same for a command that failed part way and says how far it got: the error code and the result
+// both (a Step stopped by shutdown: ERR_SHUTTING_DOWN with the StepResult of the steps done).
+void session_reply_partial_to(struct server* srv, uint64_t session_id, uint64_t request_id, int32_t code,
+							  const char* detail, sinew_v1_Reply* reply);
 
 #endif

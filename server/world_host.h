@@ -41,6 +41,19 @@ typedef struct queued_command
 
 // What readers that must not wait (the world list, the per-world limits) see, also while a step runs:
 // copied from the world when a step ends and after every change.
+// What a step's cost depends on, as far as the server can see it cheaply.
+typedef struct step_shape
+{
+	int bodies;
+	int joints;
+	int articulations;
+	int links;
+	int solver;
+	int substeps;
+	int position_iterations;
+	int velocity_iterations;
+} step_shape;
+
 typedef struct world_cache
 {
 	double time;
@@ -78,7 +91,11 @@ typedef struct world_host
 	// The step in progress, and the commands waiting for it.
 	bool busy;
 	step_item step;
-	double step_ns_avg;    // moving average of one step's wall time, ns
+	double step_ns_avg; // moving average of one step's wall time, ns
+	// What step_ns_avg was measured on (objects and solver settings): only a step of a world of that
+	// shape may run on the loop thread, so one that grew or got slower settings since never does.
+	step_shape measured_shape;
+	bool measured;
 	uint64_t step_session; // the Step command being served (STEP_COMMAND)
 	uint64_t step_request;
 	command_queue queue;
