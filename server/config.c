@@ -348,6 +348,6 @@ void config_print_help(FILE* out)
 				limits[i].reason);
 	}
 	fprintf(out,
-			"\nSignals: SIGINT and SIGTERM shut down cleanly (stop accepting, tell clients, finish\n"
-			"in-flight replies, exit 0).\n");
+			"\nSignals: SIGINT and SIGTERM shut down cleanly within shutdown_grace_ms (stop accepting, tell\n"
+			"clients, finish in-flight replies: a long Step stops between steps and answers what it did; exit 0).\n");
 }

@@ -129,6 +129,38 @@ int32_t handle_ping(command_ctx* ctx)
 
 // ---- worlds -------------------------------------------------------------------------------------------
 
+// Kept worlds count against their client's address, across its reconnections (server_limits.h,
+// max_kept_worlds_per_client); `except` is a world changing hands, not counted.
+static int32_t check_kept_quota(command_ctx* ctx, const world_host* except)
+{
+	const server* srv = ctx->srv;
+	const char* address = ctx->session->address;
+	int64_t kept = 0;
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		const world_host* h = srv->worlds.items[i];
+		if (h != NULL && h != except && !h->closed && h->members.keep && strcmp(h->members.keeper, address) == 0)
+		{
+			kept += 1;
+		}
+	}
+	int64_t max = srv->config.limits.max_kept_worlds_per_client;
+	if (kept >= max)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED,
+						"max_kept_worlds_per_client (%lld) reached for %s: kept worlds count against their client's "
+						"address across reconnections",
+						(long long)max, address);
+	}
+	return 0;
+}
+
+// A world that now outlives its owner counts against the owner's address.
+static void keep_for(world_host* host, const session* s)
+{
+	snprintf(host->members.keeper, sizeof(host->members.keeper), "%s", s->address);
+}
+
 static int32_t check_world_quota(command_ctx* ctx)
 {
 	const server_limits* l = &ctx->srv->config.limits;
@@ -163,6 +195,10 @@ int32_t handle_create_world(command_ctx* ctx)
 {
 	const sinew_v1_CreateWorld* c = &ctx->msg.command.create_world;
 	int32_t code = check_world_quota(ctx);
+	if (code == 0 && c->keep_after_disconnect)
+	{
+		code = check_kept_quota(ctx, NULL);
+	}
 	if (code != 0)
 	{
 		return code;
@@ -201,6 +237,10 @@ int32_t handle_create_world(command_ctx* ctx)
 		return code;
 	}
 	ctx->session->worlds_owned += 1;
+	if (c->keep_after_disconnect)
+	{
+		keep_for(host, ctx->session);
+	}
 	pacing_set(host, time);
 	ctx->reply.which_result = sinew_v1_Reply_created_tag;
 	ctx->reply.result.created.id = host->id;
@@ -300,6 +340,10 @@ int32_t handle_clone_world(command_ctx* ctx)
 {
 	const sinew_v1_CloneWorld* c = &ctx->msg.command.clone_world;
 	int32_t code = check_world_quota(ctx);
+	if (code == 0 && c->keep_after_disconnect)
+	{
+		code = check_kept_quota(ctx, NULL);
+	}
 	if (code != 0)
 	{
 		return code;
@@ -325,7 +369,9 @@ int32_t handle_clone_world(command_ctx* ctx)
 	}
 	else
 	{
-		snprintf(name, sizeof(name), "%.50s clone", ctx->host->name);
+		snprintf(name, sizeof(name), "%.50s", ctx->host->name);
+		wire_utf8_trim(name); // never cut inside a character
+		snprintf(name + strlen(name), sizeof(name) - strlen(name), " clone");
 	}
 	world_host* host = NULL;
 	code = world_host_create(ctx->srv, world, name, ctx->session->id, c->keep_after_disconnect, &host, ctx->detail,
@@ -335,6 +381,10 @@ int32_t handle_clone_world(command_ctx* ctx)
 		return code;
 	}
 	ctx->session->worlds_owned += 1;
+	if (c->keep_after_disconnect)
+	{
+		keep_for(host, ctx->session);
+	}
 	// The clone's articulations keep their ids: their robot descriptions go with them (without them,
 	// DescribeWorld still gives the links).
 	if (!model_registry_copy(&host->models, &ctx->host->models))
@@ -425,7 +475,14 @@ int32_t handle_join_world(command_ctx* ctx)
 					return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "world %llu already has an owner",
 									(unsigned long long)host->id);
 				}
+				// A client's kept world now counts against its new owner; the server's own (the demo world,
+				// no keeper) stays the server's.
+				bool clients = host->members.keeper[0] != '\0';
 				int32_t code = check_world_quota(ctx);
+				if (code == 0 && clients)
+				{
+					code = check_kept_quota(ctx, host);
+				}
 				if (code != 0)
 				{
 					return code;
@@ -437,6 +494,10 @@ int32_t handle_join_world(command_ctx* ctx)
 				}
 				host->members.owner = s->id;
 				host->members.keep = true; // adopted worlds stay ownerless-safe
+				if (clients)
+				{
+					keep_for(host, s);
+				}
 				s->worlds_owned += 1;
 			}
 			break;

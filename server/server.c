@@ -52,6 +52,10 @@ void server_housekeeping(server* srv)
 			session_housekeeping(s, now);
 		}
 	}
+	if (!srv->shutting_down)
+	{
+		world_host_expire_idle(srv, now);
+	}
 	if (srv->shutting_down && !srv->stopped)
 	{
 		bool steps_done = srv->stepper.jobs_in_flight == 0 && srv->stepper.batch_count == 0;

@@ -21,6 +21,25 @@ enum
 
 static void push_closing_event(session* s);
 
+// "1.2.3.4:5678" -> "1.2.3.4", "[::1]:5678" -> "::1"; an address without a port ("::1", as lws gives
+// it) stays as it is.
+static void peer_address(const char* peer, char* out, size_t cap)
+{
+	const char* colon = strrchr(peer, ':');
+	size_t n = strlen(peer);
+	if (peer[0] == '[')
+	{
+		const char* close = strchr(peer, ']');
+		peer += 1;
+		n = close != NULL ? (size_t)(close - peer) : strlen(peer);
+	}
+	else if (colon != NULL && strchr(peer, ':') == colon)
+	{
+		n = (size_t)(colon - peer); // one colon: IPv4 with a port
+	}
+	snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), peer);
+}
+
 session* session_open(server* srv, const transport_ops* ops, void* conn, const char* peer)
 {
 	session* s = calloc(1, sizeof(session));
@@ -35,6 +54,7 @@ session* session_open(server* srv, const transport_ops* ops, void* conn, const c
 	s->role = sinew_v1_Role_ROLE_CONTROLLER;
 	s->opened_ns = server_now_ns();
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);
+	peer_address(peer, s->address, sizeof(s->address));
 	outbox_init(&s->out);
 	s->id = idpool_add(&srv->sessions, s);
 	if (s->id == 0)

@@ -46,6 +46,7 @@ typedef struct session
 	void* conn;
 	session_state state;
 	char peer[64];
+	char address[64]; // the peer without its port: who the client is across reconnections (kept worlds)
 	char name[64];
 	sinew_v1_Role role; // OBSERVER or CONTROLLER
 	uint64_t opened_ns;
@@ -58,7 +59,7 @@ typedef struct session
 	int in_flight;               // requests received, not yet answered
 	int unwritten_count;         // replies and events handed to the transport, not yet written
 	uint64_t unwritten_since_ns; // when the oldest of those was queued
-	int worlds_owned;
+	int worlds_owned;            // live worlds this session owns (max_worlds_per_client)
 	int subscription_count;
 	uint64_t requests;
 	// This loop pass's share: commands handled and bytes of requests and replies (server.h: pass).

@@ -314,6 +314,8 @@ static void peer_name(uv_tcp_t* handle, char* out, size_t cap)
 		const struct sockaddr_in6* a = (const struct sockaddr_in6*)&addr;
 		uv_ip6_name(a, ip, sizeof(ip));
 		port = ntohs(a->sin6_port);
+		snprintf(out, cap, "[%s]:%d", ip, port);
+		return;
 	}
 	snprintf(out, cap, "%s:%d", ip, port);
 }

@@ -181,6 +181,35 @@ void world_host_session_gone(server* srv, uint64_t session_id)
 	}
 }
 
+void world_host_expire_idle(server* srv, uint64_t now_ns)
+{
+	uint64_t limit = (uint64_t)srv->config.limits.kept_world_idle_ms * 1000000u;
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		world_host* host = srv->worlds.items[i];
+		if (host == NULL || host->closed || host->doomed || !host->members.keep || host->members.keeper[0] == '\0')
+		{
+			continue;
+		}
+		bool idle = host->members.owner == 0 && host->members.count == 0 && host->subs.count == 0;
+		if (!idle)
+		{
+			host->members.idle_ns = 0;
+		}
+		else if (host->members.idle_ns == 0)
+		{
+			host->members.idle_ns = now_ns;
+		}
+		else if (now_ns - host->members.idle_ns >= limit)
+		{
+			char reason[128];
+			snprintf(reason, sizeof(reason), "kept and idle for kept_world_idle_ms (%lld ms)",
+					 (long long)srv->config.limits.kept_world_idle_ms);
+			world_host_destroy(host, reason);
+		}
+	}
+}
+
 // ---- the queue ---------------------------------------------------------------------------------------
 
 bool world_host_idle(const world_host* host)

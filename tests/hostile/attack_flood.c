@@ -112,6 +112,61 @@ static void churn(family* f, int port, bool reset, const char* what)
 	check_alive(f, what);
 }
 
+// Kept worlds past max_kept_worlds_per_client (8 here) by reconnecting (one client once kept 1,024 this
+// way); then, left alone, they expire after kept_world_idle_ms (1 s here).
+static void kept_worlds(family* f)
+{
+	int kept = 0;
+	char refusal[256] = "";
+	for (int round = 0; round < 4 && refusal[0] == '\0'; ++round)
+	{
+		bool refused = false;
+		snc_client* c = client(round % 2 == 0 ? SNC_TCP : SNC_WS, "keeper", &refused);
+		if (c == NULL)
+		{
+			hostile_fail(f->name, "kept worlds", "cannot connect");
+		}
+		for (int i = 0; i < 5; ++i)
+		{
+			sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_world_tag);
+			m.command.create_world.keep_after_disconnect = true;
+			snc_message reply;
+			int32_t code = request(c, &m, &reply);
+			if (code == 0)
+			{
+				kept += 1;
+			}
+			else if (code == sinew_v1_ErrorCode_ERR_LIMIT_REACHED)
+			{
+				snprintf(refusal, sizeof(refusal), "%s", snc_reply_text(&reply));
+				snc_message_free(&reply);
+				break;
+			}
+			snc_message_free(&reply);
+		}
+		snc_close(c);
+	}
+	if (kept != 8 || strstr(refusal, "max_kept_worlds_per_client") == NULL)
+	{
+		hostile_fail(f->name, "kept worlds", "%d kept across reconnections (expected 8), refusal \"%s\"", kept,
+					 refusal);
+	}
+	check_alive(f, "kept worlds past max_kept_worlds_per_client by reconnecting");
+	// Nobody owns, joins or watches them: gone after kept_world_idle_ms.
+	double start = now_ms();
+	while (metric("sinew_worlds", NULL) > 0.0 && now_ms() - start < HOSTILE_CLOSE_WAIT_MS)
+	{
+		sleep_ms(100);
+	}
+	double expired_ms = now_ms() - start;
+	if (metric("sinew_worlds", NULL) > 0.0)
+	{
+		hostile_fail(f->name, "kept worlds", "idle kept worlds were not destroyed");
+	}
+	figure("kept_worlds_held=%d expired_after_ms=%.0f (kept_world_idle_ms 1000)", kept, expired_ms);
+	check_alive(f, "idle kept worlds expire");
+}
+
 void attack_floods(void)
 {
 	family f;
@@ -232,6 +287,7 @@ void attack_floods(void)
 	{
 		hostile_fail(f.name, "worlds", "worlds left after their owners disconnected");
 	}
+	kept_worlds(&f);
 	family_end(&f);
 }
 

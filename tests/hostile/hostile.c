@@ -772,6 +772,10 @@ int main(void)
 	static const char* const args[] = {
 		"--max-connections",
 		"48",
+		"--max-kept-worlds-per-client",
+		"8",
+		"--kept-world-idle-ms",
+		"1000",
 		"--max-worlds",
 		"128",
 		"--max-worlds-per-client",
