@@ -3,6 +3,7 @@
 
 #include "errors.h"
 #include "log.h"
+#include "persist.h"
 #include "server.h"
 #include "wire.h"
 
@@ -500,6 +501,10 @@ static void execute(session* s, const uint8_t* data, size_t size, world_host* qu
 	if (code == 0 && row != NULL)
 	{
 		code = row->handler(ctx);
+		if (code == 0 && (row->flags & CMD_MUTATES) != 0 && ctx->host != NULL)
+		{
+			persist_world_changed(ctx->host); // its next snapshot for the state directory is due
+		}
 	}
 	if (!ctx->deferred)
 	{

@@ -6,6 +6,7 @@
 #include "frame.h"
 #include "lockstep.h"
 #include "log.h"
+#include "persist.h"
 #include "server.h"
 #include "stream.h"
 #include "wire.h"
@@ -497,6 +498,7 @@ int32_t handle_join_world(command_ctx* ctx)
 				if (clients)
 				{
 					keep_for(host, s);
+					persist_world_changed(host); // its keeper changed
 				}
 				s->worlds_owned += 1;
 			}

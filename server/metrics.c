@@ -216,6 +216,12 @@ char* metrics_render(const server* srv, size_t* size)
 	put(&t, "sinew_realtime_lag_resets_total %llu\n", (unsigned long long)m->lag_resets);
 	header(&t, "sinew_http_requests_total", "counter", "HTTP requests on the HTTP/WebSocket port.");
 	put(&t, "sinew_http_requests_total %llu\n", (unsigned long long)m->http_requests);
+	header(&t, "sinew_state_saves_total", "counter", "Kept worlds written to the state directory.");
+	put(&t, "sinew_state_saves_total %llu\n", (unsigned long long)m->state_saves);
+	header(&t, "sinew_state_save_failures_total", "counter", "State directory writes or removals that failed.");
+	put(&t, "sinew_state_save_failures_total %llu\n", (unsigned long long)m->state_save_failures);
+	header(&t, "sinew_state_worlds_restored", "gauge", "Worlds restored from the state directory at start.");
+	put(&t, "sinew_state_worlds_restored %llu\n", (unsigned long long)m->state_worlds_restored);
 	header(&t, "sinew_commands_total", "counter", "Commands answered, by command and error code.");
 	for (int c = 0; c < m->command_count; ++c)
 	{

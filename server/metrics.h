@@ -38,7 +38,10 @@ typedef struct metrics
 	uint64_t lockstep_demotions;
 	uint64_t lag_resets;
 	uint64_t http_requests;
-	uint64_t* commands; // [command index][error index]
+	uint64_t state_saves;           // kept worlds written to the state directory
+	uint64_t state_save_failures;   // writes (or removals) that failed
+	uint64_t state_worlds_restored; // at start
+	uint64_t* commands;             // [command index][error index]
 	int command_count;
 	int code_count;
 } metrics;

@@ -59,7 +59,7 @@ void server_housekeeping(server* srv)
 	if (srv->shutting_down && !srv->stopped)
 	{
 		bool steps_done = srv->stepper.jobs_in_flight == 0 && srv->stepper.batch_count == 0;
-		if (srv->sessions.count == 0 && steps_done)
+		if (srv->sessions.count == 0 && steps_done && !persist_busy(srv))
 		{
 			finish_shutdown(srv);
 		}
@@ -275,6 +275,9 @@ void server_shutdown(server* srv, const char* reason)
 static void finish_shutdown(server* srv)
 {
 	srv->stopped = true;
+	// Every step has ended: the kept worlds go to the state directory as they are now, and keep their
+	// files when they are destroyed below.
+	persist_final(srv);
 	for (int i = 0; i < srv->worlds.high; ++i)
 	{
 		world_host* host = srv->worlds.items[i];
@@ -302,6 +305,7 @@ static void finish_shutdown(server* srv)
 
 void server_free(server* srv)
 {
+	persist_free(srv);
 	ws_free(srv->ws);
 	srv->ws = NULL;
 	idpool_free(&srv->sessions);

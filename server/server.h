@@ -27,6 +27,7 @@ typedef struct session session;
 typedef struct world_host world_host;
 typedef struct tcp_listener tcp_listener;
 typedef struct ws_server ws_server;
+typedef struct persist persist;
 
 typedef struct server
 {
@@ -39,7 +40,8 @@ typedef struct server
 	stepper stepper;
 	tcp_listener* tcp;
 	ws_server* ws;
-	int tcp_port; // bound ports (0 if that listener is off)
+	persist* persist; // the state directory (persist.h), NULL without one
+	int tcp_port;     // bound ports (0 if that listener is off)
 	int ws_port;
 	uint64_t start_ns;
 	uint32_t next_id_tag; // each new world's sn_world_def.id_tag, so ids of one world fail in another

@@ -81,6 +81,9 @@
 	X(max_catchup_ms, 250, 1, 60000, "ms",                                                                             \
 	  "a real-time world that falls this far behind its schedule gives up catching up (counted as a lag "              \
 	  "reset) instead of stepping in a burst")                                                                         \
+	X(state_snapshot_interval_ms, 10000, 100, 86400000, "ms",                                                          \
+	  "how often kept worlds that changed are written to the state directory (--state-dir): a crash or a "             \
+	  "kill loses at most this much of them; each write serialises the world on the loop thread")                      \
 	X(shutdown_grace_ms, 2000, 0, 600000, "ms",                                                                        \
 	  "how long shutdown waits for in-flight steps and for replies to be written before closing: a Step still "        \
 	  "running near its end stops between steps and answers what it did; a single step still running 1 s "             \

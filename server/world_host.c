@@ -44,6 +44,12 @@ static double guess_step_ns(const sn_world* world)
 int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64_t owner, bool keep, world_host** out,
 						  char* detail, size_t cap)
 {
+	return world_host_create_at(srv, world, name, owner, keep, 0, out, detail, cap);
+}
+
+int32_t world_host_create_at(server* srv, sn_world* world, const char* name, uint64_t owner, bool keep, uint64_t id,
+							 world_host** out, char* detail, size_t cap)
+{
 	world_host* host = calloc(1, sizeof(world_host));
 	if (host == NULL)
 	{
@@ -60,7 +66,8 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 	host->open_handles += pacing_init(host, srv->loop, (uint32_t)srv->config.limits.lockstep_timeout_ms);
 	host->open_handles += lockstep_init(host, srv->loop);
 	host->open_handles += stream_init(host, srv->loop);
-	host->id = idpool_add(&srv->worlds, host);
+	host->id = id == 0 ? idpool_add(&srv->worlds, host)
+					   : idpool_add_at(&srv->worlds, id, host, (int)srv->config.limits.max_worlds);
 	bool ok = host->id != 0 && world_host_set_reset_point(host) == 0 &&
 		(owner == 0 || members_set(&host->members, owner, sinew_v1_Role_ROLE_OWNER, false));
 	if (!ok)
@@ -74,7 +81,8 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 		members_free(&host->members);
 		host->closed = true;
 		close_handles(host);
-		snprintf(detail, cap, "out of memory");
+		snprintf(detail, cap, "%s",
+				 id != 0 && host->id == 0 ? "the id is taken or beyond max_worlds" : "out of memory");
 		return SN_ERR_NO_MEMORY;
 	}
 	world_host_refresh(host);
@@ -106,6 +114,7 @@ void world_host_destroy(world_host* host, const char* reason)
 		return;
 	}
 	server* srv = host->srv;
+	persist_world_gone(host);
 	host->closed = true;
 	lockstep_cancel(host, SV_ERR_UNKNOWN_WORLD, "the world was destroyed before the tick stepped");
 	sinew_v1_Event event = sinew_v1_Event_init_zero;
@@ -501,6 +510,10 @@ void world_host_step_finished(world_host* host)
 		return;
 	}
 	world_host_drain(host);
+	if (!host->busy && !host->closed)
+	{
+		persist_world_idle(host);
+	}
 	if (!host->busy && !host->closed)
 	{
 		pacing_pace(host);

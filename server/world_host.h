@@ -16,6 +16,7 @@
 #include "members.h"
 #include "model_registry.h"
 #include "pacing.h"
+#include "persist.h"
 #include "sinew.pb.h"
 #include "stepper.h"
 #include "stream.h"
@@ -108,6 +109,7 @@ typedef struct world_host
 	world_subscriptions subs;    // subscriptions and their flush timer (stream.h)
 	world_controller controller; // its own controller, if any: the demo robot's motion (controller.h)
 	model_registry models;       // what its robots were built from (model_registry.h)
+	world_persist persist;       // its file in the state directory, if kept (persist.h)
 	// The end: destroyed once the step in progress ends (doomed), then freed once its handles closed.
 	bool doomed;
 	char doom_reason[128];
@@ -119,6 +121,10 @@ typedef struct world_host
 // state now becomes its reset point. Returns 0 or an error code with a detail line.
 int32_t world_host_create(struct server* srv, sn_world* world, const char* name, uint64_t owner, bool keep,
 						  world_host** out, char* detail, size_t detail_capacity);
+
+// The same under a given id (a world restored from the state directory, persist.c); 0: a new id.
+int32_t world_host_create_at(struct server* srv, sn_world* world, const char* name, uint64_t owner, bool keep,
+							 uint64_t id, world_host** out, char* detail, size_t detail_capacity);
 
 // Destroy: tell members and subscribers (WorldDestroyed with reason), end subscriptions, answer what
 // waits. If a step is in progress, this happens when it ends.
