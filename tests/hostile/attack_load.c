@@ -64,13 +64,15 @@ static void* drain_thread(void* arg)
 	return NULL;
 }
 
-// A handshaken raw TCP connection (the handshake reply is left unread with the rest). A slow one has a
-// 16 KiB receive buffer.
-static int pipeliner(bool slow)
+// A handshaken raw connection, TCP or WebSocket (the handshake reply is left unread with the rest). A slow
+// one has a 16 KiB receive buffer.
+static int pipeliner(bool slow, bool websocket)
 {
-	int fd = tcp_open_small(target.tcp_port, slow ? 16384 : 0);
+	int status = 0;
+	int fd = websocket ? ws_open(target.ws_port, "/", WIRE_WS_SUBPROTOCOL, NULL, &status)
+					   : tcp_open_small(target.tcp_port, slow ? 16384 : 0);
 	size_t n = 0;
-	uint8_t* hs = handshake_bytes(false, "pipeliner", &n);
+	uint8_t* hs = handshake_bytes(websocket, "pipeliner", &n);
 	if (fd < 0 || !send_all(fd, hs, n, 5000))
 	{
 		hostile_fail("load", "pipeliner", "cannot connect");
@@ -285,6 +287,16 @@ void attack_load(void)
 		memcpy(all + (size_t)i * one, single, one);
 	}
 	free(single);
+	// The same requests as WebSocket frames, for the pipeliners that use it.
+	size_t bare = 0;
+	uint8_t* message = encode_message(&m, &bare);
+	uint8_t* frames = malloc((bare + 14) * REQUESTS);
+	size_t frames_size = 0;
+	for (int i = 0; i < REQUESTS; ++i)
+	{
+		frames_size += ws_frame(frames + frames_size, true, 0, 2, true, message, bare, UINT64_MAX);
+	}
+	free(message);
 	figure("load_world_bodies=%d get_state_reply_bytes=%zu get_state_round_trip_ms=%.2f requests_per_client=%d", BODIES,
 		   reply_size, get_state_ms, REQUESTS);
 	size_t baseline = server_rss(&target);
@@ -297,17 +309,18 @@ void attack_load(void)
 	pending p[FAST + SLOW];
 	for (int i = 0; i < FAST; ++i)
 	{
-		d.fds[d.count++] = pipeliner(false);
-		p[i] = (pending){ d.fds[i], all, all_size, 0 };
+		bool websocket = i % 2 == 1; // half of them over WebSocket
+		d.fds[d.count++] = pipeliner(false, websocket);
+		p[i] = websocket ? (pending){ d.fds[i], frames, frames_size, 0 } : (pending){ d.fds[i], all, all_size, 0 };
 	}
 	pthread_t thread;
 	pthread_create(&thread, NULL, drain_thread, &d);
 	size_t peak = baseline;
 	double t0 = now_ms();
-	run_load(&f, p, FAST, LOAD_SECONDS_MS, "4 clients pipelining GetState, reading", &peak);
+	run_load(&f, p, FAST, LOAD_SECONDS_MS, "4 clients pipelining GetState (2 TCP, 2 WebSocket), reading", &peak);
 	double fast_worst = f.worst_ping_under_load_ms;
 	double mib_per_s = (double)atomic_load(&d.bytes) / 1048576.0 / ((now_ms() - t0) * 1e-3);
-	check_alive(&f, "4 clients pipelining GetState, reading");
+	check_alive(&f, "4 clients pipelining GetState (2 TCP, 2 WebSocket), reading");
 
 	// 2. Pipeliners that never read, while the readers go on.
 	for (int i = 0; i < FAST; ++i)
@@ -316,7 +329,7 @@ void attack_load(void)
 	}
 	for (int i = FAST; i < FAST + SLOW; ++i)
 	{
-		p[i] = (pending){ pipeliner(true), all, all_size, 0 };
+		p[i] = (pending){ pipeliner(true, false), all, all_size, 0 };
 	}
 	f.worst_ping_under_load_ms = 0;
 	size_t slow_peak = baseline;
@@ -360,6 +373,7 @@ void attack_load(void)
 	}
 #endif
 	free(all);
+	free(frames);
 	snc_close(owner);
 	family_end(&f);
 }
