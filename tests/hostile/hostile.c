@@ -176,6 +176,19 @@ void server_start(hostile_server* s, const char* const* extra)
 	hostile_fail("setup", "start", "sinewd did not write its port file within 20 s");
 }
 
+// The server's directory: its log, port file and web root.
+static void remove_dir(const hostile_server* s)
+{
+	char path[192];
+	snprintf(path, sizeof(path), "%s/index.html", s->web_root);
+	unlink(path);
+	rmdir(s->web_root);
+	snprintf(path, sizeof(path), "%s/ports", s->dir);
+	unlink(path);
+	unlink(s->log_path);
+	rmdir(s->dir);
+}
+
 bool server_alive(const hostile_server* s)
 {
 	if (s->pid <= 0)
@@ -204,6 +217,10 @@ int server_stop(hostile_server* s)
 			if (code != 0)
 			{
 				server_dump_log(s);
+			}
+			else
+			{
+				remove_dir(s); // a failed run keeps its log for a look
 			}
 			return code;
 		}
