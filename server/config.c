@@ -44,6 +44,9 @@ static const option_def options[] = {
 	  "require this token at the handshake (default: none; prefer the variable to keep it out of ps)" },
 	{ "web-root", "SINEW_WEB_ROOT", OPT_STRING, STR_(web_root), "DIR",
 	  "directory served at / on the HTTP port, e.g. clients/web/dist (default: none, 404)" },
+	{ "state-dir", "SINEW_STATE_DIR", OPT_STRING, STR_(state_dir), "DIR",
+	  "kept worlds are written there (every state_snapshot_interval_ms and at shutdown) and restored at start "
+	  "with their names and ids (default: none; created if missing)" },
 	{ "no-demo", "SINEW_NO_DEMO", OPT_FLAG_OFF, VAL_(demo), NULL, "do not create the demo world at start" },
 	{ "demo-model", "SINEW_DEMO_MODEL", OPT_STRING, STR_(demo_model), "URDF",
 	  "the robot of the demo world, moved by its drives (default: the built-in sinew_arm)" },
@@ -348,6 +351,6 @@ void config_print_help(FILE* out)
 				limits[i].reason);
 	}
 	fprintf(out,
-			"\nSignals: SIGINT and SIGTERM shut down cleanly (stop accepting, tell clients, finish\n"
-			"in-flight replies, exit 0).\n");
+			"\nSignals: SIGINT and SIGTERM shut down cleanly within shutdown_grace_ms (stop accepting, tell\n"
+			"clients, finish in-flight replies: a long Step stops between steps and answers what it did; exit 0).\n");
 }

@@ -18,6 +18,7 @@ typedef struct server_config
 	char port_file[512];  // if set, "tcp=PORT\nws=PORT\n" is written there once both are bound
 	char token[128];      // if set, required at the handshake
 	char web_root[512];   // directory served at / on the HTTP port (the dashboard); "" or missing: 404
+	char state_dir[512];  // kept worlds written there and restored at start (persist.h); "": none
 	bool demo;            // start with the demo world
 	char demo_model[512]; // URDF of the demo robot; "": the embedded models/sinew_arm.urdf
 	log_level log_level;

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "demo_world.h"
 #include "log.h"
+#include "persist.h"
 #include "server.h"
 
 #include <signal.h>
@@ -58,7 +59,12 @@ int main(int argc, char** argv)
 		fprintf(stderr, "sinewd: out of memory\n");
 		return 1;
 	}
-	if (server_listen(&srv) != 0)
+	if (persist_start(&srv) != 0)
+	{
+		status = 1;
+		server_shutdown(&srv, "the state directory cannot be used");
+	}
+	else if (server_listen(&srv) != 0)
 	{
 		status = 1;
 		server_shutdown(&srv, "could not start");
