@@ -43,6 +43,9 @@ if [[ "$mode" == "all" ]]; then
     chromium
     # script checks, the deployment files' checks (tests/deploy/check_deploy.py), the C formatting
     shellcheck python3-yaml clang-format
+    # the container image, built and run (tests/deploy/container.sh): podman, runc where crun cannot run a
+    # container, debootstrap for a Debian 12 base image when podman has none, iproute2 for a loopback
+    podman runc debootstrap iproute2
   )
 fi
 
