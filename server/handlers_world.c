@@ -250,6 +250,13 @@ int32_t handle_create_world(command_ctx* ctx)
 
 int32_t handle_destroy_world(command_ctx* ctx)
 {
+	if (ctx->host->destroy_protected)
+	{
+		return cmd_fail(ctx, SV_ERR_PROTECTED,
+						"world \"%s\" is the demo world: this server refuses to destroy it (start sinewd with "
+						"--allow-demo-destroy or SINEW_ALLOW_DEMO_DESTROY=1 to allow it)",
+						ctx->host->name);
+	}
 	world_host_destroy(ctx->host, "destroyed by its owner");
 	return 0;
 }
@@ -337,6 +344,45 @@ static int32_t check_world_limits(command_ctx* ctx, const sn_world* world)
 	return 0;
 }
 
+// The default name of a clone of `base`: "<base> clone", or "<base> clone N" with N one above the largest
+// such number on the server (at least 2) when that is taken. One pass over the worlds.
+static void clone_name(const server* srv, const char* base, char* out, size_t cap)
+{
+	char stem[64];
+	snprintf(stem, sizeof(stem), "%.50s", base);
+	wire_utf8_trim(stem); // never cut inside a character
+	snprintf(stem + strlen(stem), sizeof(stem) - strlen(stem), " clone");
+	size_t n = strlen(stem);
+	bool taken = false;
+	long highest = 1;
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		const world_host* host = srv->worlds.items[i];
+		if (host == NULL || host->doomed || host->closed || strncmp(host->name, stem, n) != 0)
+		{
+			continue;
+		}
+		if (host->name[n] == '\0')
+		{
+			taken = true;
+		}
+		else if (host->name[n] == ' ')
+		{
+			char* end = NULL;
+			long k = strtol(host->name + n + 1, &end, 10);
+			highest = end != host->name + n + 1 && *end == '\0' && k > highest && k < 1000000000 ? k : highest;
+		}
+	}
+	if (taken)
+	{
+		snprintf(out, cap, "%s %ld", stem, highest + 1);
+	}
+	else
+	{
+		snprintf(out, cap, "%s", stem);
+	}
+}
+
 int32_t handle_clone_world(command_ctx* ctx)
 {
 	const sinew_v1_CloneWorld* c = &ctx->msg.command.clone_world;
@@ -370,9 +416,7 @@ int32_t handle_clone_world(command_ctx* ctx)
 	}
 	else
 	{
-		snprintf(name, sizeof(name), "%.50s", ctx->host->name);
-		wire_utf8_trim(name); // never cut inside a character
-		snprintf(name + strlen(name), sizeof(name) - strlen(name), " clone");
+		clone_name(ctx->srv, ctx->host->name, name, sizeof(name));
 	}
 	world_host* host = NULL;
 	code = world_host_create(ctx->srv, world, name, ctx->session->id, c->keep_after_disconnect, &host, ctx->detail,

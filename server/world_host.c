@@ -41,6 +41,23 @@ static double guess_step_ns(const sn_world* world)
 	return 200.0 + 500.0 * (sn_world_get_body_count(world) + 2.0 * sn_world_get_joint_count(world));
 }
 
+world_host* world_host_find_name(const server* srv, const char* name)
+{
+	if (name == NULL || name[0] == '\0')
+	{
+		return NULL;
+	}
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		world_host* host = srv->worlds.items[i];
+		if (host != NULL && !host->doomed && !host->closed && strcmp(host->name, name) == 0)
+		{
+			return host;
+		}
+	}
+	return NULL;
+}
+
 int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64_t owner, bool keep, world_host** out,
 						  char* detail, size_t cap)
 {
@@ -50,6 +67,14 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 int32_t world_host_create_at(server* srv, sn_world* world, const char* name, uint64_t owner, bool keep, uint64_t id,
 							 world_host** out, char* detail, size_t cap)
 {
+	const world_host* same = world_host_find_name(srv, name);
+	if (same != NULL)
+	{
+		sn_world_destroy(world);
+		snprintf(detail, cap, "a world named \"%s\" exists already (id %llu): world names are unique on a server", name,
+				 (unsigned long long)same->id);
+		return SV_ERR_NAME_TAKEN;
+	}
 	world_host* host = calloc(1, sizeof(world_host));
 	if (host == NULL)
 	{
@@ -541,4 +566,6 @@ void world_host_info(const world_host* host, uint64_t asking_session, uint64_t n
 	wv_world_settings(&def, &info->settings);
 	info->lag_s = pacing_lag_s(host, now_ns);
 	info->lag_resets = host->pacing.lag_resets;
+	info->link_count = (uint32_t)host->cached.articulation_links;
+	info->destroy_protected = host->destroy_protected;
 }

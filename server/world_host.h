@@ -110,6 +110,8 @@ typedef struct world_host
 	world_controller controller; // its own controller, if any: the demo robot's motion (controller.h)
 	model_registry models;       // what its robots were built from (model_registry.h)
 	world_persist persist;       // its file in the state directory, if kept (persist.h)
+	// DestroyWorld is refused (ERR_PROTECTED): the demo world, unless sinewd runs with --allow-demo-destroy.
+	bool destroy_protected;
 	// The end: destroyed once the step in progress ends (doomed), then freed once its handles closed.
 	bool doomed;
 	char doom_reason[128];
@@ -118,13 +120,16 @@ typedef struct world_host
 } world_host;
 
 // Register a new hosted world around `world` (ownership passes to the host, also on failure). The
-// state now becomes its reset point. Returns 0 or an error code with a detail line.
+// state now becomes its reset point. Names are unique on a server: a non-empty name that another live
+// world has gives ERR_NAME_TAKEN. Returns 0 or an error code with a detail line.
 int32_t world_host_create(struct server* srv, sn_world* world, const char* name, uint64_t owner, bool keep,
 						  world_host** out, char* detail, size_t detail_capacity);
 
 // The same under a given id (a world restored from the state directory, persist.c); 0: a new id.
 int32_t world_host_create_at(struct server* srv, sn_world* world, const char* name, uint64_t owner, bool keep,
 							 uint64_t id, world_host** out, char* detail, size_t detail_capacity);
+// The live world named `name` (not empty), or NULL.
+world_host* world_host_find_name(const struct server* srv, const char* name);
 
 // Destroy: tell members and subscribers (WorldDestroyed with reason), end subscriptions, answer what
 // waits. If a step is in progress, this happens when it ends.
