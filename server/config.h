@@ -20,7 +20,7 @@ typedef struct server_config
 	// Directory served at / on the HTTP port (the dashboard). "": not given, sinewd looks for the bundle
 	// next to its own binary (config_find_web_root); "none": nothing is served at / (404).
 	char web_root[512];
-	char state_dir[512]; // kept worlds written there and restored at start (persist.h); "": none
+	char state_dir[512];     // kept worlds written there and restored at start (persist.h); "": none
 	bool demo;               // start with the demo world
 	char demo_model[512];    // URDF of the demo robot; "": the embedded models/sinew_arm.urdf
 	bool allow_demo_destroy; // clients may destroy the demo world (default: ERR_PROTECTED)
