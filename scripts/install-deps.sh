@@ -36,8 +36,9 @@ if [[ "$mode" == "all" ]]; then
   packages+=(
     # fuzzing (libFuzzer ships with clang) and LeakSanitizer runtime
     clang libclang-rt-14-dev
-    # python client and its tests (Debian's own /usr/bin/python3 sees these)
-    python3 python3-protobuf python3-pytest python3-numpy
+    # python client and its tests (Debian's own /usr/bin/python3 sees these); venv, pip, setuptools and
+    # wheel install the client into a virtual environment without a package index (README)
+    python3 python3-protobuf python3-pytest python3-numpy python3-venv python3-pip python3-setuptools python3-wheel
     # browser tests: Debian's chromium, driven headless by playwright-core (no downloaded browser)
     chromium
     # script checks, the deployment files' checks (tests/deploy/check_deploy.py), the C formatting
