@@ -846,6 +846,7 @@ sn_error sn_body_set_type(sn_world* world, sn_body_id id, sn_body_type type)
 		}
 	}
 	b->type = type;
+	b->moved = true; // its shapes are placed again where the body is now (a static body's are not otherwise)
 	set_mass_fields(b, b->mass, b->inertia, b->local_com);
 	if (type == SN_BODY_STATIC)
 	{

@@ -3,15 +3,19 @@
 // Once per sn_world_step, before the solver (as Box2D v3 does), the world detects collisions between
 // the shapes (shape.h) at the poses the step starts from:
 //   1. every moving shape's box is grown by how far its body can move over the step (its centre speed,
-//      plus its spin times the shape's reach from the centre of mass, times the time step), and by half
-//      the speculative distance, then fattened by 0.1 m in a dynamic AABB tree, where it is re-inserted
-//      only when it leaves its fat box;
+//      plus what gravity adds in the step, plus its spin times the shape's reach from the centre of mass,
+//      times the time step), and by half the speculative distance, then fattened in a dynamic AABB tree
+//      (by 0.1 m, Box2D's margin, but at most half the shape's reach; static geometry not at all), where
+//      it is re-inserted only when it leaves its fat box;
 //   2. the tree finds the pairs of fat boxes that begin to overlap; planes stay out of the tree and pair
-//      with every dynamic or link shape whose fat box reaches below them;
-//   3. every pair whose fat boxes still overlap gets its contact manifolds from the narrowphase, within a
-//      speculative margin of SN_SPECULATIVE_DISTANCE plus the distance the two bodies can close in one
-//      step (the sum of their speed bounds of 1., times the step): a fast body sees the surface it
-//      is about to reach one step ahead, so a solver can stop it there instead of letting it pass through;
+//      with every dynamic or link shape whose fat box comes within half the speculative distance of
+//      them; a pair needs a dynamic body or a link on one side (as in Box2D and Jolt, kinematic and
+//      static bodies do not collide with each other);
+//   3. every pair whose fat boxes still overlap gets its contact manifolds from the narrowphase (when its
+//      grown boxes overlap: otherwise it is farther apart than its margin), within a speculative margin
+//      of SN_SPECULATIVE_DISTANCE plus the distance the two bodies can close in one step (the sum of their
+//      speed bounds of 1., times the step): a fast body sees the surface it is about to reach one step
+//      ahead, so a solver can stop it there instead of letting it pass through;
 //   4. each new contact point takes over the warm-start impulses of last step's point with the same
 //      feature id (manifold feature ids persist while the same features touch);
 //   5. pairs that began or stopped touching, and sensors that began or stopped overlapping a shape, are
@@ -32,8 +36,8 @@ extern "C" {
 #endif
 
 // The part of every pair's speculative margin that does not depend on speed, m: 0.02 (Box2D's
-// speculative distance, 4 linear slops, and Jolt's default). It also covers what gravity adds to a speed
-// over one step at the usual time steps (g dt^2 = 2.7 mm at 1/60 s).
+// speculative distance, 4 linear slops, and Jolt's default): room for what the solver changes about the
+// motion within the step (contact impulses), beyond the speed bounds.
 #define SN_SPECULATIVE_DISTANCE 0.02
 // A pair touches when a contact point's separation is at most this, m: 0.001. Above the rounding of
 // separations on metre-sized shapes and the sub-millimetre gap a contact solver may leave at rest (so

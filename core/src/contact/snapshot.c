@@ -602,6 +602,13 @@ sn_error contact_snapshot_read_shapes(snap_reader* r, sn_world* world)
 		}
 		contact_place_shape(world, s, i, world->def.time_step, NULL, NULL);
 	}
+	// Static bodies posed by a setter since the original's last step are not marked in the snapshot: the
+	// first update places every static body's shapes again (those that did not move stay inside their
+	// boxes, so nothing changes for them).
+	for (int b = 0; b < world->body_high; ++b)
+	{
+		world->bodies[b].moved = world->bodies[b].live && world->bodies[b].type == SN_BODY_STATIC;
+	}
 	c->joint_pairs_dirty = true;
 	c->refilter = true;
 	c->proxies_stale = true;
