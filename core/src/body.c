@@ -452,8 +452,8 @@ sn_error sn_create_body(sn_world* world, const sn_body_def* def, sn_body_id* out
 	err = body_reserve(world, 1);
 	if (err != SN_ERR_OK)
 	{
-		return world_fail(world, err, err == SN_ERR_CAPACITY ? "create body: too many bodies"
-															 : "create body: out of memory");
+		return world_fail(world, err,
+						  err == SN_ERR_CAPACITY ? "create body: too many bodies" : "create body: out of memory");
 	}
 	int32_t index = take_slot(world);
 	body* b = world->bodies + index;

@@ -32,7 +32,8 @@
 _Static_assert((int)SN_SHAPE_SPHERE == (int)COLLIDE_SPHERE && (int)SN_SHAPE_CAPSULE == (int)COLLIDE_CAPSULE &&
 				   (int)SN_SHAPE_BOX == (int)COLLIDE_BOX && (int)SN_SHAPE_CYLINDER == (int)COLLIDE_CYLINDER &&
 				   (int)SN_SHAPE_HULL == (int)COLLIDE_HULL && (int)SN_SHAPE_MESH == (int)COLLIDE_MESH &&
-				   (int)SN_SHAPE_PLANE == (int)COLLIDE_PLANE && (int)SN_SHAPE_TYPE_COUNT == (int)COLLIDE_SHAPE_TYPE_COUNT,
+				   (int)SN_SHAPE_PLANE == (int)COLLIDE_PLANE &&
+				   (int)SN_SHAPE_TYPE_COUNT == (int)COLLIDE_SHAPE_TYPE_COUNT,
 			   "shape types");
 _Static_assert(SN_SHAPE_MAX_HULL_VERTICES == COLLIDE_HULL_MAX_VERTICES &&
 				   SN_SHAPE_MAX_HULL_POINTS == COLLIDE_HULL_MAX_POINTS &&
@@ -231,8 +232,8 @@ sn_error shape_build_geometry(sn_world* world, const char* what, const sn_geomet
 								  g->hull.point_count, g->hull.points == NULL ? " (points is NULL)" : "");
 			}
 			collide_hull* hull = NULL;
-			sn_error err = hull_build(&world->memory, g->hull.points, g->hull.point_count, &hull, detail,
-									  sizeof(detail));
+			sn_error err =
+				hull_build(&world->memory, g->hull.points, g->hull.point_count, &hull, detail, sizeof(detail));
 			if (err != SN_ERR_OK)
 			{
 				return fail_detail(world, err, what, detail);
@@ -910,8 +911,7 @@ static sn_error check_density(sn_world* world, const char* what, double density)
 }
 
 // A solid's mass properties in its own frame.
-static sn_error solid_mass(sn_world* world, const char* what, const collide_shape* g, double density,
-						   collide_mass* out)
+static sn_error solid_mass(sn_world* world, const char* what, const collide_shape* g, double density, collide_mass* out)
 {
 	if (!collide_type_is_convex(g->type))
 	{

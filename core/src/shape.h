@@ -15,11 +15,11 @@ typedef struct sn_world sn_world;
 // included); a mesh keeps its vertices and triangles as given in the built mesh itself.
 typedef struct shape_source
 {
-	size_t bytes;        // of this record and its points (one allocation)
-	int point_count;     // hull input points
-	sn_vec3* points;     // [point_count], in the same allocation
-	collide_hull* hull;  // built by hull_build (its own allocation)
-	collide_mesh* mesh;  // built by mesh_build (its own allocation)
+	size_t bytes;       // of this record and its points (one allocation)
+	int point_count;    // hull input points
+	sn_vec3* points;    // [point_count], in the same allocation
+	collide_hull* hull; // built by hull_build (its own allocation)
+	collide_mesh* mesh; // built by mesh_build (its own allocation)
 } shape_source;
 
 enum
@@ -34,13 +34,13 @@ typedef struct shape
 	int32_t next_free;   // free-list link while dead
 	bool live;
 	bool sensor;
-	uint8_t flags;       // SHAPE_*
+	uint8_t flags;        // SHAPE_*
 	int32_t body;         // body slot, -1 for the world
 	int32_t next_in_body; // the body's (or the world's) next shape, -1 at the end
-	int32_t proxy;       // broadphase key, BROADPHASE_NULL_KEY for planes (they stay out of the trees)
-	sn_transform local;  // in the body frame (in the world frame for the world's shapes), unit quaternion
-	double reach;        // largest distance of the solid from the shape's origin, m (0 for mesh and plane)
-	collide_shape geom;  // in the shape's frame; hull and mesh point into source
+	int32_t proxy;        // broadphase key, BROADPHASE_NULL_KEY for planes (they stay out of the trees)
+	sn_transform local;   // in the body frame (in the world frame for the world's shapes), unit quaternion
+	double reach;         // largest distance of the solid from the shape's origin, m (0 for mesh and plane)
+	collide_shape geom;   // in the shape's frame; hull and mesh point into source
 	shape_source* source; // hulls and meshes; NULL for primitives
 	sn_material material;
 	sn_filter filter;

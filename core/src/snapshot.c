@@ -368,8 +368,8 @@ static sn_error link_bodies_valid(sn_world* world)
 		{
 			continue;
 		}
-		if (s == NULL || b->artic >= s->high || !s->items[b->artic].live ||
-			b->link >= s->items[b->artic].link_count || s->items[b->artic].link_body[b->link] != -1)
+		if (s == NULL || b->artic >= s->high || !s->items[b->artic].live || b->link >= s->items[b->artic].link_count ||
+			s->items[b->artic].link_body[b->link] != -1)
 		{
 			return world_fail(world, SN_ERR_BAD_SNAPSHOT, "snapshot: body slot %d is no link of an articulation", i);
 		}

@@ -32,8 +32,8 @@ sn_error scene_ground(sn_world* world, sn_vec3 normal, sn_material material, sn_
 	return SN_ERR_OK;
 }
 
-sn_error scene_box(sn_world* world, sn_transform pose, double half, double mass, sn_material material,
-				   sn_body_id* body, sn_shape_id* shape)
+sn_error scene_box(sn_world* world, sn_transform pose, double half, double mass, sn_material material, sn_body_id* body,
+				   sn_shape_id* shape)
 {
 	sn_body_def bd = sn_default_body_def();
 	bd.pose = pose;
@@ -178,8 +178,8 @@ sn_error scene_c7_spheres(sn_world* world, sn_body_id spheres[SCENE_C7_SPHERES])
 			for (uint32_t i = 0; i < 10; ++i)
 			{
 				uint32_t idx = 100 * k + 10 * j + i;
-				sn_vec3 at = sn_v3((i - 4.5) * 0.12 + scene_c7_jitter(idx, 1), (j - 4.5) * 0.12 + scene_c7_jitter(idx, 2),
-								   0.30 + 0.12 * k);
+				sn_vec3 at = sn_v3((i - 4.5) * 0.12 + scene_c7_jitter(idx, 1),
+								   (j - 4.5) * 0.12 + scene_c7_jitter(idx, 2), 0.30 + 0.12 * k);
 				TRY_(scene_ball(world, at, SCENE_C7_RADIUS, 0.1, m, spheres + idx, NULL));
 			}
 		}

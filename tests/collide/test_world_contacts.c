@@ -236,7 +236,8 @@ static void test_begin_end_events(void** state)
 		if (e.begin_count > 0)
 		{
 			assert_int_equal(e.begin_count, 1);
-			assert_true(sn_shape_id_equals(e.begin[0].shape_a, ground) && sn_shape_id_equals(e.begin[0].shape_b, box_shape));
+			assert_true(sn_shape_id_equals(e.begin[0].shape_a, ground) &&
+						sn_shape_id_equals(e.begin[0].shape_b, box_shape));
 			assert_true(sn_body_id_equals(e.begin[0].body_b, box));
 			assert_true(gap <= SN_CONTACT_TOUCH_DISTANCE + 1e-12);
 			begins += 1;

@@ -80,7 +80,8 @@ static void test_body_rules(void** state)
 	assert_false(touching(world, k1, k2));
 	assert_int_equal(sn_world_get_collision_stats(world).pairs, 0);
 	// The kinematic body made dynamic now pairs with all three.
-	assert_sn_ok(sn_body_set_mass_properties(world, kb, 1.0, sn_inertia_box(1.0, sn_v3(0.1, 0.1, 0.1)), sn_v3(0, 0, 0)));
+	assert_sn_ok(
+		sn_body_set_mass_properties(world, kb, 1.0, sn_inertia_box(1.0, sn_v3(0.1, 0.1, 0.1)), sn_v3(0, 0, 0)));
 	assert_sn_ok(sn_body_set_type(world, kb, SN_BODY_DYNAMIC));
 	step(world, 1);
 	assert_true(touching(world, st1, k1) && touching(world, st2, k1) && touching(world, k1, k2));
@@ -117,8 +118,8 @@ static sn_articulation_id overlapping_chain(sn_world* world, bool self_collision
 	{
 		// Link 0 reaches 0.25 m along x: into link 2 (at x = 0.2); the others 0.07 m each way.
 		double half = l == 0 ? 0.125 : 0.07;
-		shapes[l] = make_shape(world, sn_articulation_get_link_body(world, art, l), sn_geometry_box(sn_v3(half, 0.03, 0.03)),
-							   at(l == 0 ? 0.125 : 0.0, 0, 0));
+		shapes[l] = make_shape(world, sn_articulation_get_link_body(world, art, l),
+							   sn_geometry_box(sn_v3(half, 0.03, 0.03)), at(l == 0 ? 0.125 : 0.0, 0, 0));
 	}
 	return art;
 }
@@ -195,7 +196,8 @@ static void test_joint_rules(void** state)
 	step(world, 1);
 	assert_true(touching(world, sb, sc));
 	// A joint to the world does not turn off collisions with the world's shapes.
-	sn_shape_id ground = make_shape(world, world_body, sn_geometry_plane(sn_v3(0, 0, 1), -0.1), sn_transform_identity());
+	sn_shape_id ground =
+		make_shape(world, world_body, sn_geometry_plane(sn_v3(0, 0, 1), -0.1), sn_transform_identity());
 	hd.base.body_a = world_body;
 	hd.base.body_b = a;
 	hd.base.collide_connected = false;

@@ -109,7 +109,8 @@ static void test_forces_and_refusals(void** state)
 	assert_refused(w, sn_body_set_pose(w, l, at(0, 0, 0)), SN_ERR_WRONG_TYPE);
 	assert_refused(w, sn_body_set_linear_velocity(w, l, sn_v3(1, 0, 0)), SN_ERR_WRONG_TYPE);
 	assert_refused(w, sn_body_set_angular_velocity(w, l, sn_v3(1, 0, 0)), SN_ERR_WRONG_TYPE);
-	assert_refused(w, sn_body_set_mass_properties(w, l, 1.0, sn_mat33_diag(1, 1, 1), sn_v3(0, 0, 0)), SN_ERR_WRONG_TYPE);
+	assert_refused(w, sn_body_set_mass_properties(w, l, 1.0, sn_mat33_diag(1, 1, 1), sn_v3(0, 0, 0)),
+				   SN_ERR_WRONG_TYPE);
 	assert_refused(w, sn_body_set_type(w, l, SN_BODY_DYNAMIC), SN_ERR_WRONG_TYPE);
 	assert_refused(w, sn_body_set_damping(w, l, 1.0, 1.0), SN_ERR_WRONG_TYPE);
 	assert_refused(w, sn_body_set_gravity_scale(w, l, 0.0), SN_ERR_WRONG_TYPE);

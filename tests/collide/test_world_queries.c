@@ -20,7 +20,8 @@ static row build_row(sn_world* world)
 {
 	row r;
 	r.shape[0] = make_shape(world, world_body, sn_geometry_sphere(0.5), at(0, 0, 0));
-	r.capsule_body = make_body(world, SN_BODY_DYNAMIC, posed(sn_v3(2, 0, 0), sn_quat_from_axis_angle(sn_v3(1, 0, 0), 0.5 * SN_PI)));
+	r.capsule_body =
+		make_body(world, SN_BODY_DYNAMIC, posed(sn_v3(2, 0, 0), sn_quat_from_axis_angle(sn_v3(1, 0, 0), 0.5 * SN_PI)));
 	r.shape[1] = make_shape(world, r.capsule_body, sn_geometry_capsule(0.3, 0.5), sn_transform_identity());
 	r.shape[2] = make_shape(world, world_body, sn_geometry_box(sn_v3(0.4, 0.4, 0.4)), at(4, 0, 0));
 	r.shape[3] = make_shape(world, world_body, sn_geometry_cylinder(0.35, 0.5), at(6, 0, 0));
@@ -176,7 +177,8 @@ static void test_overlap_and_closest_points(void** state)
 	assert_near(d.distance, 0.6 - 0.8, 1e-9, "EPA depth of the sphere and the capsule's side, its tolerance");
 	// Bad input.
 	assert_refused(world, sn_shape_get_closest_points(world, r.shape[5], r.shape[0], &d), SN_ERR_UNSUPPORTED);
-	assert_refused(world, sn_shape_get_closest_points(world, r.shape[0], (sn_shape_id){ 99, 1 }, &d), SN_ERR_INVALID_ID);
+	assert_refused(world, sn_shape_get_closest_points(world, r.shape[0], (sn_shape_id){ 99, 1 }, &d),
+				   SN_ERR_INVALID_ID);
 	sn_ray_hit hit;
 	bool hit_found;
 	assert_refused(world, sn_world_ray_cast_closest(world, sn_v3(NAN, 0, 0), sn_v3(1, 0, 0), NULL, &hit, &hit_found),
@@ -192,10 +194,10 @@ static void test_overlap_and_closest_points(void** state)
 	assert_refused(world, sn_world_overlap_geometry(world, &probe, at(0, 0, 0), NULL, found, 8, &count),
 				   SN_ERR_UNSUPPORTED);
 	probe = sn_geometry_sphere(1.0);
-	assert_refused(world,
-				   sn_world_overlap_geometry(world, &probe, (sn_transform){ { 0, 0, 0 }, { 0, 0, 0, 0 } }, NULL, found, 8,
-											 &count),
-				   SN_ERR_ZERO_AXIS);
+	assert_refused(
+		world,
+		sn_world_overlap_geometry(world, &probe, (sn_transform){ { 0, 0, 0 }, { 0, 0, 0, 0 } }, NULL, found, 8, &count),
+		SN_ERR_ZERO_AXIS);
 	// A hull probe is built and freed: the memory held is the same after.
 	const sn_vec3 tetra[4] = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
 	probe = sn_geometry_hull(tetra, 4);

@@ -221,7 +221,8 @@ static void test_getters_and_lists(void** state)
 	assert_true(sn_body_id_is_null(sn_shape_get_body(world, ground)));
 	sn_transform pose = sn_shape_get_pose(world, s1);
 	sn_transform expect = sn_transform_mul(sn_body_get_pose(world, b), local);
-	assert_near(sn_length(sn_sub(pose.p, expect.p)), 0.0, 1e-15, "the body pose times the local pose, exactly composed");
+	assert_near(sn_length(sn_sub(pose.p, expect.p)), 0.0, 1e-15,
+				"the body pose times the local pose, exactly composed");
 	sn_geometry g;
 	assert_sn_ok(sn_shape_get_geometry(world, s1, &g));
 	assert_int_equal(g.type, SN_SHAPE_CAPSULE);
@@ -251,8 +252,8 @@ static void test_getters_and_lists(void** state)
 	assert_int_equal(sn_shape_get_user_data(world, s3), 77);
 	assert_false(sn_shape_is_sensor(world, s3));
 	// A plane's normal is normalised on creation.
-	sn_shape_id tilted = make_shape(world, (sn_body_id){ 0, 0 }, sn_geometry_plane(sn_v3(0, 3, 4), 1.0),
-									sn_transform_identity());
+	sn_shape_id tilted =
+		make_shape(world, (sn_body_id){ 0, 0 }, sn_geometry_plane(sn_v3(0, 3, 4), 1.0), sn_transform_identity());
 	assert_sn_ok(sn_shape_get_geometry(world, tilted, &g));
 	assert_near(g.plane.normal.y, 0.6, 1e-15, "(0, 3, 4) / 5");
 	// Destroying the body destroys its shapes; the world's remain.

@@ -42,7 +42,8 @@ static scene build(void)
 			s.doomed = sh;
 		}
 	}
-	const sn_vec3 points[6] = { { 0.1, 0, 0 }, { -0.1, 0, 0 }, { 0, 0.12, 0 }, { 0, -0.1, 0 }, { 0, 0, 0.1 }, { 0, 0, -0.11 } };
+	const sn_vec3 points[6] = { { 0.1, 0, 0 },  { -0.1, 0, 0 }, { 0, 0.12, 0 },
+								{ 0, -0.1, 0 }, { 0, 0, 0.1 },  { 0, 0, -0.11 } };
 	sn_body_def bd = sn_default_body_def();
 	bd.pose.p = sn_v3(3.5, 0, 0.6);
 	bd.linear_velocity = sn_v3(0.3, 0, 0);

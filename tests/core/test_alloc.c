@@ -574,12 +574,9 @@ static void test_world_create_fails_cleanly(void** state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_allocation_in_step),
-		cmocka_unit_test(test_create_fails_cleanly),
-		cmocka_unit_test(test_step_fails_cleanly),
-		cmocka_unit_test(test_no_allocation_with_shapes),
-		cmocka_unit_test(test_shape_create_fails_cleanly),
-		cmocka_unit_test(test_world_create_fails_cleanly),
+		cmocka_unit_test(test_no_allocation_in_step),      cmocka_unit_test(test_create_fails_cleanly),
+		cmocka_unit_test(test_step_fails_cleanly),         cmocka_unit_test(test_no_allocation_with_shapes),
+		cmocka_unit_test(test_shape_create_fails_cleanly), cmocka_unit_test(test_world_create_fails_cleanly),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

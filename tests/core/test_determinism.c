@@ -232,11 +232,11 @@ static sn_world* build_contacts(sn_solver solver)
 	for (uint32_t i = 0; i < 48; ++i)
 	{
 		sn_body_id b;
-		sn_vec3 p = sn_v3(-0.6 + 0.25 * (i % 6) + scene_c7_jitter(i, 1), -0.5 + 0.25 * ((i / 6) % 4) + scene_c7_jitter(i, 2),
-						  0.8 + 0.3 * (i / 24));
+		sn_vec3 p = sn_v3(-0.6 + 0.25 * (i % 6) + scene_c7_jitter(i, 1),
+						  -0.5 + 0.25 * ((i / 6) % 4) + scene_c7_jitter(i, 2), 0.8 + 0.3 * (i / 24));
 		assert_sn_ok(scene_ball(w, p, 0.1, 1.0, m, &b, NULL));
 	}
-	const sn_vec3 pts[7] = { { 0.12, 0, 0 }, { -0.1, 0.02, 0 }, { 0, 0.11, 0.01 }, { 0, -0.1, 0 },
+	const sn_vec3 pts[7] = { { 0.12, 0, 0 },    { -0.1, 0.02, 0 }, { 0, 0.11, 0.01 },   { 0, -0.1, 0 },
 							 { 0.01, 0, 0.13 }, { 0, 0.02, -0.1 }, { 0.07, 0.07, 0.07 } };
 	for (int i = 0; i < 6; ++i)
 	{

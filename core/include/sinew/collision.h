@@ -56,8 +56,8 @@ extern "C" {
 // One contact point of a manifold.
 typedef struct sn_contact_point
 {
-	sn_vec3 position;  // world, midway between the two surfaces, m
-	double separation; // along the normal, m; negative when the shapes overlap, positive for a speculative point
+	sn_vec3 position;    // world, midway between the two surfaces, m
+	double separation;   // along the normal, m; negative when the shapes overlap, positive for a speculative point
 	uint64_t feature_id; // the pair of features that made it; the same while the same features touch
 	// Warm-start impulses the contact solver accumulated on this point in the last step (N*s): along the
 	// normal and the two tangent directions. Carried over from last step's point with the same feature
@@ -74,9 +74,9 @@ typedef struct sn_contact
 	sn_shape_id shape_b;
 	sn_body_id body_a; // a null id for the world's own shapes
 	sn_body_id body_b;
-	sn_vec3 normal;   // unit, world, from shape A to shape B
-	bool touching;    // a point's separation is at most SN_CONTACT_TOUCH_DISTANCE
-	int point_count;  // 1..SN_MANIFOLD_MAX_POINTS
+	sn_vec3 normal;  // unit, world, from shape A to shape B
+	bool touching;   // a point's separation is at most SN_CONTACT_TOUCH_DISTANCE
+	int point_count; // 1..SN_MANIFOLD_MAX_POINTS
 	sn_contact_point points[SN_MANIFOLD_MAX_POINTS];
 } sn_contact;
 
@@ -87,22 +87,21 @@ int sn_world_get_contacts(const sn_world* world, sn_contact* contacts, int capac
 int sn_body_get_contacts(const sn_world* world, sn_body_id body, sn_contact* contacts, int capacity);
 int sn_shape_get_contacts(const sn_world* world, sn_shape_id shape, sn_contact* contacts, int capacity);
 // Those between two shapes (either order; the records name A as the smaller slot).
-int sn_shape_pair_get_contacts(const sn_world* world, sn_shape_id a, sn_shape_id b, sn_contact* contacts,
-							   int capacity);
+int sn_shape_pair_get_contacts(const sn_world* world, sn_shape_id a, sn_shape_id b, sn_contact* contacts, int capacity);
 
 // Counts of the last step, for tests, benchmarks and dashboards.
 typedef struct sn_collision_stats
 {
-	int shapes;            // live shapes
-	int proxies;           // shapes in the broadphase trees (planes are not)
-	int pairs;             // pairs whose fat boxes overlap (sensor pairs included)
-	int manifolds;         // manifolds with points
-	int points;            // contact points (speculative included)
-	int touching;          // pairs touching (sensor pairs: overlapping)
-	int pairs_begun;       // pairs made in the last step
-	int pairs_ended;       // pairs dropped in the last step
-	int proxies_moved;     // proxies re-inserted in the last step
-	double deepest;        // most negative separation of the last step, m (0 when none overlap)
+	int shapes;        // live shapes
+	int proxies;       // shapes in the broadphase trees (planes are not)
+	int pairs;         // pairs whose fat boxes overlap (sensor pairs included)
+	int manifolds;     // manifolds with points
+	int points;        // contact points (speculative included)
+	int touching;      // pairs touching (sensor pairs: overlapping)
+	int pairs_begun;   // pairs made in the last step
+	int pairs_ended;   // pairs dropped in the last step
+	int proxies_moved; // proxies re-inserted in the last step
+	double deepest;    // most negative separation of the last step, m (0 when none overlap)
 } sn_collision_stats;
 sn_collision_stats sn_world_get_collision_stats(const sn_world* world);
 
@@ -161,11 +160,11 @@ sn_query_filter sn_default_query_filter(void);
 typedef struct sn_ray_hit
 {
 	sn_shape_id shape;
-	sn_body_id body;   // a null id for the world's own shapes
-	sn_vec3 point;     // world, m
-	sn_vec3 normal;    // unit surface normal at the hit, facing the ray
-	double fraction;   // of the translation, in [0, 1]
-	int32_t triangle;  // a mesh's triangle index, -1 for other shapes
+	sn_body_id body;  // a null id for the world's own shapes
+	sn_vec3 point;    // world, m
+	sn_vec3 normal;   // unit surface normal at the hit, facing the ray
+	double fraction;  // of the translation, in [0, 1]
+	int32_t triangle; // a mesh's triangle index, -1 for other shapes
 } sn_ray_hit;
 
 // The segment origin + t translation, t in [0, 1] (m). A ray that starts inside a solid does not hit it

@@ -279,8 +279,7 @@ typedef struct sn_mass_properties
 // (Mirtich 1996). The def is validated like sn_create_shape (the body is not looked at); meshes and planes
 // have no inside (SN_ERR_UNSUPPORTED). The world lends its allocator (a hull's build) and its detail line;
 // nothing else changes.
-sn_error sn_shape_def_compute_mass(sn_world* world, const sn_shape_def* def, double density,
-								   sn_mass_properties* out);
+sn_error sn_shape_def_compute_mass(sn_world* world, const sn_shape_def* def, double density, sn_mass_properties* out);
 // Set a body's mass, centre of mass and inertia (as sn_body_set_mass_properties) from its shapes at a
 // uniform density (kg/m^3): the compound of its solid shapes (sensors excluded) by the parallel-axis
 // theorem. SN_ERR_INVALID_ARGUMENT when the body has no solid shape; SN_ERR_WRONG_TYPE for a link's body

@@ -232,8 +232,7 @@ sn_error sn_world_set_pair_collision(sn_world* world, sn_body_id body_a, sn_body
 	}
 	else if (enabled && present)
 	{
-		memmove(c->exclusions + at, c->exclusions + at + 1,
-				(size_t)(c->exclusion_count - at - 1) * sizeof(uint64_t));
+		memmove(c->exclusions + at, c->exclusions + at + 1, (size_t)(c->exclusion_count - at - 1) * sizeof(uint64_t));
 		c->exclusion_count -= 1;
 		// Pairs the exclusion kept out are found again (a = -1: the world's own shapes).
 		shape_touch_body(world, a);

@@ -101,8 +101,7 @@ static double ray_shape(ray_query* q, int32_t slot, double max_fraction)
 	// Insert into the sorted nearest `capacity`.
 	int n = q->count < q->capacity ? q->count : q->capacity;
 	int at = n;
-	while (at > 0 &&
-		   hit_before(hit.fraction, slot, q->hits[at - 1].fraction, q->hits[at - 1].shape.index1 - 1))
+	while (at > 0 && hit_before(hit.fraction, slot, q->hits[at - 1].fraction, q->hits[at - 1].shape.index1 - 1))
 	{
 		at -= 1;
 	}
@@ -181,8 +180,7 @@ sn_error sn_world_ray_cast_all(sn_world* world, sn_vec3 origin, sn_vec3 translat
 	const char* what = "ray cast";
 	if (count == NULL || capacity < 0 || (capacity > 0 && hits == NULL))
 	{
-		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "%s: count must not be NULL, capacity >= 0 with hits",
-						  what);
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "%s: count must not be NULL, capacity >= 0 with hits", what);
 	}
 	sn_error err = check_ray(world, what, origin, translation);
 	if (err != SN_ERR_OK)

@@ -117,8 +117,7 @@ int sn_shape_get_contacts(const sn_world* world, sn_shape_id id, sn_contact* con
 	return read_contacts(world, &sel, contacts, capacity);
 }
 
-int sn_shape_pair_get_contacts(const sn_world* world, sn_shape_id a, sn_shape_id b, sn_contact* contacts,
-							   int capacity)
+int sn_shape_pair_get_contacts(const sn_world* world, sn_shape_id a, sn_shape_id b, sn_contact* contacts, int capacity)
 {
 	if (world == NULL || shape_get(world, a) == NULL || shape_get(world, b) == NULL)
 	{

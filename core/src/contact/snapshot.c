@@ -553,8 +553,7 @@ sn_error contact_snapshot_read_shapes(snap_reader* r, sn_world* world)
 		return bad(world, "exclusion count", -1);
 	}
 	p = c->exclusions;
-	if (exclusions > 0 &&
-		!memory_reserve(&world->memory, &p, &c->exclusion_capacity, exclusions, sizeof(uint64_t)))
+	if (exclusions > 0 && !memory_reserve(&world->memory, &p, &c->exclusion_capacity, exclusions, sizeof(uint64_t)))
 	{
 		return world_fail(world, SN_ERR_NO_MEMORY, "snapshot: out of memory for exclusions");
 	}
@@ -669,8 +668,9 @@ sn_error contact_snapshot_read_pairs(snap_reader* r, sn_world* world)
 		}
 		q->first = manifolds;
 		p = c->manifolds;
-		if (q->manifold_count > 0 && !memory_reserve(&world->memory, &p, &c->manifold_capacity,
-													  manifolds + q->manifold_count, sizeof(contact_manifold)))
+		if (q->manifold_count > 0 &&
+			!memory_reserve(&world->memory, &p, &c->manifold_capacity, manifolds + q->manifold_count,
+							sizeof(contact_manifold)))
 		{
 			return world_fail(world, SN_ERR_NO_MEMORY, "snapshot: out of memory for manifolds");
 		}

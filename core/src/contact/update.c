@@ -250,7 +250,8 @@ static int update_proxies(sn_world* world, double dt)
 		}
 		collide_aabb tight;
 		bool far;
-		body_motion m = (b->type == SN_BODY_LINK && have_motions) ? c->motions[s->body].m : body_motion_of(world, s->body);
+		body_motion m =
+			(b->type == SN_BODY_LINK && have_motions) ? c->motions[s->body].m : body_motion_of(world, s->body);
 		place(world, s, i, dt, m, &tight, &far);
 		if (s->geom.type == COLLIDE_PLANE)
 		{
@@ -408,8 +409,8 @@ sn_error contact_prepare(sn_world* world, double dt)
 		bound += (int64_t)flagged * c->plane_count + (int64_t)flagged_planes * dynamic_shapes;
 	}
 	void* p = c->candidates;
-	bool ok = bound < INT32_MAX / 2 && reserve_array(world, &p, &c->candidate_capacity, (int)bound + 1,
-													  sizeof(broadphase_pair));
+	bool ok = bound < INT32_MAX / 2 &&
+		reserve_array(world, &p, &c->candidate_capacity, (int)bound + 1, sizeof(broadphase_pair));
 	c->candidates = p;
 	if (!ok)
 	{
@@ -639,9 +640,9 @@ static void evaluate_pair(update_ctx* u, contact_pair pair, const contact_pair* 
 	pair.manifold_count = 0;
 	// Shapes whose grown boxes do not overlap are farther apart than their margin: no points (and no
 	// overlap), without the narrowphase.
-	bool near = a->geom.type == COLLIDE_PLANE   ? box_reaches_plane(b->box, a->world_plane)
-		: b->geom.type == COLLIDE_PLANE         ? box_reaches_plane(a->box, b->world_plane)
-												: aabb_overlaps(a->box, b->box);
+	bool near = a->geom.type == COLLIDE_PLANE ? box_reaches_plane(b->box, a->world_plane)
+		: b->geom.type == COLLIDE_PLANE       ? box_reaches_plane(a->box, b->world_plane)
+											  : aabb_overlaps(a->box, b->box);
 	bool far = (a->flags & SHAPE_FAR) || (b->flags & SHAPE_FAR) || !near;
 	if (pair.flags & PAIR_SENSOR)
 	{

@@ -26,11 +26,11 @@ sn_error scene_ground(sn_world* world, sn_vec3 normal, sn_material material, sn_
 
 // A dynamic box of half-extent `half` (m) on every side, `mass` kg (solid inertia), at `pose`, with one
 // box shape of this material. shape may be NULL.
-sn_error scene_box(sn_world* world, sn_transform pose, double half, double mass, sn_material material,
-				   sn_body_id* body, sn_shape_id* shape);
+sn_error scene_box(sn_world* world, sn_transform pose, double half, double mass, sn_material material, sn_body_id* body,
+				   sn_shape_id* shape);
 // A dynamic solid sphere of radius r (m), mass kg, centred at `at`.
-sn_error scene_ball(sn_world* world, sn_vec3 at, double radius, double mass, sn_material material,
-					sn_body_id* body, sn_shape_id* shape);
+sn_error scene_ball(sn_world* world, sn_vec3 at, double radius, double mass, sn_material material, sn_body_id* body,
+					sn_shape_id* shape);
 
 // ---- the contact benchmark scenes (shared/bench/contact-scenes.md) ------------------------------------
 
