@@ -203,6 +203,52 @@ static int compare_pairs(const void* x, const void* y)
 	return 0;
 }
 
+static uint64_t pair_key(const broadphase_pair* p)
+{
+	return ((uint64_t)(uint32_t)p->user_a << 32) | (uint32_t)p->user_b;
+}
+
+// Moves the element at `at` down the max-heap of `count` elements until both children are smaller.
+static void sift_down(broadphase_pair* a, int at, int count)
+{
+	broadphase_pair item = a[at];
+	uint64_t key = pair_key(&item);
+	for (;;)
+	{
+		int child = 2 * at + 1;
+		if (child >= count)
+		{
+			break;
+		}
+		if (child + 1 < count && pair_key(a + child + 1) > pair_key(a + child))
+		{
+			child += 1;
+		}
+		if (pair_key(a + child) <= key)
+		{
+			break;
+		}
+		a[at] = a[child];
+		at = child;
+	}
+	a[at] = item;
+}
+
+void broadphase_sort_pairs(broadphase_pair* pairs, int count)
+{
+	for (int i = count / 2 - 1; i >= 0; --i)
+	{
+		sift_down(pairs, i, count);
+	}
+	for (int end = count - 1; end > 0; --end)
+	{
+		broadphase_pair top = pairs[0];
+		pairs[0] = pairs[end];
+		pairs[end] = top;
+		sift_down(pairs, 0, end);
+	}
+}
+
 sn_error broadphase_update_pairs(broadphase* bp, sn_memory* memory, broadphase_filter_fn filter, void* context)
 {
 	bp->pair_count = 0;
@@ -232,10 +278,7 @@ sn_error broadphase_update_pairs(broadphase* bp, sn_memory* memory, broadphase_f
 		bp->pair_count = 0;
 		return SN_ERR_NO_MEMORY;
 	}
-	if (bp->pair_count > 1)
-	{
-		qsort(bp->pairs, (size_t)bp->pair_count, sizeof(broadphase_pair), compare_pairs);
-	}
+	broadphase_sort_pairs(bp->pairs, bp->pair_count);
 	int unique = 0;
 	for (int i = 0; i < bp->pair_count; ++i)
 	{

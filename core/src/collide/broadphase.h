@@ -92,6 +92,11 @@ static inline collide_aabb broadphase_fat_aabb(const broadphase* bp, int32_t key
 	return tree_fat_aabb(&bp->trees[broadphase_key_type(key)], broadphase_key_proxy(key));
 }
 
+// Sorts pairs by (user_a, user_b) in place: a heap sort (Williams 1964), O(n log n) with no allocation,
+// which a step may call (the C library's qsort may allocate its scratch). Equal pairs end up adjacent in
+// an order that depends only on the input order.
+void broadphase_sort_pairs(broadphase_pair* pairs, int count);
+
 // Whether two proxies may pair at all, by the callers' ids (the world's filter: categories and masks,
 // same body, joints, exclusions). NULL admits every pair.
 typedef bool (*broadphase_filter_fn)(void* context, int32_t user_a, int32_t user_b);

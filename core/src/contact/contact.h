@@ -65,6 +65,14 @@ static inline uint64_t contact_pair_key(int32_t a, int32_t b)
 	return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
 }
 
+// Whether a cached pair's shapes are both still the ones it was made for.
+static inline bool contact_pair_is_current(const shape* shapes, const contact_pair* p)
+{
+	const shape* a = shapes + p->shape_a;
+	const shape* b = shapes + p->shape_b;
+	return a->live && b->live && a->generation == p->generation_a && b->generation == p->generation_b;
+}
+
 typedef struct contact_state
 {
 	// The shape pool (shape.c).
@@ -165,8 +173,6 @@ void contact_forget_body(sn_world* world, int32_t owner);
 // ---- contact/readback.c -------------------------------------------------------------------------------
 
 uint64_t contact_state_hash(const sn_world* world, uint64_t h);
-// Whether a cached pair's shapes are both still the ones it was made for.
-bool contact_pair_is_current(const sn_world* world, const contact_pair* p);
 
 // ---- contact/snapshot.c -------------------------------------------------------------------------------
 

@@ -111,10 +111,40 @@ bool contact_filter_callback(void* context, int32_t a, int32_t b)
 	return contact_should_collide((const sn_world*)context, a, b);
 }
 
-static int compare_keys(const void* x, const void* y)
+// A heap sort of keys in place, with no allocation (the step rebuilds the joint pairs; the C library's
+// qsort may allocate), as broadphase_sort_pairs sorts pairs.
+static void sift_keys(uint64_t* k, int at, int count)
 {
-	uint64_t a = *(const uint64_t*)x, b = *(const uint64_t*)y;
-	return a < b ? -1 : (a > b ? 1 : 0);
+	uint64_t item = k[at];
+	for (int child = 2 * at + 1; child < count; child = 2 * at + 1)
+	{
+		if (child + 1 < count && k[child + 1] > k[child])
+		{
+			child += 1;
+		}
+		if (k[child] <= item)
+		{
+			break;
+		}
+		k[at] = k[child];
+		at = child;
+	}
+	k[at] = item;
+}
+
+static void sort_keys(uint64_t* keys, int count)
+{
+	for (int i = count / 2 - 1; i >= 0; --i)
+	{
+		sift_keys(keys, i, count);
+	}
+	for (int end = count - 1; end > 0; --end)
+	{
+		uint64_t top = keys[0];
+		keys[0] = keys[end];
+		keys[end] = top;
+		sift_keys(keys, 0, end);
+	}
 }
 
 sn_error contact_filter_prepare(sn_world* world)
@@ -145,10 +175,7 @@ sn_error contact_filter_prepare(sn_world* world)
 			c->joint_pairs[n++] = body_pair_key(j->body_a, j->body_b);
 		}
 	}
-	if (n > 1)
-	{
-		qsort(c->joint_pairs, (size_t)n, sizeof(uint64_t), compare_keys);
-	}
+	sort_keys(c->joint_pairs, n);
 	c->joint_pair_count = n;
 	c->joint_pairs_dirty = false;
 	return SN_ERR_OK;

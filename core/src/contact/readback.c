@@ -8,14 +8,6 @@
 
 #include <string.h>
 
-bool contact_pair_is_current(const sn_world* world, const contact_pair* p)
-{
-	const contact_state* c = &world->contacts;
-	const shape* a = c->shapes + p->shape_a;
-	const shape* b = c->shapes + p->shape_b;
-	return a->live && b->live && a->generation == p->generation_a && b->generation == p->generation_b;
-}
-
 static void fill_contact(const sn_world* world, const contact_pair* p, const contact_manifold* m, sn_contact* out)
 {
 	memset(out, 0, sizeof(*out));
@@ -71,7 +63,7 @@ static int read_contacts(const sn_world* world, const selection* sel, sn_contact
 	for (int i = 0; i < c->pair_count; ++i)
 	{
 		const contact_pair* p = c->pairs + i;
-		if (p->manifold_count == 0 || !selected(p, sel) || !contact_pair_is_current(world, p))
+		if (p->manifold_count == 0 || !selected(p, sel) || !contact_pair_is_current(world->contacts.shapes, p))
 		{
 			continue;
 		}
@@ -145,7 +137,7 @@ int sn_shape_pair_get_contacts(const sn_world* world, sn_shape_id a, sn_shape_id
 	for (int i = lo; i < c->pair_count && contact_pair_key(c->pairs[i].shape_a, c->pairs[i].shape_b) == key; ++i)
 	{
 		const contact_pair* p = c->pairs + i;
-		if (!contact_pair_is_current(world, p))
+		if (!contact_pair_is_current(world->contacts.shapes, p))
 		{
 			continue;
 		}

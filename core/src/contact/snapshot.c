@@ -653,7 +653,7 @@ sn_error contact_snapshot_read_pairs(snap_reader* r, sn_world* world)
 		}
 		last_key = key;
 		c->pair_count = i + 1;
-		if (contact_pair_is_current(world, q))
+		if (contact_pair_is_current(world->contacts.shapes, q))
 		{
 			// A pair of live shapes names their bodies and their kind.
 			const shape* a = c->shapes + q->shape_a;

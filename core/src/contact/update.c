@@ -454,7 +454,7 @@ sn_error contact_prepare(sn_world* world, double dt)
 	}
 	if (c->candidate_count > 1)
 	{
-		qsort(c->candidates, (size_t)c->candidate_count, sizeof(broadphase_pair), compare_candidates);
+		broadphase_sort_pairs(c->candidates, c->candidate_count);
 		int unique = 1;
 		for (int i = 1; i < c->candidate_count; ++i)
 		{
@@ -472,7 +472,7 @@ sn_error contact_prepare(sn_world* world, double dt)
 	for (int i = 0; i < c->pair_count; ++i)
 	{
 		const contact_pair* q = c->pairs + i;
-		if (contact_pair_is_current(world, q))
+		if (contact_pair_is_current(world->contacts.shapes, q))
 		{
 			manifolds += manifold_bound(c->shapes + q->shape_a, c->shapes + q->shape_b);
 		}
@@ -701,8 +701,8 @@ static void keep_or_end(update_ctx* u, const contact_pair* p)
 {
 	sn_world* world = u->world;
 	contact_state* c = u->c;
-	if (!contact_pair_is_current(world, p) || (c->refilter && !contact_should_collide(world, p->shape_a, p->shape_b)) ||
-		!pair_overlaps(c, p))
+	if (!contact_pair_is_current(world->contacts.shapes, p) ||
+		(c->refilter && !contact_should_collide(world, p->shape_a, p->shape_b)) || !pair_overlaps(c, p))
 	{
 		end_pair(u, p);
 		return;
@@ -765,7 +765,7 @@ void contact_update(sn_world* world, double dt)
 		uint64_t qk = q != NULL ? contact_pair_key(q->user_a, q->user_b) : UINT64_MAX;
 		if (p != NULL && pk <= qk)
 		{
-			bool current = contact_pair_is_current(world, p);
+			bool current = contact_pair_is_current(world->contacts.shapes, p);
 			keep_or_end(&u, p);
 			i += 1;
 			if (pk == qk && current)
