@@ -117,7 +117,7 @@ static bool within_extent(collide_aabb box)
 //   prismatic             vo += qd axis
 // and a floating base starts from w = w_base, vo = v_base - w_base x p_base; a point p then moves at
 // vo + w x p.
-static void articulation_motions(sn_world* world, const artic* a, link_motion* out)
+static void articulation_motions(const artic* a, link_motion* out)
 {
 	for (int i = 0; i < a->link_count; ++i)
 	{
@@ -157,7 +157,6 @@ static void articulation_motions(sn_world* world, const artic* a, link_motion* o
 		lm->m.com = sn_transform_point(lm->m.pose, a->info[i].com);
 		lm->m.v = sn_add(lm->vo, sn_cross(lm->m.w, lm->m.com));
 	}
-	(void)world;
 }
 
 // contact_place_shape with the body's motion given.
@@ -233,7 +232,7 @@ static int update_proxies(sn_world* world, double dt)
 	{
 		if (arts->items[a].live)
 		{
-			articulation_motions(world, arts->items + a, c->motions);
+			articulation_motions(arts->items + a, c->motions);
 		}
 	}
 	for (int i = 0; i < c->shape_high; ++i)
