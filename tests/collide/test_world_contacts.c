@@ -353,6 +353,30 @@ static void test_mesh_floor_and_link(void** state)
 	sn_world_destroy(world);
 }
 
+// Heaped shapes cannot grow the pair cache without bound: past the world's pair bound (lowered here from
+// SN_MAX_CONTACT_PAIRS) new pairs are counted, not made; the ones kept are the first by shape slots.
+static void test_pair_bound(void** state)
+{
+	(void)state;
+	sn_world* world = zero_g_world();
+	world->contacts.max_pairs = 10;
+	world->contacts.bp.max_pairs = 10;
+	for (int i = 0; i < 20; ++i)
+	{
+		sn_body_id b = make_body(world, SN_BODY_DYNAMIC, at(0.001 * i, 0, 0));
+		make_shape(world, b, sn_geometry_sphere(0.1), sn_transform_identity());
+	}
+	step(world, 3);
+	sn_collision_stats st = sn_world_get_collision_stats(world);
+	assert_int_equal(st.pairs, 10);
+	assert_int_equal(st.manifolds, 10);
+	assert_true(st.pairs_dropped >= 190 - 10); // of the 190 pairs of 20 overlapping spheres
+	sn_contact c;
+	assert_int_equal(sn_world_get_contacts(world, &c, 1), 10);
+	assert_int_equal(c.shape_a.index1, 1); // the first slots' pairs
+	sn_world_destroy(world);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_begin_end_events),
 		cmocka_unit_test(test_sensors),
 		cmocka_unit_test(test_mesh_floor_and_link),
+		cmocka_unit_test(test_pair_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,6 +52,11 @@ extern "C" {
 // Contact and sensor events kept per step, of each kind: 65536 (4 MB at most per kind). Events beyond
 // it are counted (sn_contact_events.dropped) and lost.
 #define SN_MAX_CONTACT_EVENTS 65536
+// Pairs of shapes a world keeps: 2^20. The contact scenes need 10^3 to 10^4 (C7's 1,000 spheres about
+// 10,500); a million is a hundred of them in one world, and keeps the pair cache near 130 MB. Beyond it,
+// new pairs are not made (sn_collision_stats.pairs_dropped counts them; they are found again when one of
+// their shapes moves), so shapes heaped on each other cannot grow a world's memory quadratically.
+#define SN_MAX_CONTACT_PAIRS (1 << 20)
 
 // One contact point of a manifold.
 typedef struct sn_contact_point
@@ -102,6 +107,8 @@ typedef struct sn_collision_stats
 	int pairs_ended;   // pairs dropped in the last step
 	int proxies_moved; // proxies re-inserted in the last step
 	double deepest;    // most negative separation of the last step, m (0 when none overlap)
+	// New pairs not made for SN_MAX_CONTACT_PAIRS since the world was created or restored.
+	uint64_t pairs_dropped;
 } sn_collision_stats;
 sn_collision_stats sn_world_get_collision_stats(const sn_world* world);
 

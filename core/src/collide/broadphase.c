@@ -172,6 +172,11 @@ static bool pair_visit(void* context, int32_t proxy, int32_t user)
 		return true;
 	}
 	broadphase* bp = q->bp;
+	if (bp->max_pairs > 0 && bp->pair_count >= bp->max_pairs)
+	{
+		bp->pairs_dropped += 1;
+		return true;
+	}
 	if (bp->pair_count == bp->pair_capacity)
 	{
 		void* pairs = bp->pairs;

@@ -52,6 +52,8 @@ typedef struct broadphase
 	broadphase_pair* pairs; // the last update's new pairs, sorted by (user_a, user_b)
 	int pair_count;
 	int pair_capacity;
+	int max_pairs;          // new pairs one update may report (0: no bound); beyond it they are counted
+	uint64_t pairs_dropped; // pairs not reported for max_pairs, since the broadphase was made
 } broadphase;
 
 void broadphase_init(broadphase* bp, double margin);

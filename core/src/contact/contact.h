@@ -129,6 +129,8 @@ typedef struct contact_state
 	int begin_count, end_count, sensor_begin_count, sensor_end_count;
 	int begin_capacity, end_capacity, sensor_begin_capacity, sensor_end_capacity;
 	uint64_t dropped, dropped_total;
+	uint64_t pairs_dropped; // candidates not made into pairs for max_pairs
+	int max_pairs;          // SN_MAX_CONTACT_PAIRS (the broadphase's bound too; tests lower both)
 
 	sn_collision_stats stats;
 } contact_state;

@@ -69,6 +69,8 @@ void contact_init(sn_world* world)
 	c->shape_free = -1;
 	c->world_shape_head = -1;
 	broadphase_init(&c->bp, BROADPHASE_DEFAULT_MARGIN);
+	c->max_pairs = SN_MAX_CONTACT_PAIRS;
+	c->bp.max_pairs = SN_MAX_CONTACT_PAIRS;
 }
 
 void contact_release(sn_world* world)
@@ -326,10 +328,26 @@ static int compare_candidates(const void* x, const void* y)
 	return p->user_b < q->user_b ? -1 : (p->user_b > q->user_b ? 1 : 0);
 }
 
-// Manifolds a pair of these two shapes can produce at most.
+// Whether two shapes' grown boxes overlap (a plane's half-space, grown by half the speculative distance,
+// reaches the other's box): otherwise they are farther apart than their speculative margin, and the
+// narrowphase would find no points (nor a sensor an overlap). Parked shapes' boxes meet nothing.
+static bool pair_near(const shape* a, const shape* b)
+{
+	if (a->geom.type == COLLIDE_PLANE)
+	{
+		return box_reaches_plane(b->box, a->world_plane);
+	}
+	if (b->geom.type == COLLIDE_PLANE)
+	{
+		return box_reaches_plane(a->box, b->world_plane);
+	}
+	return aabb_overlaps(a->box, b->box);
+}
+
+// Manifolds a pair of these two shapes can produce at most in this update.
 static int manifold_bound(const shape* a, const shape* b)
 {
-	if (a->sensor || b->sensor)
+	if (a->sensor || b->sensor || !pair_near(a, b))
 	{
 		return 0;
 	}
@@ -463,6 +481,14 @@ sn_error contact_prepare(sn_world* world, double dt)
 			}
 		}
 		c->candidate_count = unique;
+	}
+	// At most SN_MAX_CONTACT_PAIRS pairs: the candidates beyond go (the first in key order stay).
+	int room = c->max_pairs - c->pair_count;
+	room = room > 0 ? room : 0;
+	if (c->candidate_count > room)
+	{
+		c->pairs_dropped += (uint64_t)(c->candidate_count - room);
+		c->candidate_count = room;
 	}
 
 	// Room for the merge: every cached pair and candidate may stay, each with its most manifolds; each
@@ -639,10 +665,7 @@ static void evaluate_pair(update_ctx* u, contact_pair pair, const contact_pair* 
 	pair.manifold_count = 0;
 	// Shapes whose grown boxes do not overlap are farther apart than their margin: no points (and no
 	// overlap), without the narrowphase.
-	bool near = a->geom.type == COLLIDE_PLANE ? box_reaches_plane(b->box, a->world_plane)
-		: b->geom.type == COLLIDE_PLANE       ? box_reaches_plane(a->box, b->world_plane)
-											  : aabb_overlaps(a->box, b->box);
-	bool far = (a->flags & SHAPE_FAR) || (b->flags & SHAPE_FAR) || !near;
+	bool far = (a->flags & SHAPE_FAR) || (b->flags & SHAPE_FAR) || !pair_near(a, b);
 	if (pair.flags & PAIR_SENSOR)
 	{
 		touching = !far && collide_overlap(&a->geom, a->xf, &b->geom, b->xf);
@@ -796,4 +819,5 @@ void contact_update(sn_world* world, double dt)
 	c->stats.pairs_begun = u.begun;
 	c->stats.pairs_ended = u.ended;
 	c->stats.deepest = u.deepest;
+	c->stats.pairs_dropped = c->pairs_dropped + c->bp.pairs_dropped;
 }
