@@ -43,11 +43,14 @@ extern "C" {
 // separations on metre-sized shapes and the sub-millimetre gap a contact solver may leave at rest (so
 // touching does not flicker), below any gap a user would call apart.
 #define SN_CONTACT_TOUCH_DISTANCE 0.001
-// Shapes whose world box reaches farther than this from the origin (m), or is not finite, keep their
-// last broadphase box and produce no contacts: beyond it the tree's surface areas and the narrowphase's
-// squared distances lose the precision contacts need. The same bound as joint frame offsets.
+// Shapes whose world box reaches farther than this from the origin (m), or is not finite, are parked in
+// the broadphase away from everything and produce no contacts until they come back: beyond it the
+// tree's surface areas and the narrowphase's squared distances lose the precision contacts need. The
+// same bound as joint frame offsets (SN_MAX_OFFSET).
 #define SN_COLLIDE_WORLD_EXTENT 1.0e9
+// Points per manifold: four hold a box resting on a face (Box2D, Bullet, Jolt and PhysX keep four).
 #define SN_MANIFOLD_MAX_POINTS 4
+// Manifolds per pair of shapes: one for convex pairs, up to four distinct normals against a mesh.
 #define SN_MAX_MANIFOLDS 4
 // Contact and sensor events kept per step, of each kind: 65536 (4 MB at most per kind). Events beyond
 // it are counted (sn_contact_events.dropped) and lost.

@@ -276,8 +276,8 @@ typedef struct sn_mass_properties
 
 // Mass properties of a shape def's solid at a uniform density (kg/m^3, finite, > 0), placed by its local
 // pose: exact closed forms for spheres, capsules, boxes and cylinders, the divergence theorem for hulls
-// (Mirtich 1996). The def is validated like sn_create_shape (the body is not looked at); meshes and planes
-// have no inside (SN_ERR_UNSUPPORTED). The world lends its allocator (a hull's build) and its detail line;
+// (Mirtich 1996). Its geometry and local pose are validated like sn_create_shape's (the body and the
+// material are not looked at); meshes and planes have no inside (SN_ERR_UNSUPPORTED). The world lends its allocator (a hull's build) and its detail line;
 // nothing else changes.
 sn_error sn_shape_def_compute_mass(sn_world* world, const sn_shape_def* def, double density, sn_mass_properties* out);
 // Set a body's mass, centre of mass and inertia (as sn_body_set_mass_properties) from its shapes at a
