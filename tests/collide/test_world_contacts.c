@@ -95,6 +95,22 @@ static void test_box_on_box_and_on_edge(void** state)
 	{
 		assert_near(c->points[k].separation, 0.0, 1e-12, "face on face, rounding");
 	}
+	// Apart by 5 mm face over face (a speculative face contact: the four corners at the gap), and
+	// corner to corner diagonally (the closest features are edges: one point at the true distance).
+	sn_shape_id over, low2, diag;
+	box_body(world, SN_BODY_STATIC, at(10, 0, 0.1), sn_v3(0.1, 0.1, 0.1), &low2);
+	box_body(world, SN_BODY_DYNAMIC, at(10.03, -0.02, 0.305), sn_v3(0.1, 0.1, 0.1), &over);
+	box_body(world, SN_BODY_DYNAMIC, at(10.205, 0.205, 0.1), sn_v3(0.1, 0.1, 0.1), &diag);
+	step(world, 1);
+	assert_int_equal(pair_contacts(world, low2, over, c), 1);
+	assert_int_equal(c->point_count, 4);
+	for (int k = 0; k < 4; ++k)
+	{
+		assert_near(c->points[k].separation, 0.005, 1e-15, "face over face: the gap, rounding");
+	}
+	assert_int_equal(pair_contacts(world, low2, diag, c), 1);
+	assert_int_equal(c->point_count, 1);
+	assert_near(c->points[0].separation, 0.005 * sqrt(2.0), 1e-12, "edge to edge across the diagonal gap");
 	assert_int_equal(pair_contacts(world, floor, edge, c), 1);
 	const sn_vec3 ends[2] = { { 3, -0.1, -5 }, { 3, 0.1, -5 } };
 	assert_points_at(c, ends, 2, 1e-12, "the edge's two ends, rounding of the 45-degree rotation");
