@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what Sinew needs to build, run and test, from Debian 12's packages only.
-#   bash scripts/install-deps.sh                everything (what CI and run.sh use)
-#   bash scripts/install-deps.sh --build-only   only what building needs (the container image's build stage)
+#   bash scripts/install-deps.sh                everything (what CI and the benchmarks use)
+#   bash scripts/install-deps.sh --build-only   only what building and running sinewd need (run.sh, the
+#                                               container image's build stage)
 # Set SINEW_SKIP_INSTALL=1 to skip (for a machine that already has them).
 # The dashboard's JavaScript packages come from the npm registry at build time (npm ci, pinned by
 # clients/web/package-lock.json), not from here.

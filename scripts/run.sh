@@ -5,7 +5,7 @@
 # sinewd (see build/release/server/sinewd --help); Ctrl-C stops it cleanly.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$root/scripts/install-deps.sh"
+bash "$root/scripts/install-deps.sh" --build-only
 bash "$root/scripts/build.sh" release
 host="${SINEW_HOST:-127.0.0.1}"
 port_file="${SINEW_PORT_FILE:-}"
