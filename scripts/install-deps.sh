@@ -50,6 +50,9 @@ if [[ "$mode" == "all" ]]; then
     # benchmark peers (scripts/bench.sh builds with SINEW_BENCH_PEERS=ON): bench_collide against libccd
     libccd-dev
   )
+  # and bench_peers, the contact scenes in MuJoCo 2.2.2, Bullet 3.24 (libbullet-dev also ships the
+  # double-precision libraries, bullet-float64) and ODE 0.16 (double precision)
+  packages+=(libmujoco-dev libbullet-dev libode-dev)
 fi
 
 sudo_cmd=()
