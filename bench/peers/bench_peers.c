@@ -13,7 +13,8 @@
 //   every line   bench=contacts engine=mujoco|bullet|ode scene=C1..C8|C2a|C2b|gripper coords=maximal|reduced
 //                dt_s steps steps_per_s (median of --runs runs, timing only the step calls, collision
 //                detection included) runs diverged=0|1 warnings
-//   C1           contact_force_z_N (on the box, last step) weight_N penetration_end_m kinetic_energy_end_J
+//   C1           contact_force_z_N (on the box, last step) contact_force_z_mean_N (over the last 0.1 s)
+//                weight_N penetration_end_m kinetic_energy_end_J
 //   C2a          slope_displacement_m (along the downhill direction after 2 s; exact 0)
 //   C2b          slope_accel_mps2 (2 a2 of the least-squares quadratic fit of the displacement along the
 //                slope over t in [0.5, 1.5] s) exact_mps2 accel_err_rel
@@ -111,6 +112,9 @@ typedef struct measure
 	double contacts_total;
 	int contacts_end;
 	double penetration_max;
+	// C1: the contact force on the box along z, summed over the last 0.1 s
+	double force_sum;
+	int force_n;
 	// C2b: sums of the least-squares fit of s(t) over t in [0.5, 1.5] (t centred at 1)
 	double fit[5][2]; // sum t^k (k = 0..4) and sum s t^k (k = 0..2)
 	// C3
@@ -202,6 +206,15 @@ static void measure_step(measure* m, const peer_engine* e, void* w, int step)
 	peer_state s;
 	switch (scene->id)
 	{
+		case PEER_C1:
+			if (t > scene->duration - 0.1 + 0.5 * dt)
+			{
+				double f[3];
+				e->contact_force(w, 0, f);
+				m->force_sum += f[2];
+				m->force_n++;
+			}
+			break;
 		case PEER_C2B:
 			if (t >= 0.5 - 0.5 * dt && t <= 1.5 + 0.5 * dt)
 			{
@@ -335,6 +348,7 @@ static void measure_end(measure* m, const peer_engine* e, void* w, char* line)
 			e->contacts(w, &c);
 			e->state(w, 0, &s);
 			put(line, "contact_force_z_N", 6, f[2]);
+			put(line, "contact_force_z_mean_N", 6, m->force_sum / fmax(1, m->force_n));
 			put(line, "weight_N", 6, scene->bodies[0].mass * PEER_GRAVITY);
 			put(line, "penetration_end_m", -4, c.penetration);
 			put(line, "kinetic_energy_end_J", -4, kinetic(scene, 0, &s));
