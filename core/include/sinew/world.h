@@ -123,7 +123,9 @@ uint64_t sn_world_state_hash(const sn_world* world);
 // original, and every id of the original stays valid in it. Bytes from outside are validated like defs:
 // a malformed, truncated or foreign snapshot gives SN_ERR_BAD_SNAPSHOT (or the field's own error) and
 // creates nothing. The allocator of the new world comes from `allocator` (NULL: malloc and free).
-#define SN_SNAPSHOT_VERSION 4 // 2: articulations; 3: implicit_alpha and implicit_beta; 4: warm_start
+// Versions: 2 articulations; 3 implicit_alpha and implicit_beta; 4 warm_start; 5 max_correction_speed and
+// drive max_velocity.
+#define SN_SNAPSHOT_VERSION 5
 // Bytes sn_world_snapshot_write needs.
 size_t sn_world_snapshot_size(const sn_world* world);
 // Write the snapshot; *written (if not NULL) receives its size. SN_ERR_CAPACITY if it does not fit.

@@ -13,9 +13,11 @@
 // and dof i receives the impulse G_i dt f (eq. 13, 14; G_0 = 1). The reciprocal (eq. 16) is computed once
 // per solve, as are b and the responses in PGS (positions fixed); TGS recomputes b from the displaced
 // positions each window and keeps the responses of the solve's start, as the seed does (eq. 17).
-// In iterations the row adds dP = -(b_n + J v_n) / (J M^-1 J^T) to its accumulated impulse (eq. 17),
-// with b_n = erp C_n / h_w in position sweeps and 0 in velocity sweeps (the bias was spent moving the
-// positions; keeping it would turn the error correction into lasting speed).
+// In iterations the row adds dP = -(b_n + J v_n) / (J M^-1 J^T) to its accumulated impulse (eq. 17).
+// The bias b_n is kept out of the physical impulse: a second impulse on pseudo speeds, which move the
+// positions of one window and are then dropped, drives J v_p to -beta C (artic/solve.c, split impulse),
+// with beta chosen so that erp of the error is removed per step (erp / dt for one window, as eq. 5), and
+// the physical impulse solves J v = 0. A correction therefore never becomes lasting speed.
 //
 // Compliance: with a natural frequency f and damping ratio zeta (sn_soft) the row becomes the implicit
 // spring-damper of soft.h on the row's own effective mass 1 / (J M^-1 J^T): k = m w^2, c = 2 m zeta w.
@@ -292,7 +294,7 @@ int sn_world_get_mimic_joints(const sn_world* world, sn_mimic_id* ids, int capac
 
 // ---- rows ---------------------------------------------------------------------------------------------
 
-void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double hw)
+void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double hw, int windows)
 {
 	artic_store* s = world->artics;
 	artic_rows* rs = &a->rows;
@@ -340,7 +342,8 @@ void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double h
 		ar->bound = def->max_force;
 		ar->wj = wj;
 		ar->soft = def->soft.kind != SN_SOFT_RIGID;
-		if (!soft_coefficients_for(def->soft, kk, hw, def->erp / hw, &ar->coef))
+		ar->splits = !ar->soft;
+		if (!soft_coefficients_for(def->soft, kk, hw, artic_bias_rate(def->erp, windows, hw), &ar->coef))
 		{
 			continue; // a compliant row with zero stiffness and damping couples nothing
 		}
@@ -363,17 +366,29 @@ double artic_mimic_speed(const sn_world* world, const artic* a, const artic_row*
 	return v;
 }
 
-void artic_mimic_apply(const sn_world* world, artic* a, const artic_row* ar, double delta)
+double artic_mimic_dot(const sn_world* world, const artic* a, const artic_row* ar, const double* x)
+{
+	const sn_mimic_def* def = &world->artics->mimics[ar->key].def;
+	double v = 0.0;
+	for (int i = 0; i < def->dof_count; ++i)
+	{
+		v += def->gearing[i] * x[a->dof_slot[def->dofs[i]]];
+	}
+	return v;
+}
+
+void artic_mimic_apply(const sn_world* world, artic* a, const artic_row* ar, double delta, double* speed,
+					   double* impulse)
 {
 	const sn_mimic_def* def = &world->artics->mimics[ar->key].def;
 	artic_rows* rs = &a->rows;
 	for (int r = 0; r < rs->k; ++r)
 	{
-		rs->v[r] += delta * ar->wj[r];
+		speed[r] += delta * ar->wj[r];
 	}
 	for (int i = 0; i < def->dof_count; ++i)
 	{
-		rs->p[a->dof_slot[def->dofs[i]]] += def->gearing[i] * delta;
+		impulse[a->dof_slot[def->dofs[i]]] += def->gearing[i] * delta;
 	}
 }
 
@@ -395,7 +410,7 @@ void artic_mimic_store(sn_world* world, artic* a, double h)
 		if (ar->kind == ARTIC_ROW_MIMIC)
 		{
 			artic_mimic* mm = s->mimics + ar->key;
-			mm->warm = ar->total / h;
+			mm->warm = (ar->total - ar->hold) / h; // the force beyond the hold (artic/solve.c)
 			mm->step_impulse += ar->total;
 		}
 	}
