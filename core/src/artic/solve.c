@@ -24,9 +24,9 @@
 //      step's load as speed, and at a stiff gain answers it with a deflection n times its static one
 //      (the positions reported at step ends stop being k x = F: 0.1 of it at kp = 1e6 N/m, 1/60 s, 32
 //      windows). So the kick is split: the impulse P_hold that holds it on the rows' coordinates,
-//        (J W J^T) P_hold = -J (qd* - qd)     (rows: every row but a limit whose gap the step's free
-//                                             motion does not close; such a limit holds only what would
-//                                             carry it past its gap within the step)
+//        (J W J^T) P_hold = -J (qd* - qd)     (bilateral rows: drives, friction, mimic)
+//      with limits as inelastic contacts in the same solve: held at J v = -max(c_0, 0) / h when the
+//      step's motion would carry them past that, P_hold >= 0, never pushing a limit that separates
 //      is applied with the kick, and each window owns P_hold / n of it as impulse already applied. On
 //      the rows' coordinates the speeds are then those of n steps of rho that receive the kick in n
 //      equal parts (J v is the same in both pictures at the start of every window: the kick's part of
@@ -329,26 +329,33 @@ static void hold_solve(const sn_world* world, artic* a, int m)
 	}
 }
 
-// The hold's right-hand side for a row: J (kick + W J^T P) = t, with t = 0 (hold the kick) or, for a
-// limit not yet reached (c_0 > 0), t = min(0, -c_0 / h - J qd): the kick may close the gap over the step
-// and the rest is held. qd (the speeds before the kick) is in pp.
+// The hold's target speed for a unilateral row: an inelastic limit at the start of the step, which closes
+// its gap c_0 > 0 by the end of the step and stops there (J v >= -c_0 / h), or for c_0 <= 0 stops the
+// approach (J v >= 0; the error itself is the split impulse's).
+static double hold_floor(const artic_row* ar, double h)
+{
+	return ar->c0 > 0.0 ? -ar->c0 / h : 0.0;
+}
+
+// The hold's right-hand side (J W J^T) P = rhs for a row, with qd (the speeds before the kick) in pp.
+// Bilateral rows hold the kick: J (kick + W J^T P) = 0. Unilateral ones are held at their floor:
+// J (qd* + W J^T P) = floor, as an inelastic contact would be (and only while they push, see below).
 static double hold_rhs(const sn_world* world, const artic* a, const artic_row* ar, double h)
 {
 	const artic_rows* rs = &a->rows;
-	double before = jacobian_dot(world, a, ar, rs->pp);
-	double t = 0.0;
-	if (unilateral(ar) && ar->c0 > 0.0)
+	double now = jacobian_dot(world, a, ar, rs->v);
+	if (unilateral(ar))
 	{
-		t = -ar->c0 / h - before;
-		t = t < 0.0 ? t : 0.0;
+		return hold_floor(ar, h) - now;
 	}
-	return t - (jacobian_dot(world, a, ar, rs->v) - before);
+	return jacobian_dot(world, a, ar, rs->pp) - now;
 }
 
 // P_hold: hold the kick qd* - qd on the rows' coordinates, apply it, and give each window its share.
-// Limits make it a complementarity problem, solved by a few active-set passes: a limit is held when the
-// step's motion would carry it past its gap (first with the free motion, then with the hold applied),
-// and released when holding it would pull.
+// Limits make it a complementarity problem (a limit only pushes, and only when the step's motion would
+// carry it past its floor), solved by a few active-set passes: a limit is held when its speed would be
+// below its floor (first with the free motion, then with the hold applied), and released when holding
+// it would pull. A limit that separates is therefore never pushed: the hold adds no energy.
 static void hold_kick(const sn_world* world, artic* a, double h)
 {
 	artic_rows* rs = &a->rows;
@@ -359,7 +366,7 @@ static void hold_kick(const sn_world* world, artic* a, double h)
 	for (int i = 0; i < rs->count; ++i)
 	{
 		artic_row* ar = rs->rows + i;
-		ar->held = !unilateral(ar) || ar->c0 + h * jacobian_dot(world, a, ar, rs->v) <= 0.0;
+		ar->held = !unilateral(ar) || jacobian_dot(world, a, ar, rs->v) < hold_floor(ar, h);
 	}
 	int m = 0;
 	for (int pass = 0; pass < 4; ++pass)
@@ -392,7 +399,7 @@ static void hold_kick(const sn_world* world, artic* a, double h)
 			{
 				jv += jacobian_coupling(world, a, ar, rs->rows + rs->hold_rows[i]) * rs->hold_x[i];
 			}
-			if (ar->c0 + h * jv < 0.0)
+			if (jv < hold_floor(ar, h))
 			{
 				ar->held = true;
 				changed = true;
@@ -473,11 +480,15 @@ static void window_begin(const sn_world* world, artic* a)
 	{
 		artic_row* ar = rs->rows + i;
 		ar->acc = ar->hold * inv_n + ar->warm;
-		ar->push = 0.0;
 		if (ar->warm != 0.0)
 		{
 			ar->total += ar->warm;
 			jacobian_apply(world, a, ar, ar->warm, rs->v, rs->p);
+		}
+		if (ar->push != 0.0)
+		{
+			// The pseudo impulse of the last window starts this one (the pseudo speeds were dropped).
+			jacobian_apply(world, a, ar, ar->push, rs->vp, rs->pp);
 		}
 	}
 }
@@ -620,13 +631,10 @@ static bool drive_block(const sn_world* world, artic* a, double hw, double time_
 	return true;
 }
 
-// The pseudo impulse of a rigid row in a position sweep: J v_p towards -beta c, at most max_correction_speed.
-static void push_row(const sn_world* world, artic* a, artic_row* ar, double c, double hw)
+// The pseudo impulse of a rigid row in a position sweep towards the pseudo speed J v_p = target.
+static void push_row(const sn_world* world, artic* a, artic_row* ar, double target, double hw)
 {
 	artic_rows* rs = &a->rows;
-	const double vmax = a->max_correction_speed;
-	double target = -ar->coef.bias_rate * c;
-	target = target > vmax ? vmax : (target < -vmax ? -vmax : target);
 	double dq = (target - jacobian_dot(world, a, ar, rs->vp)) / ar->k;
 	double lo, hi;
 	row_bounds(ar, hw, &lo, &hi);
@@ -635,6 +643,29 @@ static void push_row(const sn_world* world, artic* a, artic_row* ar, double c, d
 	{
 		jacobian_apply(world, a, ar, dq, rs->vp, rs->pp);
 	}
+}
+
+// The pseudo speed a rigid row asks for: -beta c, at most max_correction_speed, while its error is not
+// zero; a limit not reached (c > 0) only keeps the other rows' corrections from carrying it past its gap
+// within the window (J v_p >= -c / rho), and has no target while it has no pseudo impulse.
+static void correct_row(const sn_world* world, artic* a, artic_row* ar, double c, double hw)
+{
+	if (unilateral(ar) && c > 0.0)
+	{
+		if (ar->push != 0.0 || jacobian_dot(world, a, ar, a->rows.vp) < -c / hw)
+		{
+			push_row(world, a, ar, -c / hw, hw);
+		}
+		return;
+	}
+	if (c == 0.0 && ar->push == 0.0)
+	{
+		return;
+	}
+	const double vmax = a->max_correction_speed;
+	double target = -ar->coef.bias_rate * c;
+	target = target > vmax ? vmax : (target < -vmax ? -vmax : target);
+	push_row(world, a, ar, target, hw);
 }
 
 static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int window)
@@ -672,7 +703,6 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 		double c = tgs ? ar->c0 + dx : ar->c0;
 		double delta, lo, hi;
 		row_bounds(ar, hw, &lo, &hi);
-		bool push = false;
 		switch ((artic_row_kind)ar->kind)
 		{
 			case ARTIC_ROW_DRIVE:
@@ -709,7 +739,6 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 				else
 				{
 					delta = -v / ar->k;
-					push = position;
 				}
 				break;
 			case ARTIC_ROW_MIMIC:
@@ -725,7 +754,6 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 				else
 				{
 					delta = -ar->coef.eff_mass * v;
-					push = position;
 				}
 				break;
 		}
@@ -735,9 +763,9 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 			ar->total += delta;
 			jacobian_apply(world, a, ar, delta, rs->v, rs->p);
 		}
-		if (push && c != 0.0)
+		if (position && ar->splits)
 		{
-			push_row(world, a, ar, c, hw);
+			correct_row(world, a, ar, c, hw);
 		}
 	}
 }
@@ -781,10 +809,6 @@ void artic_solve_advance(sn_world* world, double hw)
 			rs->y[k] += hw * (rs->p[k] + rs->pp[k]);
 			rs->vp[k] = 0.0;
 			rs->pp[k] = 0.0;
-		}
-		for (int r = 0; r < rs->count; ++r)
-		{
-			rs->rows[r].push = 0.0;
 		}
 	}
 }
