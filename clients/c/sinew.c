@@ -628,6 +628,10 @@ static int cmd_load_urdf(cli* c, int argc, char** argv)
 	{
 		printf("link %s link=%d\n", reply.urdf_links[l].name, (int)reply.urdf_links[l].link);
 	}
+	for (int w = 0; w < reply.urdf_warning_count; ++w)
+	{
+		fprintf(stderr, "sinew: warning: %s\n", reply.urdf_warnings[w]);
+	}
 	snc_message_free(&reply);
 	return 0;
 }

@@ -47,6 +47,9 @@ snc_options snc_default_options(void);
 typedef struct snc_client snc_client;
 
 // A server message with its growing fields decoded. Free with snc_message_free.
+// One warning of a LoadUrdf reply, NUL-terminated (longer ones are cut).
+typedef char snc_warning_text[640];
+
 typedef struct snc_message
 {
 	sinew_v1_ServerMessage msg;
@@ -66,6 +69,8 @@ typedef struct snc_message
 	int urdf_joint_count;
 	sinew_v1_UrdfVisual* urdf_visuals;
 	int urdf_visual_count;
+	snc_warning_text* urdf_warnings; // what the importer ignored, merged or repaired (UrdfModel.warnings)
+	int urdf_warning_count;
 	uint64_t received_ns; // CLOCK_MONOTONIC when it was read
 	size_t wire_size;     // bytes of the encoded message
 } snc_message;
