@@ -145,6 +145,9 @@ typedef struct artic_row
 	double drive_diag;       // 1 / a + r = 1 / (x a): the row's diagonal in the drive block (0: inert)
 	double drive_speed;      // the drive pushes its dof no faster than this (max_velocity), m/s or rad/s
 	double* wj;              // mimic rows: W J^T over the active slots
+	int32_t mcount;                     // mimic rows: the coupled dofs' count,
+	int32_t mslot[SN_MIMIC_MAX_DOFS];   // their active slots
+	double mgear[SN_MIMIC_MAX_DOFS];    // and their gearing (mgear[0] = 1): J over the active slots
 } artic_row;
 
 // Rows of one solve over the k active dofs (dofs that carry any row).
@@ -226,6 +229,7 @@ typedef struct artic
 	artic_work* work;              // [link_count]
 	artic_dof_work* dw;            // [dof_count]
 	int32_t* dof_slot;             // [dof_count] active slot or -1
+	uint8_t* limit_near;           // [dof_count] limit sides this solve may reach: 1 lower, 2 upper
 	uint8_t* needed;               // [link_count] link lies on a path from the root to an active dof
 	double* qd_free;               // [dof_count] after the free-motion kick
 	double base_l[36];             // floating base: LDL^T factor of the base's articulated inertia (unit lower L)
@@ -357,13 +361,6 @@ double artic_mimic_error(const artic* a, const sn_mimic_def* def);
 void artic_mimic_destroy_all(sn_world* world, int artic_index);
 // Store the solve's mimic impulses (warm starts and forces).
 void artic_mimic_store(sn_world* world, artic* a, double h);
-// Speed J v of a mimic row over the active dofs, and its accumulated displacement J dx.
-double artic_mimic_speed(const sn_world* world, const artic* a, const artic_row* ar, double* dx);
-// J x for a vector x over the active slots.
-double artic_mimic_dot(const sn_world* world, const artic* a, const artic_row* ar, const double* x);
-// Apply a mimic row's impulse (real or pseudo): speed += delta W J^T, impulse += delta J.
-void artic_mimic_apply(const sn_world* world, artic* a, const artic_row* ar, double delta, double* speed,
-					   double* impulse);
 
 // ---- artic/solve.c ------------------------------------------------------------------------------------
 

@@ -341,6 +341,12 @@ void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double h
 		ar->c0 = c0;
 		ar->bound = def->max_force;
 		ar->wj = wj;
+		ar->mcount = def->dof_count;
+		for (int i = 0; i < def->dof_count; ++i)
+		{
+			ar->mslot[i] = a->dof_slot[def->dofs[i]];
+			ar->mgear[i] = def->gearing[i];
+		}
 		ar->soft = def->soft.kind != SN_SOFT_RIGID;
 		ar->splits = !ar->soft;
 		if (!soft_coefficients_for(def->soft, kk, hw, artic_bias_rate(def->erp, windows, hw), &ar->coef))
@@ -348,47 +354,6 @@ void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double h
 			continue; // a compliant row with zero stiffness and damping couples nothing
 		}
 		rs->count += 1;
-	}
-}
-
-double artic_mimic_speed(const sn_world* world, const artic* a, const artic_row* ar, double* dx)
-{
-	const sn_mimic_def* def = &world->artics->mimics[ar->key].def;
-	const artic_rows* rs = &a->rows;
-	double v = 0.0, d = 0.0;
-	for (int i = 0; i < def->dof_count; ++i)
-	{
-		int slot = a->dof_slot[def->dofs[i]];
-		v += def->gearing[i] * rs->v[slot];
-		d += def->gearing[i] * rs->dx[slot];
-	}
-	*dx = d;
-	return v;
-}
-
-double artic_mimic_dot(const sn_world* world, const artic* a, const artic_row* ar, const double* x)
-{
-	const sn_mimic_def* def = &world->artics->mimics[ar->key].def;
-	double v = 0.0;
-	for (int i = 0; i < def->dof_count; ++i)
-	{
-		v += def->gearing[i] * x[a->dof_slot[def->dofs[i]]];
-	}
-	return v;
-}
-
-void artic_mimic_apply(const sn_world* world, artic* a, const artic_row* ar, double delta, double* speed,
-					   double* impulse)
-{
-	const sn_mimic_def* def = &world->artics->mimics[ar->key].def;
-	artic_rows* rs = &a->rows;
-	for (int r = 0; r < rs->k; ++r)
-	{
-		speed[r] += delta * ar->wj[r];
-	}
-	for (int i = 0; i < def->dof_count; ++i)
-	{
-		impulse[a->dof_slot[def->dofs[i]]] += def->gearing[i] * delta;
 	}
 }
 

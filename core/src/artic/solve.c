@@ -118,9 +118,16 @@ static void row_bounds(const artic_row* ar, double t, double* lo, double* hi)
 // J x for a vector x over the active slots.
 static double jacobian_dot(const sn_world* world, const artic* a, const artic_row* ar, const double* x)
 {
+	(void)world;
+	(void)a;
 	if (ar->kind == ARTIC_ROW_MIMIC)
 	{
-		return artic_mimic_dot(world, a, ar, x);
+		double v = 0.0;
+		for (int i = 0; i < ar->mcount; ++i)
+		{
+			v += ar->mgear[i] * x[ar->mslot[i]];
+		}
+		return v;
 	}
 	return ar->sign * x[ar->slot];
 }
@@ -129,13 +136,22 @@ static double jacobian_dot(const sn_world* world, const artic* a, const artic_ro
 static void jacobian_apply(const sn_world* world, artic* a, const artic_row* ar, double delta, double* speed,
 						   double* impulse)
 {
-	if (ar->kind == ARTIC_ROW_MIMIC)
-	{
-		artic_mimic_apply(world, a, ar, delta, speed, impulse);
-		return;
-	}
+	(void)world;
 	artic_rows* rs = &a->rows;
 	const int k = rs->k;
+	if (ar->kind == ARTIC_ROW_MIMIC)
+	{
+		const double* wj = ar->wj;
+		for (int s = 0; s < k; ++s)
+		{
+			speed[s] += delta * wj[s];
+		}
+		for (int i = 0; i < ar->mcount; ++i)
+		{
+			impulse[ar->mslot[i]] += ar->mgear[i] * delta;
+		}
+		return;
+	}
 	const double signed_delta = ar->sign * delta;
 	const double* col = rs->w + ar->slot;
 	for (int s = 0; s < k; ++s)
@@ -190,14 +206,41 @@ static void add_row(artic_rows* rs, artic_row_kind kind, int slot, int dof, doub
 }
 
 // Active dofs: those with a row. Mimic dofs were marked in dof_slot (0) by the caller.
-static void choose_active(artic* a)
+// The sides of a dof's limit that this solve of length h may reach (bit 1 lower, bit 2 upper): a side
+// whose gap the dof's free-motion speed would not close in half the step, even with 1 m/s or rad/s more
+// from the other rows, gets no row (a speculative margin, as contact engines keep). The rows of a solve
+// change a dof's speed by more only in violent transients; the limit is then crossed by at most h times
+// the excess and corrected in the next steps like any error (split impulse, no energy). Free motion away
+// from its limits then has no rows at all.
+static uint8_t limit_sides(const artic* a, int d, double h)
+{
+	const sn_limit* lim = a->limits + d;
+	if (!lim->enabled)
+	{
+		return 0;
+	}
+	const double q = a->q[d], v = a->qd_free[d];
+	uint8_t sides = 0;
+	if (q - lim->lower <= h * (2.0 * (v < 0.0 ? -v : 0.0) + 1.0))
+	{
+		sides |= 1;
+	}
+	if (lim->upper - q <= h * (2.0 * (v > 0.0 ? v : 0.0) + 1.0))
+	{
+		sides |= 2;
+	}
+	return sides;
+}
+
+static void choose_active(artic* a, double h)
 {
 	artic_rows* rs = &a->rows;
 	rs->k = 0;
 	for (int d = 0; d < a->dof_count; ++d)
 	{
 		const artic_link* l = a->links + a->dof_link[d];
-		bool active = a->dof_slot[d] >= 0 || a->limits[d].enabled || a->drives[d].enabled || l->joint_friction > 0.0;
+		a->limit_near[d] = limit_sides(a, d, h);
+		bool active = a->dof_slot[d] >= 0 || a->limit_near[d] != 0 || a->drives[d].enabled || l->joint_friction > 0.0;
 		a->dof_slot[d] = active ? rs->k : -1;
 		if (active)
 		{
@@ -226,10 +269,14 @@ static void build_dof_rows(const sn_world* world, artic* a, double hw)
 			add_row(rs, ARTIC_ROW_FRICTION, s, d, 1.0, l->joint_friction, 0.0);
 		}
 		const sn_limit* lim = a->limits + d;
-		if (lim->enabled)
+		if (a->limit_near[d] != 0)
 		{
 			for (int side = 0; side < 2; ++side)
 			{
+				if (!(a->limit_near[d] & (1 << side)))
+				{
+					continue;
+				}
 				double sign = side == 0 ? 1.0 : -1.0;
 				double c0 = side == 0 ? x0 - lim->lower : lim->upper - x0;
 				add_row(rs, side == 0 ? ARTIC_ROW_LOWER : ARTIC_ROW_UPPER, s, d, sign, INFINITY, c0);
@@ -254,16 +301,18 @@ static void build_dof_rows(const sn_world* world, artic* a, double hw)
 
 // ---- the hold (TGS; file header, step 3) -------------------------------------------------------------------
 
-// The hold rows: those marked held, one per slot (the first; later rows on the same slot have the same
-// Jacobian up to sign and would be dropped by the factorisation anyway).
-static int hold_gather(artic* a)
+// The hold rows: bilateral rows first (one per slot: a later row on the same slot has the same Jacobian
+// up to sign), then the held limits on slots no bilateral row holds. The bilateral part is the same in
+// every active-set pass, so its factor is kept (*bilateral: its size). dx (zero before the first window)
+// marks the slots taken.
+static int hold_gather(artic* a, int* bilateral)
 {
 	artic_rows* rs = &a->rows;
 	int m = 0, last_slot = -1;
 	for (int i = 0; i < rs->count; ++i)
 	{
 		const artic_row* ar = rs->rows + i;
-		if (!ar->held)
+		if (unilateral(ar))
 		{
 			continue;
 		}
@@ -274,38 +323,61 @@ static int hold_gather(artic* a)
 				continue;
 			}
 			last_slot = ar->slot;
+			rs->dx[ar->slot] = 1.0;
 		}
 		rs->hold_rows[m++] = i;
+	}
+	*bilateral = m;
+	for (int i = 0; i < rs->count; ++i)
+	{
+		const artic_row* ar = rs->rows + i;
+		if (unilateral(ar) && ar->held && rs->dx[ar->slot] == 0.0)
+		{
+			rs->hold_rows[m++] = i;
+			rs->dx[ar->slot] = 1.0;
+		}
+	}
+	for (int i = 0; i < m; ++i)
+	{
+		const artic_row* ar = rs->rows + rs->hold_rows[i];
+		if (ar->kind != ARTIC_ROW_MIMIC)
+		{
+			rs->dx[ar->slot] = 0.0;
+		}
 	}
 	return m;
 }
 
 // Solve (J W J^T) P = b over the hold rows by a Cholesky factorisation that drops a row whose pivot
-// vanishes (its Jacobian depends on the earlier rows'): its P is 0 and the others solve without it.
-static void hold_solve(const sn_world* world, artic* a, int m)
+// vanishes (its Jacobian depends on the earlier rows'): its P is 0 and the others solve without it. Rows
+// before `from` keep the factor of the last call.
+static void hold_solve(const sn_world* world, artic* a, int m, int from)
 {
 	artic_rows* rs = &a->rows;
 	double* l = rs->hold_l;
 	double* x = rs->hold_x;
-	for (int i = 0; i < m; ++i)
+	const int ld = rs->hold_capacity;
+	for (int i = from; i < m; ++i)
 	{
 		const artic_row* ri = rs->rows + rs->hold_rows[i];
 		for (int j = 0; j <= i; ++j)
 		{
 			const artic_row* rj = rs->rows + rs->hold_rows[j];
 			double s = jacobian_coupling(world, a, ri, rj);
+			const double* li = l + i * ld;
+			const double* lj = l + j * ld;
 			for (int t = 0; t < j; ++t)
 			{
-				s -= l[i * m + t] * l[j * m + t];
+				s -= li[t] * lj[t];
 			}
 			if (i == j)
 			{
 				// Relative to the row's own K: a row within 1e-10 of the span of the earlier ones is dropped.
-				l[i * m + i] = s > 1e-10 * ri->k ? sqrt(s) : 0.0;
+				l[i * ld + i] = s > 1e-10 * ri->k ? sqrt(s) : 0.0;
 			}
 			else
 			{
-				l[i * m + j] = l[j * m + j] > 0.0 ? s / l[j * m + j] : 0.0;
+				l[i * ld + j] = lj[j] > 0.0 ? s / lj[j] : 0.0;
 			}
 		}
 	}
@@ -314,18 +386,18 @@ static void hold_solve(const sn_world* world, artic* a, int m)
 		double s = x[i];
 		for (int t = 0; t < i; ++t)
 		{
-			s -= l[i * m + t] * x[t];
+			s -= l[i * ld + t] * x[t];
 		}
-		x[i] = l[i * m + i] > 0.0 ? s / l[i * m + i] : 0.0;
+		x[i] = l[i * ld + i] > 0.0 ? s / l[i * ld + i] : 0.0;
 	}
 	for (int i = m - 1; i >= 0; --i)
 	{
 		double s = x[i];
 		for (int t = i + 1; t < m; ++t)
 		{
-			s -= l[t * m + i] * x[t];
+			s -= l[t * ld + i] * x[t];
 		}
-		x[i] = l[i * m + i] > 0.0 ? s / l[i * m + i] : 0.0;
+		x[i] = l[i * ld + i] > 0.0 ? s / l[i * ld + i] : 0.0;
 	}
 }
 
@@ -368,15 +440,15 @@ static void hold_kick(const sn_world* world, artic* a, double h)
 		artic_row* ar = rs->rows + i;
 		ar->held = !unilateral(ar) || jacobian_dot(world, a, ar, rs->v) < hold_floor(ar, h);
 	}
-	int m = 0;
+	int m = 0, bilateral = 0;
 	for (int pass = 0; pass < 4; ++pass)
 	{
-		m = hold_gather(a);
+		m = hold_gather(a, &bilateral);
 		for (int i = 0; i < m; ++i)
 		{
 			rs->hold_x[i] = hold_rhs(world, a, rs->rows + rs->hold_rows[i], h);
 		}
-		hold_solve(world, a, m);
+		hold_solve(world, a, m, pass == 0 ? 0 : bilateral);
 		bool changed = false;
 		for (int i = 0; i < m; ++i)
 		{
@@ -529,7 +601,7 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 			}
 		}
 	}
-	choose_active(a);
+	choose_active(a, h);
 	if (rs->k == 0)
 	{
 		return;
@@ -645,8 +717,8 @@ static void push_row(const sn_world* world, artic* a, artic_row* ar, double targ
 	}
 }
 
-// The pseudo speed a rigid row asks for: -beta c, at most max_correction_speed, while its error is not
-// zero; a limit not reached (c > 0) only keeps the other rows' corrections from carrying it past its gap
+// The pseudo speed a rigid row asks for: -beta c, at most max_correction_speed, while its error is above
+// 1e-12 (m or rad; the rounding of a coordinate); a limit not reached (c > 0) only keeps the other rows' corrections from carrying it past its gap
 // within the window (J v_p >= -c / rho), and has no target while it has no pseudo impulse.
 static void correct_row(const sn_world* world, artic* a, artic_row* ar, double c, double hw)
 {
@@ -658,8 +730,15 @@ static void correct_row(const sn_world* world, artic* a, artic_row* ar, double c
 		}
 		return;
 	}
-	if (c == 0.0 && ar->push == 0.0)
+	if (fabs(c) <= 1e-12)
 	{
+		// An error at rounding level (a rigid row held exactly leaves 1e-17 here) needs no correction: the
+		// row's pseudo impulse is withdrawn rather than kept chasing it.
+		if (ar->push != 0.0)
+		{
+			jacobian_apply(world, a, ar, -ar->push, a->rows.vp, a->rows.pp);
+			ar->push = 0.0;
+		}
 		return;
 	}
 	const double vmax = a->max_correction_speed;
@@ -693,7 +772,8 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 		double v, dx;
 		if (ar->kind == ARTIC_ROW_MIMIC)
 		{
-			v = artic_mimic_speed(world, a, ar, &dx);
+			v = jacobian_dot(world, a, ar, rs->v);
+			dx = tgs ? jacobian_dot(world, a, ar, rs->dx) : 0.0;
 		}
 		else
 		{

@@ -179,6 +179,7 @@ static void layout_artic(artic* a, carver* c)
 	a->work = carve(c, n, sizeof(artic_work));
 	a->dw = carve(c, d, sizeof(artic_dof_work));
 	a->dof_slot = carve(c, d, sizeof(int32_t));
+	a->limit_near = carve(c, d, sizeof(uint8_t));
 	a->needed = carve(c, n, sizeof(uint8_t));
 	a->qd_free = carve(c, d, sizeof(double));
 }
