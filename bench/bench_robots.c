@@ -10,8 +10,8 @@
 // count) and step the same time.
 //
 // Timing: each engine runs --steps steps (default 2000, 0.2 s) --repeat times (default 5) after 200 steps
-// of warm-up; the figure is the fastest repeat's time per step (the one least disturbed by other work on
-// the machine). Prints a table and one BENCH line per robot with the ratio Sinew / MuJoCo (below 1:
+// of warm-up, the two engines' repeats alternating so that both meet the same load; the figure is the
+// fastest repeat's time per step (the one least disturbed by other work on the machine). Prints a table and one BENCH line per robot with the ratio Sinew / MuJoCo (below 1:
 // Sinew is faster).
 #define _POSIX_C_SOURCE 200809L // nanosleep-free, but clock_gettime and strdup
 
@@ -53,31 +53,37 @@ typedef struct result
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_robots [--dir DIR] [--robot NAME]... [--steps N] [--repeat R] [--dt S] [--drives]\n"
-					"  NAME is a file name in DIR without .urdf (default: every URDF in DIR)\n"
-					"  --drives adds a PD drive on every joint but mimic followers (Sinew only)\n"
-					"  --sinew-only skips the peer, --peer-only skips Sinew (to profile one alone)\n");
+	fprintf(stderr,
+			"usage: bench_robots [--dir DIR] [--robot NAME]... [--steps N] [--repeat R] [--dt S] [--drives]\n"
+			"  NAME is a file name in DIR without .urdf (default: every URDF in DIR)\n"
+			"  --drives adds a PD drive on every joint but mimic followers (Sinew only)\n"
+			"  --sinew-only skips the peer, --peer-only skips Sinew (to profile one alone)\n");
 }
 
 // ---- Sinew ------------------------------------------------------------------------------------------------
 
-static result run_sinew(const char* path, const options* o)
+typedef struct sinew_run
 {
-	result r = { 0 };
-	snm_model* model = NULL;
+	snm_model* model;
+	sn_world* world;
+	snm_build_result built;
+	result r;
+} sinew_run;
+
+static bool sinew_open(sinew_run* run, const char* path, const options* o)
+{
+	memset(run, 0, sizeof(*run));
 	snm_error error;
-	if (snm_load_urdf_file(path, NULL, &model, &error) != SN_ERR_OK)
+	if (snm_load_urdf_file(path, NULL, &run->model, &error) != SN_ERR_OK)
 	{
 		fprintf(stderr, "sinew: %s\n", error.text);
-		return r;
+		return false;
 	}
 	sn_world_def wd = sn_default_world_def();
 	wd.time_step = o->dt;
-	sn_world* world = NULL;
-	if (sn_world_create(&wd, &world) != SN_ERR_OK)
+	if (sn_world_create(&wd, &run->world) != SN_ERR_OK)
 	{
-		snm_model_destroy(model);
-		return r;
+		return false;
 	}
 	snm_build_def bd = snm_default_build_def();
 	bd.balance_inertia = true;
@@ -88,41 +94,42 @@ static result run_sinew(const char* path, const options* o)
 		bd.drive_all.drive.stiffness = 1e4;
 		bd.drive_all.drive.damping = 100.0;
 	}
-	snm_build_result built;
-	if (snm_build(world, model, &bd, &built, &error) != SN_ERR_OK)
+	if (snm_build(run->world, run->model, &bd, &run->built, &error) != SN_ERR_OK)
 	{
 		fprintf(stderr, "sinew: %s\n", error.text);
-		sn_world_destroy(world);
-		snm_model_destroy(model);
-		return r;
+		return false;
 	}
-	r.dofs = sn_articulation_get_dof_count(world, built.articulation);
-	r.links = sn_articulation_get_link_count(world, built.articulation);
-	r.mimics = sn_world_get_mimic_joints(world, NULL, 0);
-	r.ok = true;
-	for (int i = 0; i < 200 && r.ok; ++i)
+	run->r.dofs = sn_articulation_get_dof_count(run->world, run->built.articulation);
+	run->r.links = sn_articulation_get_link_count(run->world, run->built.articulation);
+	run->r.mimics = sn_world_get_mimic_joints(run->world, NULL, 0);
+	run->r.ok = true;
+	run->r.ns_per_step = INFINITY;
+	return true;
+}
+
+// Step n times; when timed, keep the fastest time per step.
+static void sinew_steps(sinew_run* run, int n, bool timed)
+{
+	double t0 = bench_now();
+	for (int i = 0; i < n && run->r.ok; ++i)
 	{
-		r.ok = sn_world_step(world) == SN_ERR_OK;
+		run->r.ok = sn_world_step(run->world) == SN_ERR_OK;
 	}
-	double best = INFINITY;
-	for (int k = 0; k < o->repeat && r.ok; ++k)
+	if (timed)
 	{
-		double t0 = bench_now();
-		for (int i = 0; i < o->steps && r.ok; ++i)
-		{
-			r.ok = sn_world_step(world) == SN_ERR_OK;
-		}
-		best = fmin(best, (bench_now() - t0) / o->steps);
+		run->r.ns_per_step = fmin(run->r.ns_per_step, 1e9 * (bench_now() - t0) / n);
 	}
-	if (!r.ok)
+}
+
+static void sinew_close(sinew_run* run)
+{
+	if (run->world != NULL && !run->r.ok)
 	{
-		fprintf(stderr, "sinew: %s: a step failed (%s)\n", path, sn_world_last_error_detail(world));
+		fprintf(stderr, "sinew: a step failed (%s)\n", sn_world_last_error_detail(run->world));
 	}
-	r.ns_per_step = 1e9 * best;
-	snm_build_result_free(&built);
-	sn_world_destroy(world);
-	snm_model_destroy(model);
-	return r;
+	snm_build_result_free(&run->built);
+	sn_world_destroy(run->world);
+	snm_model_destroy(run->model);
 }
 
 // ---- MuJoCo -----------------------------------------------------------------------------------------------
@@ -194,14 +201,21 @@ static void strip_elements(char* text, const char* tag)
 	}
 }
 
-static result run_mujoco(const char* path, const options* o)
+typedef struct mujoco_run
 {
-	result r = { 0 };
+	mjModel* m;
+	mjData* d;
+	result r;
+} mujoco_run;
+
+static bool mujoco_open(mujoco_run* run, const char* path, const options* o)
+{
+	memset(run, 0, sizeof(*run));
 	size_t size = 0;
 	char* text = read_file(path, &size);
 	if (text == NULL)
 	{
-		return r;
+		return false;
 	}
 	strip_elements(text, "visual");
 	strip_elements(text, "collision");
@@ -212,7 +226,7 @@ static result run_mujoco(const char* path, const options* o)
 	if (after == NULL)
 	{
 		free(text);
-		return r;
+		return false;
 	}
 	after += 1;
 	size_t head = (size_t)(after - text), total = strlen(text) + sizeof(compiler);
@@ -220,14 +234,14 @@ static result run_mujoco(const char* path, const options* o)
 	if (vfs == NULL)
 	{
 		free(text);
-		return r;
+		return false;
 	}
 	mj_defaultVFS(vfs);
 	if (mj_makeEmptyFileVFS(vfs, "robot.urdf", (int)total) != 0)
 	{
 		free(vfs);
 		free(text);
-		return r;
+		return false;
 	}
 	int index = mj_findFileVFS(vfs, "robot.urdf");
 	char* data = vfs->filedata[index];
@@ -237,43 +251,52 @@ static result run_mujoco(const char* path, const options* o)
 	vfs->filesize[index] = (int)strlen(data);
 	free(text);
 	char error[1000] = "";
-	mjModel* m = mj_loadXML("robot.urdf", vfs, error, sizeof(error));
+	run->m = mj_loadXML("robot.urdf", vfs, error, sizeof(error));
 	mj_deleteVFS(vfs);
 	free(vfs);
-	if (m == NULL)
+	if (run->m == NULL)
 	{
 		fprintf(stderr, "mujoco: %s: %s\n", path, error);
-		return r;
+		return false;
 	}
-	m->opt.timestep = o->dt;
-	m->opt.disableflags |= mjDSBL_CONTACT;
-	mjData* d = mj_makeData(m);
-	r.dofs = m->nv;
-	r.links = m->nbody - 1;
-	r.mimics = m->neq;
-	r.ok = true;
-	for (int i = 0; i < 200; ++i)
+	run->m->opt.timestep = o->dt;
+	run->m->opt.disableflags |= mjDSBL_CONTACT;
+	run->d = mj_makeData(run->m);
+	run->r.dofs = run->m->nv;
+	run->r.links = run->m->nbody - 1;
+	run->r.mimics = run->m->neq;
+	run->r.ok = run->d != NULL;
+	run->r.ns_per_step = INFINITY;
+	return run->r.ok;
+}
+
+static void mujoco_steps(mujoco_run* run, int n, bool timed)
+{
+	double t0 = bench_now();
+	for (int i = 0; i < n; ++i)
 	{
-		mj_step(m, d);
+		mj_step(run->m, run->d);
 	}
-	double best = INFINITY;
-	for (int k = 0; k < o->repeat; ++k)
+	if (timed)
 	{
-		double t0 = bench_now();
-		for (int i = 0; i < o->steps; ++i)
-		{
-			mj_step(m, d);
-		}
-		best = fmin(best, (bench_now() - t0) / o->steps);
+		run->r.ns_per_step = fmin(run->r.ns_per_step, 1e9 * (bench_now() - t0) / n);
 	}
-	for (int i = 0; i < m->nv; ++i)
+}
+
+static void mujoco_close(mujoco_run* run)
+{
+	for (int i = 0; run->d != NULL && i < run->m->nv; ++i)
 	{
-		r.ok = r.ok && isfinite(d->qvel[i]);
+		run->r.ok = run->r.ok && isfinite(run->d->qvel[i]);
 	}
-	r.ns_per_step = 1e9 * best;
-	mj_deleteData(d);
-	mj_deleteModel(m);
-	return r;
+	if (run->d != NULL)
+	{
+		mj_deleteData(run->d);
+	}
+	if (run->m != NULL)
+	{
+		mj_deleteModel(run->m);
+	}
 }
 
 #endif
@@ -370,8 +393,8 @@ int main(int argc, char** argv)
 		   o.dt, o.steps, o.repeat, o.drives ? ", PD drives on every joint (Sinew)" : "");
 #ifdef SINEW_BENCH_MUJOCO
 	printf("# MuJoCo %s in the same run\n", mj_versionString());
-	printf("# %-20s %6s %6s %6s %12s | %6s %6s %12s | %8s\n", "robot", "dofs", "links", "mimic", "sinew ns",
-		   "nv", "neq", "mujoco ns", "ratio");
+	printf("# %-20s %6s %6s %6s %12s | %6s %6s %12s | %8s\n", "robot", "dofs", "links", "mimic", "sinew ns", "nv",
+		   "neq", "mujoco ns", "ratio");
 #else
 	printf("# MuJoCo not built (configure with -DSINEW_BENCH_PEERS=ON for the side-by-side figures)\n");
 	printf("# %-20s %6s %6s %6s %12s\n", "robot", "dofs", "links", "mimic", "sinew ns");
@@ -381,10 +404,49 @@ int main(int argc, char** argv)
 	{
 		char path[1024];
 		snprintf(path, sizeof(path), "%s/%s.urdf", o.dir, names[i]);
-		result s = o.peer_only ? (result){ 0 } : run_sinew(path, &o);
+		// Warm up both, then alternate their timed repeats, so that both meet the same load on a shared
+		// machine.
+		sinew_run sr;
+		bool sinew_on = !o.peer_only && sinew_open(&sr, path, &o);
+		if (sinew_on)
+		{
+			sinew_steps(&sr, 200, false);
+		}
+#ifdef SINEW_BENCH_MUJOCO
+		mujoco_run mr;
+		bool mujoco_on = !o.sinew_only && mujoco_open(&mr, path, &o);
+		if (mujoco_on)
+		{
+			mujoco_steps(&mr, 200, false);
+		}
+#endif
+		for (int k = 0; k < o.repeat; ++k)
+		{
+			if (sinew_on)
+			{
+				sinew_steps(&sr, o.steps, true);
+			}
+#ifdef SINEW_BENCH_MUJOCO
+			if (mujoco_on)
+			{
+				mujoco_steps(&mr, o.steps, true);
+			}
+#endif
+		}
+		result s = sinew_on ? sr.r : (result){ 0 };
+		if (!o.peer_only)
+		{
+			sinew_close(&sr);
+		}
 		failed += !s.ok && !o.peer_only;
 #ifdef SINEW_BENCH_MUJOCO
-		result m = o.sinew_only ? (result){ 0 } : run_mujoco(path, &o);
+		result m = (result){ 0 };
+		if (!o.sinew_only)
+		{
+			mujoco_close(&mr);
+			m = mr.r;
+			m.ok = m.ok && mujoco_on;
+		}
 		double ratio = s.ok && m.ok ? s.ns_per_step / m.ns_per_step : NAN;
 		printf("  %-20s %6d %6d %6d %12.0f | %6d %6d %12.0f | %8.3f\n", names[i], s.dofs, s.links, s.mimics,
 			   s.ns_per_step, m.dofs, m.mimics, m.ns_per_step, ratio);

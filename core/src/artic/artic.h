@@ -123,9 +123,12 @@ typedef struct artic_row
 	uint8_t kind; // artic_row_kind
 	bool soft;    // soft limit or compliant mimic (coef holds the coefficients)
 	int32_t slot; // active slot of the dof (one-dof rows)
+	int32_t lo;   // the active slots its impulse can move: [lo, hi) (its dofs' spans)
+	int32_t hi;
 	int32_t key;  // dof (one-dof rows) or mimic slot (mimic rows)
 	double sign;  // Jacobian of a one-dof row: +1, or -1 for an upper limit
 	double k;     // J W J^T, the row's inverse effective mass
+	double inv_k; // 1 / k: the effective mass (0 when k is 0)
 	double c0;    // position error at the start of the solve (limits, mimic), m or rad
 	double bound; // |impulse| <= bound * h_window (drive, friction, mimic), N or N*m
 	double hold;  // TGS: the impulse that holds the free-motion kick, applied with it (artic/solve.c), N*s
@@ -156,7 +159,9 @@ typedef struct artic_rows
 	int k_capacity, row_capacity;
 	int k, count;
 	int32_t* act_dof; // dof of each active slot
-	double* w;        // k x k response (row-major, leading dimension k): r_ij
+	int32_t* span_lo; // [k_capacity] first and one past the last active slot that the slot's speed couples
+	int32_t* span_hi; // with: its subtree of a fixed base (W is zero across them), all slots otherwise
+	double* w;        // k x k response, column by column: w[j * k + i] = r_ij (column j contiguous)
 	double* v;        // current speed of each active dof
 	double* x0;       // position at the start of the solve
 	double* dx;       // displacement accumulated in TGS windows
@@ -174,6 +179,7 @@ typedef struct artic_rows
 	int32_t* hold_rows;  // [hold_capacity] their row indices
 	double* hold_l;      // [hold_capacity^2] Cholesky factor of their J W J^T
 	double* hold_x;      // [hold_capacity] right-hand side, then solution
+	double* hold_inv;    // [hold_capacity] reciprocal pivots of that factor (0 for a dropped row)
 	artic_row* rows;
 	void* block;
 	size_t block_size;
@@ -230,6 +236,8 @@ typedef struct artic
 	artic_dof_work* dw;            // [dof_count]
 	int32_t* dof_slot;             // [dof_count] active slot or -1
 	uint8_t* limit_near;           // [dof_count] limit sides this solve may reach: 1 lower, 2 upper
+	int32_t* subtree;              // [link_count] the child of the base whose subtree holds the link (0: base)
+	int32_t* reach;                // [link_count] the largest active slot at or below the link, -1 if none
 	uint8_t* needed;               // [link_count] link lies on a path from the root to an active dof
 	double* qd_free;               // [dof_count] after the free-motion kick
 	double base_l[36];             // floating base: LDL^T factor of the base's articulated inertia (unit lower L)

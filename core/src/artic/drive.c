@@ -145,7 +145,7 @@ bool artic_drive_block_prepare(artic_rows* rs)
 		for (int j = 0; j <= i; ++j)
 		{
 			const artic_row* rj = rs->rows + rs->block_rows[j];
-			double s = i == j ? ri->drive_diag : rs->w[ri->slot * rs->k + rj->slot];
+			double s = i == j ? ri->drive_diag : rs->w[rj->slot * rs->k + ri->slot];
 			for (int t = 0; t < j; ++t)
 			{
 				s -= l[i * m + t] * l[j * m + t];

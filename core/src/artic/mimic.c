@@ -322,7 +322,7 @@ void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double h
 			double g = def->gearing[i];
 			for (int r = 0; r < k; ++r)
 			{
-				wj[r] += g * rs->w[r * k + slot];
+				wj[r] += g * rs->w[slot * k + r];
 			}
 			c0 += g * rs->x0[slot];
 		}
@@ -338,14 +338,20 @@ void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double h
 		ar->slot = -1;
 		ar->sign = 1.0;
 		ar->k = kk;
+		ar->inv_k = kk > 0.0 ? 1.0 / kk : 0.0;
 		ar->c0 = c0;
 		ar->bound = def->max_force;
 		ar->wj = wj;
 		ar->mcount = def->dof_count;
+		ar->lo = k;
+		ar->hi = 0;
 		for (int i = 0; i < def->dof_count; ++i)
 		{
-			ar->mslot[i] = a->dof_slot[def->dofs[i]];
+			int slot = a->dof_slot[def->dofs[i]];
+			ar->mslot[i] = slot;
 			ar->mgear[i] = def->gearing[i];
+			ar->lo = rs->span_lo[slot] < ar->lo ? rs->span_lo[slot] : ar->lo;
+			ar->hi = rs->span_hi[slot] > ar->hi ? rs->span_hi[slot] : ar->hi;
 		}
 		ar->soft = def->soft.kind != SN_SOFT_RIGID;
 		ar->splits = !ar->soft;

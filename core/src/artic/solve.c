@@ -133,16 +133,16 @@ static double jacobian_dot(const sn_world* world, const artic* a, const artic_ro
 }
 
 // speed += delta W J^T and impulse += delta J^T (real or pseudo).
-static void jacobian_apply(const sn_world* world, artic* a, const artic_row* ar, double delta, double* speed,
-						   double* impulse)
+static void jacobian_apply(const sn_world* world, artic* a, const artic_row* ar, double delta, double* restrict speed,
+						   double* restrict impulse)
 {
 	(void)world;
 	artic_rows* rs = &a->rows;
 	const int k = rs->k;
 	if (ar->kind == ARTIC_ROW_MIMIC)
 	{
-		const double* wj = ar->wj;
-		for (int s = 0; s < k; ++s)
+		const double* restrict wj = ar->wj;
+		for (int s = ar->lo; s < ar->hi; ++s)
 		{
 			speed[s] += delta * wj[s];
 		}
@@ -153,10 +153,10 @@ static void jacobian_apply(const sn_world* world, artic* a, const artic_row* ar,
 		return;
 	}
 	const double signed_delta = ar->sign * delta;
-	const double* col = rs->w + ar->slot;
-	for (int s = 0; s < k; ++s)
+	const double* restrict col = rs->w + ar->slot * k;
+	for (int s = ar->lo; s < ar->hi; ++s)
 	{
-		speed[s] += signed_delta * col[s * k];
+		speed[s] += signed_delta * col[s];
 	}
 	impulse[ar->slot] += signed_delta;
 }
@@ -173,7 +173,7 @@ static double jacobian_coupling(const sn_world* world, const artic* a, const art
 	{
 		return rb->sign * ra->wj[rb->slot];
 	}
-	return ra->sign * rb->sign * rs->w[ra->slot * rs->k + rb->slot];
+	return ra->sign * rb->sign * rs->w[rb->slot * rs->k + ra->slot];
 }
 
 // ---- building --------------------------------------------------------------------------------------------
@@ -201,6 +201,9 @@ static void add_row(artic_rows* rs, artic_row_kind kind, int slot, int dof, doub
 	ar->key = dof;
 	ar->sign = sign;
 	ar->k = rs->w[slot * rs->k + slot];
+	ar->inv_k = ar->k > 0.0 ? 1.0 / ar->k : 0.0;
+	ar->lo = rs->span_lo[slot];
+	ar->hi = rs->span_hi[slot];
 	ar->bound = bound;
 	ar->c0 = c0;
 }
@@ -245,6 +248,49 @@ static void choose_active(artic* a, double h)
 		if (active)
 		{
 			rs->act_dof[rs->k++] = d;
+		}
+	}
+}
+
+// Each active slot's span: the slots of its subtree of a fixed base, when the slots of every subtree are
+// contiguous (links in depth-first order, as the URDF importer makes them), else all slots.
+static void choose_spans(artic* a)
+{
+	artic_rows* rs = &a->rows;
+	const int k = rs->k;
+	a->subtree[0] = 0;
+	for (int i = 1; i < a->link_count; ++i)
+	{
+		int p = a->links[i].parent;
+		a->subtree[i] = p == 0 ? i : a->subtree[p];
+	}
+	bool contiguous = a->fixed_base;
+	int start = 0;
+	for (int s = 1; s <= k && contiguous; ++s)
+	{
+		int32_t tree = a->subtree[a->dof_link[rs->act_dof[s - 1]]];
+		if (s < k && a->subtree[a->dof_link[rs->act_dof[s]]] == tree)
+		{
+			continue;
+		}
+		// The run [start, s) of one subtree: no later slot may belong to it.
+		for (int t = s; t < k && contiguous; ++t)
+		{
+			contiguous = a->subtree[a->dof_link[rs->act_dof[t]]] != tree;
+		}
+		for (int t = start; t < s; ++t)
+		{
+			rs->span_lo[t] = start;
+			rs->span_hi[t] = s;
+		}
+		start = s;
+	}
+	if (!contiguous)
+	{
+		for (int s = 0; s < k; ++s)
+		{
+			rs->span_lo[s] = 0;
+			rs->span_hi[s] = k;
 		}
 	}
 }
@@ -372,12 +418,15 @@ static void hold_solve(const sn_world* world, artic* a, int m, int from)
 			}
 			if (i == j)
 			{
-				// Relative to the row's own K: a row within 1e-10 of the span of the earlier ones is dropped.
-				l[i * ld + i] = s > 1e-10 * ri->k ? sqrt(s) : 0.0;
+				// Relative to the row's own K: a row within 1e-10 of the span of the earlier ones is dropped
+				// (its reciprocal pivot is 0, so it takes no part).
+				double pivot = s > 1e-10 * ri->k ? sqrt(s) : 0.0;
+				l[i * ld + i] = pivot;
+				rs->hold_inv[i] = pivot > 0.0 ? 1.0 / pivot : 0.0;
 			}
 			else
 			{
-				l[i * ld + j] = lj[j] > 0.0 ? s / lj[j] : 0.0;
+				l[i * ld + j] = s * rs->hold_inv[j];
 			}
 		}
 	}
@@ -388,7 +437,7 @@ static void hold_solve(const sn_world* world, artic* a, int m, int from)
 		{
 			s -= l[i * ld + t] * x[t];
 		}
-		x[i] = l[i * ld + i] > 0.0 ? s / l[i * ld + i] : 0.0;
+		x[i] = s * rs->hold_inv[i];
 	}
 	for (int i = m - 1; i >= 0; --i)
 	{
@@ -397,7 +446,7 @@ static void hold_solve(const sn_world* world, artic* a, int m, int from)
 		{
 			s -= l[t * ld + i] * x[t];
 		}
-		x[i] = l[i * ld + i] > 0.0 ? s / l[i * ld + i] : 0.0;
+		x[i] = s * rs->hold_inv[i];
 	}
 }
 
@@ -425,9 +474,17 @@ static double hold_rhs(const sn_world* world, const artic* a, const artic_row* a
 
 // P_hold: hold the kick qd* - qd on the rows' coordinates, apply it, and give each window its share.
 // Limits make it a complementarity problem (a limit only pushes, and only when the step's motion would
-// carry it past its floor), solved by a few active-set passes: a limit is held when its speed would be
-// below its floor (first with the free motion, then with the hold applied), and released when holding
-// it would pull. A limit that separates is therefore never pushed: the hold adds no energy.
+// carry it past its floor), solved by active-set passes: a limit is held when its speed would be below
+// its floor (first with the free motion, then with the hold applied), and released when holding it would
+// pull; whatever is left is clamped (a limit never pulls) and the windows finish it. The bilateral rows'
+// factor is kept between passes. A limit that separates is never pushed: the hold adds no energy.
+// Active-set passes of the hold: the first from the free motion, one to correct it. Limits that a second
+// pass would still change are left to the windows' sweeps, which solve them exactly per window.
+enum
+{
+	HOLD_PASSES = 2
+};
+
 static void hold_kick(const sn_world* world, artic* a, double h)
 {
 	artic_rows* rs = &a->rows;
@@ -441,7 +498,7 @@ static void hold_kick(const sn_world* world, artic* a, double h)
 		ar->held = !unilateral(ar) || jacobian_dot(world, a, ar, rs->v) < hold_floor(ar, h);
 	}
 	int m = 0, bilateral = 0;
-	for (int pass = 0; pass < 4; ++pass)
+	for (int pass = 0; pass < HOLD_PASSES; ++pass)
 	{
 		m = hold_gather(a, &bilateral);
 		for (int i = 0; i < m; ++i)
@@ -606,6 +663,7 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 	{
 		return;
 	}
+	choose_spans(a);
 	artic_compute_response(a);
 	for (int s = 0; s < rs->k; ++s)
 	{
@@ -681,7 +739,7 @@ static bool drive_block(const sn_world* world, artic* a, double hw, double time_
 			double v = rs->v[ar->slot];
 			for (int j = 0; j < m; ++j)
 			{
-				v += rs->w[ar->slot * rs->k + rs->rows[rs->block_rows[j]].slot] * rs->block_x[j];
+				v += rs->w[rs->rows[rs->block_rows[j]].slot * rs->k + ar->slot] * rs->block_x[j];
 			}
 			if ((lambda > 0.0 && v > ar->drive_speed) || (lambda < 0.0 && v < -ar->drive_speed))
 			{
@@ -707,7 +765,7 @@ static bool drive_block(const sn_world* world, artic* a, double hw, double time_
 static void push_row(const sn_world* world, artic* a, artic_row* ar, double target, double hw)
 {
 	artic_rows* rs = &a->rows;
-	double dq = (target - jacobian_dot(world, a, ar, rs->vp)) / ar->k;
+	double dq = (target - jacobian_dot(world, a, ar, rs->vp)) * ar->inv_k;
 	double lo, hi;
 	row_bounds(ar, hw, &lo, &hi);
 	dq = clamp_accumulate(&ar->push, dq, lo, hi);
@@ -800,13 +858,13 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 				break;
 			}
 			case ARTIC_ROW_FRICTION:
-				delta = -v / ar->k;
+				delta = -v * ar->inv_k;
 				break;
 			case ARTIC_ROW_LOWER:
 			case ARTIC_ROW_UPPER:
 				if (c > 0.0)
 				{
-					delta = -(v + c * inv_hw) / ar->k;
+					delta = -(v + c * inv_hw) * ar->inv_k;
 				}
 				else if (ar->soft)
 				{
@@ -818,7 +876,7 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 				}
 				else
 				{
-					delta = -v / ar->k;
+					delta = -v * ar->inv_k;
 				}
 				break;
 			case ARTIC_ROW_MIMIC:

@@ -180,6 +180,8 @@ static void layout_artic(artic* a, carver* c)
 	a->dw = carve(c, d, sizeof(artic_dof_work));
 	a->dof_slot = carve(c, d, sizeof(int32_t));
 	a->limit_near = carve(c, d, sizeof(uint8_t));
+	a->subtree = carve(c, n, sizeof(int32_t));
+	a->reach = carve(c, n, sizeof(int32_t));
 	a->needed = carve(c, n, sizeof(uint8_t));
 	a->qd_free = carve(c, d, sizeof(double));
 }
@@ -187,6 +189,8 @@ static void layout_artic(artic* a, carver* c)
 static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int wj_capacity)
 {
 	r->act_dof = carve(c, (size_t)k, sizeof(int32_t));
+	r->span_lo = carve(c, (size_t)k, sizeof(int32_t));
+	r->span_hi = carve(c, (size_t)k, sizeof(int32_t));
 	r->w = carve(c, (size_t)k * (size_t)k, sizeof(double));
 	r->v = carve(c, (size_t)k, sizeof(double));
 	r->x0 = carve(c, (size_t)k, sizeof(double));
@@ -204,6 +208,7 @@ static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int w
 	r->hold_rows = carve(c, hold, sizeof(int32_t));
 	r->hold_l = carve(c, hold * hold, sizeof(double));
 	r->hold_x = carve(c, hold, sizeof(double));
+	r->hold_inv = carve(c, hold, sizeof(double));
 }
 
 // Dofs that carry rows and the rows they need, for the articulation's model plus an optional mimic
