@@ -140,17 +140,17 @@ typedef struct artic_row
 	bool held;    // TGS: the row is in the hold's active set
 	soft_coefficients coef;
 	// Drive coefficients (artic/drive.c) for the window length.
-	double drive_bias;       // x b + x h kp (x_T - x_0)
-	double drive_vel;        // -x a
-	double drive_impulse;    // 1 - x
-	double drive_pos_coef;   // x h kp: multiplies the accumulated displacement
-	double drive_target_pos; // x h kp v_T: multiplies the time left to the target
-	double drive_diag;       // 1 / a + r = 1 / (x a): the row's diagonal in the drive block (0: inert)
-	double drive_speed;      // the drive pushes its dof no faster than this (max_velocity), m/s or rad/s
-	double* wj;              // mimic rows: W J^T over the active slots
-	int32_t mcount;                     // mimic rows: the coupled dofs' count,
-	int32_t mslot[SN_MIMIC_MAX_DOFS];   // their active slots
-	double mgear[SN_MIMIC_MAX_DOFS];    // and their gearing (mgear[0] = 1): J over the active slots
+	double drive_bias;                // x b + x h kp (x_T - x_0)
+	double drive_vel;                 // -x a
+	double drive_impulse;             // 1 - x
+	double drive_pos_coef;            // x h kp: multiplies the accumulated displacement
+	double drive_target_pos;          // x h kp v_T: multiplies the time left to the target
+	double drive_diag;                // 1 / a + r = 1 / (x a): the row's diagonal in the drive block (0: inert)
+	double drive_speed;               // the drive pushes its dof no faster than this (max_velocity), m/s or rad/s
+	double* wj;                       // mimic rows: W J^T over the active slots
+	int32_t mcount;                   // mimic rows: the coupled dofs' count,
+	int32_t mslot[SN_MIMIC_MAX_DOFS]; // their active slots
+	double mgear[SN_MIMIC_MAX_DOFS];  // and their gearing (mgear[0] = 1): J over the active slots
 } artic_row;
 
 // Rows of one solve over the k active dofs (dofs that carry any row).
@@ -175,6 +175,7 @@ typedef struct artic_rows
 	int32_t* block_rows; // [k_capacity] their row indices
 	double* block_l;     // [k_capacity^2] Cholesky factor of A^-1 + W over those rows
 	double* block_x;     // [k_capacity] right-hand side, then solution
+	double* block_inv;   // [k_capacity] reciprocal pivots of block_l
 	int hold_capacity;   // k_capacity + wj_capacity: rows that may hold the kick (one per dof, the mimic rows)
 	int32_t* hold_rows;  // [hold_capacity] their row indices
 	double* hold_l;      // [hold_capacity^2] Cholesky factor of their J W J^T

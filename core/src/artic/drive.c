@@ -157,10 +157,11 @@ bool artic_drive_block_prepare(artic_rows* rs)
 					return false;
 				}
 				l[i * m + i] = sqrt(s);
+				rs->block_inv[i] = 1.0 / l[i * m + i];
 			}
 			else
 			{
-				l[i * m + j] = s / l[j * m + j];
+				l[i * m + j] = s * rs->block_inv[j];
 			}
 		}
 	}
@@ -172,6 +173,7 @@ void artic_drive_block_solve(artic_rows* rs)
 {
 	const int m = rs->block_count;
 	const double* l = rs->block_l;
+	const double* inv = rs->block_inv;
 	double* x = rs->block_x;
 	for (int i = 0; i < m; ++i)
 	{
@@ -180,7 +182,7 @@ void artic_drive_block_solve(artic_rows* rs)
 		{
 			s -= l[i * m + t] * x[t];
 		}
-		x[i] = s / l[i * m + i];
+		x[i] = s * inv[i];
 	}
 	for (int i = m - 1; i >= 0; --i)
 	{
@@ -189,6 +191,6 @@ void artic_drive_block_solve(artic_rows* rs)
 		{
 			s -= l[t * m + i] * x[t];
 		}
-		x[i] = s / l[i * m + i];
+		x[i] = s * inv[i];
 	}
 }

@@ -116,7 +116,7 @@ static void row_bounds(const artic_row* ar, double t, double* lo, double* hi)
 // ---- a row's Jacobian over the active dofs ------------------------------------------------------------
 
 // J x for a vector x over the active slots.
-static double jacobian_dot(const sn_world* world, const artic* a, const artic_row* ar, const double* x)
+static inline double jacobian_dot(const sn_world* world, const artic* a, const artic_row* ar, const double* x)
 {
 	(void)world;
 	(void)a;
@@ -133,8 +133,8 @@ static double jacobian_dot(const sn_world* world, const artic* a, const artic_ro
 }
 
 // speed += delta W J^T and impulse += delta J^T (real or pseudo).
-static void jacobian_apply(const sn_world* world, artic* a, const artic_row* ar, double delta, double* restrict speed,
-						   double* restrict impulse)
+static inline void jacobian_apply(const sn_world* world, artic* a, const artic_row* ar, double delta,
+								  double* restrict speed, double* restrict impulse)
 {
 	(void)world;
 	artic_rows* rs = &a->rows;

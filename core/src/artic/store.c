@@ -204,6 +204,7 @@ static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int w
 	r->block_rows = carve(c, (size_t)k, sizeof(int32_t));
 	r->block_l = carve(c, (size_t)k * (size_t)k, sizeof(double));
 	r->block_x = carve(c, (size_t)k, sizeof(double));
+	r->block_inv = carve(c, (size_t)k, sizeof(double));
 	size_t hold = (size_t)k + (size_t)wj_capacity;
 	r->hold_rows = carve(c, hold, sizeof(int32_t));
 	r->hold_l = carve(c, hold * hold, sizeof(double));
