@@ -8,7 +8,9 @@
 //           interleaved (world 0 step 1, world 1 step 1, ..., world 0 step 2, ...)
 // Prints a table and BENCH key=value lines: steps per second, nanoseconds per link per step,
 // link-steps per second.
-#include "scenes.h"
+#include "clock.h"
+
+#include "scenes/scenes.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -35,6 +37,24 @@ static int solver_from_name(const char* name)
 	return -1;
 }
 
+// One articulation in its own world.
+typedef struct artic_world
+{
+	sn_world* world;
+	sn_articulation_id id;
+} artic_world;
+
+// The hanging chain of n links in a world with this solver and step, 8 position iterations and 1
+// velocity iteration.
+static sn_error create_chain(artic_world* a, int n, sn_solver solver, double dt, bool midpoint)
+{
+	sn_world_def wd = scene_world_def(solver, dt);
+	wd.position_iterations = 8;
+	wd.velocity_iterations = 1;
+	sn_error err = sn_world_create(&wd, &a->world);
+	return err != SN_ERR_OK ? err : scene_artic_chain(a->world, n, midpoint, &a->id);
+}
+
 static const char* terms_name(bool midpoint)
 {
 	return midpoint ? "midpoint" : "explicit";
@@ -55,8 +75,8 @@ static void bench_chains(double seconds, const int* sizes, int size_count, const
 		for (int ni = 0; ni < size_count; ++ni)
 		{
 			int n = sizes[ni];
-			artic_chain_scene scene;
-			if (artic_chain_scene_create(&scene, n, solvers[si], dt, 8, 1, terms[ti]) != 0)
+			artic_world scene;
+			if (create_chain(&scene, n, solvers[si], dt, terms[ti]) != SN_ERR_OK)
 			{
 				fprintf(stderr, "could not build the chain\n");
 				exit(1);
@@ -72,10 +92,10 @@ static void bench_chains(double seconds, const int* sizes, int size_count, const
 				}
 			}
 			double elapsed = bench_now() - t0;
-			double energy = sn_articulation_get_kinetic_energy(scene.world, scene.chain);
+			double energy = sn_articulation_get_kinetic_energy(scene.world, scene.id);
 			for (int i = 1; i <= n; ++i)
 			{
-				energy += 9.81 * sn_articulation_get_link_pose(scene.world, scene.chain, i).p.z;
+				energy += 9.81 * sn_articulation_get_link_pose(scene.world, scene.id, i).p.z;
 			}
 			double sps = done / elapsed;
 			double ns = 1e9 * elapsed / ((double)done * n);
@@ -86,7 +106,7 @@ static void bench_chains(double seconds, const int* sizes, int size_count, const
 				   "steps_per_s=%.1f ns_per_link_step=%.1f link_steps_per_s=%.4g energy_change_j=%.4g diverged=%d\n",
 				   name, terms_name(terms[ti]), n, dt, done, sps, ns, sps * n, energy, done < steps);
 			fflush(stdout);
-			artic_chain_scene_destroy(&scene);
+			sn_world_destroy(scene.world);
 		}
 	}
 }
@@ -94,7 +114,7 @@ static void bench_chains(double seconds, const int* sizes, int size_count, const
 static void bench_arm(double seconds, const sn_solver* solvers, int solver_count)
 {
 	const double dts[2] = { 0.001, 1.0 / 60.0 };
-	double sag = arm_scene_root_sag();
+	double sag = scene_arm_root_sag();
 	printf("# driven 7-link arm, %g s, exact root sag %.6e rad\n", seconds, sag);
 	printf("# %-7s %9s %12s %16s %20s\n", "solver", "dt (s)", "steps/s", "ns/link/step", "sag error (rel)");
 	for (int si = 0; si < solver_count; ++si)
@@ -102,9 +122,10 @@ static void bench_arm(double seconds, const sn_solver* solvers, int solver_count
 		for (int di = 0; di < 2; ++di)
 		{
 			double dt = dts[di];
-			sn_world* world;
+			sn_world_def wd = scene_world_def(solvers[si], dt);
+			sn_world* world = NULL;
 			sn_articulation_id arm;
-			if (arm_scene_create(&world, &arm, solvers[si], dt) != 0)
+			if (sn_world_create(&wd, &world) != SN_ERR_OK || scene_arm(world, &arm) != SN_ERR_OK)
 			{
 				fprintf(stderr, "could not build the arm\n");
 				exit(1);
@@ -120,10 +141,10 @@ static void bench_arm(double seconds, const sn_solver* solvers, int solver_count
 				}
 			}
 			double elapsed = bench_now() - t0;
-			double dev = sn_articulation_get_joint_position(world, arm, 0) - 0.5;
+			double dev = sn_articulation_get_joint_position(world, arm, 0) - SCENE_ARM_TARGET;
 			double rel = (dev - sag) / sag;
 			double sps = done / elapsed;
-			double ns = 1e9 * elapsed / ((double)done * ARM_LINKS);
+			double ns = 1e9 * elapsed / ((double)done * SCENE_ARM_LINKS);
 			const char* name = sn_solver_name(solvers[si]);
 			printf("  %-7s %9.6f %12.1f %16.1f %20.3e%s\n", name, dt, sps, ns, rel, done < steps ? "  (diverged)" : "");
 			printf("BENCH scene=arm solver=%s dt_s=%.17g steps=%d steps_per_s=%.1f ns_per_link_step=%.1f "
@@ -141,7 +162,7 @@ static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int so
 	const int n = 10;
 	printf("# %d worlds x one %d-link chain, %d steps each, interleaved, dt = 1 ms\n", worlds, n, steps);
 	printf("# %-7s %-9s %14s %16s %18s\n", "solver", "terms", "world-steps/s", "ns/link/step", "link-steps/s");
-	artic_chain_scene* scenes = calloc((size_t)worlds, sizeof(artic_chain_scene));
+	artic_world* scenes = calloc((size_t)worlds, sizeof(artic_world));
 	if (scenes == NULL)
 	{
 		exit(1);
@@ -151,7 +172,7 @@ static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int so
 		int ti = run / solver_count, si = run % solver_count;
 		for (int w = 0; w < worlds; ++w)
 		{
-			if (artic_chain_scene_create(scenes + w, n, solvers[si], 0.001, 8, 1, terms[ti]) != 0)
+			if (create_chain(scenes + w, n, solvers[si], 0.001, terms[ti]) != SN_ERR_OK)
 			{
 				fprintf(stderr, "could not build world %d\n", w);
 				exit(1);
@@ -179,7 +200,7 @@ static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int so
 		fflush(stdout);
 		for (int w = 0; w < worlds; ++w)
 		{
-			artic_chain_scene_destroy(scenes + w);
+			sn_world_destroy(scenes[w].world);
 		}
 	}
 	free(scenes);

@@ -5,7 +5,9 @@
 // the end (largest distance between a joint's two anchors), and the largest anchor gap and hinge-axis
 // misalignment seen during the run (sampled every 10 ms of simulated time; sampling is not timed).
 // Ends with the 200-link chain's figures side by side.
-#include "scenes.h"
+#include "clock.h"
+
+#include "scenes/scenes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,12 +66,12 @@ static run_result run(sn_world* world, const sn_joint_id* joints, int joint_coun
 		{
 			break;
 		}
-		double gap = joints_max_anchor_gap(world, joints, joint_count);
-		double axis = joints_max_axis_error(world, joints, joint_count);
+		double gap = scene_joints_max_anchor_gap(world, joints, joint_count);
+		double axis = scene_joints_max_axis_error(world, joints, joint_count);
 		r.worst_error_m = gap > r.worst_error_m ? gap : r.worst_error_m;
 		r.worst_axis_rad = axis > r.worst_axis_rad ? axis : r.worst_axis_rad;
 	}
-	r.end_error_m = joints_max_anchor_gap(world, joints, joint_count);
+	r.end_error_m = scene_joints_max_anchor_gap(world, joints, joint_count);
 	r.steps_per_s = r.steps / elapsed;
 	r.ns_per_joint_step = 1e9 * elapsed / ((double)r.steps * joint_count);
 	return r;
@@ -96,6 +98,15 @@ static void print_run(const char* scene, sn_solver solver, int n, int joints, do
 	}
 	printf("\n");
 	fflush(stdout);
+}
+
+// A world for the scenes with this solver and step, 8 position iterations and 1 velocity iteration.
+static sn_error create_world(sn_solver solver, double dt, sn_world** world)
+{
+	sn_world_def wd = scene_world_def(solver, dt);
+	wd.position_iterations = 8;
+	wd.velocity_iterations = 1;
+	return sn_world_create(&wd, world);
 }
 
 static int parse_solver(const char* name, sn_solver* out)
@@ -181,37 +192,49 @@ int main(int argc, char** argv)
 		sn_solver solver = solvers[si];
 		for (int ni = 0; ni < size_count; ++ni)
 		{
-			chain_scene scene;
-			if (chain_scene_create(&scene, sizes[ni], solver, dt, 8, 1) != 0 ||
-				sn_world_set_warm_start(scene.world, warm_start) != SN_ERR_OK)
+			int n = sizes[ni];
+			sn_world* world = NULL;
+			sn_body_id* bodies = calloc((size_t)n, sizeof(sn_body_id));
+			sn_joint_id* joints = calloc((size_t)n, sizeof(sn_joint_id));
+			if (bodies == NULL || joints == NULL || create_world(solver, dt, &world) != SN_ERR_OK ||
+				scene_hinge_chain(world, n, bodies, joints) != SN_ERR_OK ||
+				sn_world_set_warm_start(world, warm_start) != SN_ERR_OK)
 			{
 				fprintf(stderr, "could not build the chain\n");
 				return 1;
 			}
-			run_result r = run(scene.world, scene.joints, scene.n, dt, seconds);
-			print_run("chain", solver, scene.n, scene.n, dt, &r, scene.world);
-			if (sizes[ni] == 200)
+			run_result r = run(world, joints, n, dt, seconds);
+			print_run("chain", solver, n, n, dt, &r, world);
+			if (n == 200)
 			{
 				chain200[si] = r;
 				have200[si] = true;
 			}
-			chain_scene_destroy(&scene);
+			sn_world_destroy(world);
+			free(bodies);
+			free(joints);
 		}
 		// The sheet in TGS runs a second time at warm start 0.9, which its closed loops need.
 		double grid_warm[2] = { warm_start, 0.9 };
 		int grid_runs = solver == SN_SOLVER_TGS && warm_start != 0.9 ? 2 : 1;
 		for (int g = 0; grid > 0 && g < grid_runs; ++g)
 		{
-			grid_scene scene;
-			if (grid_scene_create(&scene, grid, solver, dt, 8, 1) != 0 ||
-				sn_world_set_warm_start(scene.world, grid_warm[g]) != SN_ERR_OK)
+			int joint_count = scene_sheet_joint_count(grid, grid);
+			sn_world* world = NULL;
+			sn_body_id* bodies = calloc((size_t)(grid * grid), sizeof(sn_body_id));
+			sn_joint_id* joints = calloc((size_t)joint_count, sizeof(sn_joint_id));
+			if (bodies == NULL || joints == NULL || create_world(solver, dt, &world) != SN_ERR_OK ||
+				scene_sheet(world, grid, grid, bodies, joints) != SN_ERR_OK ||
+				sn_world_set_warm_start(world, grid_warm[g]) != SN_ERR_OK)
 			{
 				fprintf(stderr, "could not build the grid (warm start must be in [0, 1])\n");
 				return 1;
 			}
-			run_result r = run(scene.world, scene.joints, scene.joint_count, dt, grid_seconds);
-			print_run(g == 0 ? "grid" : "grid_w0.9", solver, grid, scene.joint_count, dt, &r, scene.world);
-			grid_scene_destroy(&scene);
+			run_result r = run(world, joints, joint_count, dt, grid_seconds);
+			print_run(g == 0 ? "grid" : "grid_w0.9", solver, grid, joint_count, dt, &r, world);
+			sn_world_destroy(world);
+			free(bodies);
+			free(joints);
 		}
 	}
 	bool any200 = false;

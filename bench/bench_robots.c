@@ -15,7 +15,8 @@
 // Sinew is faster).
 #define _POSIX_C_SOURCE 200809L // nanosleep-free, but clock_gettime and strdup
 
-#include "scenes.h"
+#include "clock.h"
+#include "sinew/sinew.h"
 
 #include "sinew/model.h"
 

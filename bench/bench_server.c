@@ -10,23 +10,16 @@
 //      swinging freely and held by PD drives on every dof.
 // Prints a table and BENCH key=value lines. The figures depend on the machine and its load.
 #define _GNU_SOURCE
-#include "sinew_client.h"
-#include "wire.h"
+#include "harness.h"
 
-#include <arpa/inet.h>
 #include <dirent.h>
-#include <errno.h>
-#include <sched.h>
 #include <math.h>
-#include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 typedef struct options
@@ -39,143 +32,18 @@ typedef struct options
 	int client_sets;
 } options;
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-	{
-	}
-}
-
-static void die(const char* what, int err)
-{
-	fprintf(stderr, "bench_server: %s: %s\n", what, snc_error_string(err));
-	exit(1);
-}
-
-// ---- the server process -------------------------------------------------------------------------------
-
-typedef struct server_process
-{
-	pid_t pid;
-	int tcp_port;
-	int ws_port;
-	char dir[64];
-} server_process;
-
-static void start_server(server_process* s)
-{
-	snprintf(s->dir, sizeof(s->dir), "/tmp/sinew-bench-XXXXXX");
-	if (mkdtemp(s->dir) == NULL)
-	{
-		perror("mkdtemp");
-		exit(1);
-	}
-	char ports[128], log[128];
-	snprintf(ports, sizeof(ports), "%s/ports", s->dir);
-	snprintf(log, sizeof(log), "%s/sinewd.log", s->dir);
-	pid_t pid = fork();
-	if (pid == 0)
-	{
-		if (freopen(log, "w", stderr) == NULL)
-		{
-			_exit(127);
-		}
-		execl(SINEWD_PATH, SINEWD_PATH, "--no-demo", "--tcp-port", "0", "--ws-port", "0", "--port-file", ports,
-			  "--log-level", "warn", "--max-connections", "1000", "--max-worlds", "100000", "--max-worlds-per-client",
-			  "100000", (char*)NULL);
-		_exit(127);
-	}
-	s->pid = pid;
-	for (int i = 0; i < 200; ++i)
-	{
-		FILE* f = fopen(ports, "r");
-		if (f != NULL)
-		{
-			int got = fscanf(f, "tcp=%d\nws=%d\n", &s->tcp_port, &s->ws_port);
-			fclose(f);
-			if (got == 2)
-			{
-				return;
-			}
-		}
-		sleep_ms(50);
-	}
-	fprintf(stderr, "bench_server: sinewd did not start (see %s)\n", log);
-	kill(pid, SIGKILL);
-	exit(1);
-}
-
-static void stop_server(server_process* s)
-{
-	kill(s->pid, SIGTERM);
-	int status = 0;
-	for (int i = 0; i < 200 && waitpid(s->pid, &status, WNOHANG) != s->pid; ++i)
-	{
-		sleep_ms(50);
-	}
-	char path[160];
-	snprintf(path, sizeof(path), "%s/ports", s->dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/sinewd.log", s->dir);
-	unlink(path);
-	rmdir(s->dir);
-}
-
-static snc_client* connect_to(const server_process* s, snc_transport transport, int rcvbuf)
+// A client as the measurements want it: a deep queue, and a small receive buffer for the reader that
+// falls behind (rcvbuf > 0).
+static snc_client* connect_to(const test_server* s, snc_transport transport, int rcvbuf)
 {
 	snc_options o = snc_default_options();
 	o.transport = transport;
-	o.port = transport == SNC_WS ? s->ws_port : s->tcp_port;
 	o.receive_buffer_bytes = rcvbuf;
 	o.queue_capacity = 4096;
-	snc_client* c = NULL;
-	int err = snc_connect(&o, &c);
-	if (err != 0)
-	{
-		die("connect", err);
-	}
-	err = snc_handshake(c, "bench", NULL, sinew_v1_Role_ROLE_CONTROLLER, NULL);
-	if (err != 0)
-	{
-		die("handshake", err);
-	}
-	return c;
-}
-
-static snc_message request(snc_client* c, sinew_v1_ClientMessage* m)
-{
-	snc_message reply;
-	int err = snc_request(c, m, &reply, 30000);
-	if (err != 0)
-	{
-		die("request", err);
-	}
-	if (snc_reply_code(&reply) != 0)
-	{
-		fprintf(stderr, "bench_server: command %u failed: %s\n", (unsigned)m->which_command, snc_reply_text(&reply));
-		exit(1);
-	}
-	return reply;
-}
-
-static uint64_t created(snc_client* c, sinew_v1_ClientMessage* m)
-{
-	snc_message r = request(c, m);
-	uint64_t id = r.msg.message.reply.result.created.id;
-	snc_message_free(&r);
-	return id;
+	return test_connect_with(s, o, "bench", sinew_v1_Role_ROLE_CONTROLLER);
 }
 
 // ---- scenes -------------------------------------------------------------------------------------------
-
-static uint64_t create_world(snc_client* c, const char* name)
-{
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_create_world_tag;
-	snprintf(m.command.create_world.name, sizeof(m.command.create_world.name), "%s", name);
-	return created(c, &m);
-}
 
 // A chain of n links of length `link` (m) hinged about world y from the origin along +x (horizontal,
 // released to swing) or +z (upright, held by servos). With servo_hz > 0 every hinge is a spring servo
@@ -198,7 +66,7 @@ static void build_chain(snc_client* c, uint64_t world, int n, double link, bool 
 		m.command.create_body.body.has_inertia = true;
 		double l2 = link * link / 12.0;
 		m.command.create_body.body.inertia = (sinew_v1_Inertia){ l2, l2, l2, 0, 0, 0 };
-		uint64_t body = created(c, &m);
+		uint64_t body = test_created(c, &m);
 		m = (sinew_v1_ClientMessage)sinew_v1_ClientMessage_init_zero;
 		m.which_command = sinew_v1_ClientMessage_create_joint_tag;
 		sinew_v1_CreateJoint* j = &m.command.create_joint;
@@ -230,29 +98,9 @@ static void build_chain(snc_client* c, uint64_t world, int n, double link, bool 
 			j->type.hinge.spring.soft.frequency_hz = servo_hz;
 			j->type.hinge.spring.soft.damping_ratio = 1.0;
 		}
-		created(c, &m);
+		test_created(c, &m);
 		previous = body;
 	}
-}
-
-typedef struct link_list
-{
-	const sinew_v1_LinkDef* links;
-	int count;
-} link_list;
-
-static bool encode_links(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
-{
-	const link_list* list = *arg;
-	for (int i = 0; i < list->count; ++i)
-	{
-		if (!pb_encode_tag_for_field(stream, field) ||
-			!pb_encode_submessage(stream, sinew_v1_LinkDef_fields, list->links + i))
-		{
-			return false;
-		}
-	}
-	return true;
 }
 
 // A fixed-base articulation of n revolute links of length `link` (m, 1 kg, thin boxes) along x, the
@@ -298,25 +146,13 @@ static void build_articulation(snc_client* c, uint64_t world, int n, double link
 			l->drives[0].target_position = target;
 		}
 	}
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_create_articulation_tag;
-	m.command.create_articulation.world_id = world;
-	link_list list = { links, n + 1 };
-	m.command.create_articulation.links.funcs.encode = encode_links;
-	m.command.create_articulation.links.arg = &list;
-	created(c, &m);
+	uint64_t id = 0;
+	uint32_t dofs = 0;
+	if (test_create_articulation(c, world, links, n + 1, &id, &dofs) != 0)
+	{
+		test_harness_fail("bench_server: create_articulation of %d links failed", n + 1);
+	}
 	free(links);
-}
-
-static void set_mode(snc_client* c, uint64_t world, sinew_v1_TimeMode mode)
-{
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_set_time_mode_tag;
-	m.command.set_time_mode.world_id = world;
-	m.command.set_time_mode.has_time = true;
-	m.command.set_time_mode.time.mode = mode;
-	snc_message r = request(c, &m);
-	snc_message_free(&r);
 }
 
 // ---- statistics ---------------------------------------------------------------------------------------
@@ -381,7 +217,7 @@ typedef enum scene_kind
 	SCENE_CHAIN, // 7-link maximal-coordinate hinge chain with servos
 } scene_kind;
 
-static void step_latency(const server_process* s, snc_transport transport, const char* scene, scene_kind kind,
+static void step_latency(const test_server* s, snc_transport transport, const char* scene, scene_kind kind,
 						 int requests, bool one_cpu)
 {
 	if (one_cpu)
@@ -390,7 +226,7 @@ static void step_latency(const server_process* s, snc_transport transport, const
 		place_process(0, 0);
 	}
 	snc_client* c = connect_to(s, transport, 0);
-	uint64_t world = create_world(c, scene);
+	uint64_t world = test_create_world(c, scene);
 	if (kind == SCENE_ARM)
 	{
 		build_articulation(c, world, 7, 0.3, 1e6, 1e3, 0.5);
@@ -408,7 +244,8 @@ static void step_latency(const server_process* s, snc_transport transport, const
 		m.command.step.world_id = world;
 		m.command.step.count = 1;
 		uint64_t t0 = snc_now_ns();
-		snc_message r = request(c, &m);
+		snc_message r;
+		test_expect(c, &m, 0, &r);
 		uint64_t t1 = snc_now_ns();
 		snc_message_free(&r);
 		if (i >= warmup)
@@ -438,6 +275,9 @@ static void step_latency(const server_process* s, snc_transport transport, const
 
 // ---- 2. streaming -------------------------------------------------------------------------------------
 
+// What the streaming clients subscribe to.
+#define STREAM_INCLUDE (sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS)
+
 typedef struct stream_client
 {
 	snc_client* c;
@@ -448,30 +288,15 @@ typedef struct stream_client
 	int latency_capacity;
 } stream_client;
 
-static void subscribe(snc_client* c, uint64_t world, double hz)
-{
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_subscribe_tag;
-	m.command.subscribe.world_id = world;
-	m.command.subscribe.rate_hz = hz;
-	m.command.subscribe.include = sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS;
-	snc_message r = request(c, &m);
-	snc_message_free(&r);
-}
-
-
-// A counter from the server's /metrics (the frames the slow client dropped).
-static double fetch_metric(const server_process* s, const char* name);
-
-static void streaming(const server_process* s, uint64_t world, int count, double seconds)
+static void streaming(const test_server* s, uint64_t world, int count, double seconds)
 {
 	stream_client* clients = calloc((size_t)count, sizeof(stream_client));
 	struct pollfd* fds = calloc((size_t)count, sizeof(struct pollfd));
-	double dropped_before = fetch_metric(s, "sinew_frames_dropped_total");
+	double dropped_before = test_metric(s, "sinew_frames_dropped_total", NULL);
 	for (int i = 0; i < count; ++i)
 	{
 		clients[i].c = connect_to(s, SNC_WS, 0);
-		subscribe(clients[i].c, world, 60.0);
+		test_subscribe(clients[i].c, world, 60.0, STREAM_INCLUDE);
 		clients[i].latency_capacity = (int)(seconds * 80) + 64;
 		clients[i].latency_ns = malloc((size_t)clients[i].latency_capacity * sizeof(uint64_t));
 		fds[i].fd = snc_fd(clients[i].c);
@@ -512,7 +337,7 @@ static void streaming(const server_process* s, uint64_t world, int count, double
 			}
 		}
 	}
-	double dropped_after = fetch_metric(s, "sinew_frames_dropped_total");
+	double dropped_after = test_metric(s, "sinew_frames_dropped_total", NULL);
 	// Aggregate.
 	size_t total = 0;
 	int min_frames = 1 << 30;
@@ -556,68 +381,6 @@ static void streaming(const server_process* s, uint64_t world, int count, double
 	free(fds);
 }
 
-static double fetch_metric(const server_process* s, const char* name)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in addr;
-	memset(&addr, 0, sizeof(addr));
-	addr.sin_family = AF_INET;
-	addr.sin_port = htons((uint16_t)s->ws_port);
-	inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-	if (fd < 0 || connect(fd, (struct sockaddr*)&addr, sizeof(addr)) != 0)
-	{
-		if (fd >= 0)
-		{
-			close(fd);
-		}
-		return NAN;
-	}
-	const char* req = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-	if (send(fd, req, strlen(req), 0) < 0)
-	{
-		close(fd);
-		return NAN;
-	}
-	size_t cap = 1 << 20, size = 0;
-	char* text = malloc(cap);
-	uint64_t deadline = snc_now_ns() + 5000000000ull;
-	while (size < cap - 1 && snc_now_ns() < deadline)
-	{
-		struct pollfd p = { fd, POLLIN, 0 };
-		if (poll(&p, 1, 200) <= 0)
-		{
-			continue;
-		}
-		ssize_t n = recv(fd, text + size, cap - 1 - size, 0);
-		if (n <= 0)
-		{
-			break;
-		}
-		size += (size_t)n;
-		text[size] = '\0';
-		// Done once the body promised by content-length is here (lws keeps the connection a while).
-		const char* body = strstr(text, "\r\n\r\n");
-		const char* length = strstr(text, "content-length:");
-		if (body != NULL && length != NULL && length < body &&
-			size - (size_t)(body + 4 - text) >= (size_t)strtoull(length + 15, NULL, 10))
-		{
-			break;
-		}
-	}
-	close(fd);
-	text[size] = '\0';
-	double value = NAN;
-	char key[128];
-	snprintf(key, sizeof(key), "\n%s ", name);
-	const char* at = strstr(text, key);
-	if (at != NULL)
-	{
-		value = strtod(at + strlen(key), NULL);
-	}
-	free(text);
-	return value;
-}
-
 // ---- 3. real-time capacity ----------------------------------------------------------------------------
 
 typedef struct world_counts
@@ -633,7 +396,8 @@ static void list_counts(snc_client* c, world_counts* w)
 {
 	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
 	m.which_command = sinew_v1_ClientMessage_list_worlds_tag;
-	snc_message r = request(c, &m);
+	snc_message r;
+	test_expect(c, &m, 0, &r);
 	for (int i = 0; i < w->count; ++i)
 	{
 		for (int k = 0; k < r.world_count; ++k)
@@ -656,7 +420,7 @@ static bool all_realtime(snc_client* c, world_counts* w, int n, double seconds, 
 	memcpy(before.ids, w->ids, (size_t)n * 8);
 	list_counts(c, &before);
 	uint64_t t0 = snc_now_ns();
-	sleep_ms((int)(seconds * 1000));
+	test_sleep_ms((int)(seconds * 1000));
 	world_counts after = { before.ids, malloc((size_t)n * 8), malloc((size_t)n * 8), n, 0 };
 	list_counts(c, &after);
 	if (after.diverged > 0)
@@ -684,11 +448,11 @@ static bool all_realtime(snc_client* c, world_counts* w, int n, double seconds, 
 	return ok == n;
 }
 
-static void capacity(const server_process* s, int max_worlds, double seconds, bool driven)
+static void capacity(const test_server* s, int max_worlds, double seconds, bool driven)
 {
 	snc_client* c = connect_to(s, SNC_TCP, 0);
 	// Ten 0.5 m links, swinging freely or held loosely by PD drives (a row per dof in the solver).
-	uint64_t template = create_world(c, "template");
+	uint64_t template = test_create_world(c, "template");
 	build_articulation(c, template, 10, 0.5, driven ? 200.0 : 0.0, driven ? 2.0 : 0.0, 0.05);
 	world_counts w = { calloc((size_t)max_worlds, 8), calloc((size_t)max_worlds, 8), calloc((size_t)max_worlds, 8), 0,
 					   0 };
@@ -704,11 +468,11 @@ static void capacity(const server_process* s, int max_worlds, double seconds, bo
 			sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
 			m.which_command = sinew_v1_ClientMessage_clone_world_tag;
 			m.command.clone_world.world_id = template;
-			uint64_t id = created(c, &m);
-			set_mode(c, id, sinew_v1_TimeMode_TIME_REALTIME);
+			uint64_t id = test_created(c, &m);
+			test_set_mode(c, id, sinew_v1_TimeMode_TIME_REALTIME, 1.0);
 			w.ids[w.count++] = id;
 		}
-		sleep_ms(500); // settle
+		test_sleep_ms(500); // settle
 		bool ok = all_realtime(c, &w, n, seconds, &keeping);
 		printf("  %7d %18d %s\n", n, keeping, ok ? "yes" : "no");
 		fflush(stdout);
@@ -739,8 +503,7 @@ static void capacity(const server_process* s, int max_worlds, double seconds, bo
 				sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
 				m.which_command = sinew_v1_ClientMessage_destroy_world_tag;
 				m.command.destroy_world.world_id = w.ids[--w.count];
-				snc_message r = request(c, &m);
-				snc_message_free(&r);
+				test_expect(c, &m, 0, NULL);
 			}
 			n = target;
 			if (n <= last_good)
@@ -755,8 +518,7 @@ static void capacity(const server_process* s, int max_worlds, double seconds, bo
 		sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
 		m.which_command = sinew_v1_ClientMessage_destroy_world_tag;
 		m.command.destroy_world.world_id = w.ids[i];
-		snc_message r = request(c, &m);
-		snc_message_free(&r);
+		test_expect(c, &m, 0, NULL);
 	}
 	printf("BENCH name=server_realtime_capacity scene=articulation drives=%s links=10 rate_hz=1000 seconds=%.1f "
 		   "worlds_realtime=%d first_failing=%d\n",
@@ -819,8 +581,12 @@ int main(int argc, char** argv)
 		usage();
 		return 2;
 	}
-	server_process s;
-	start_server(&s);
+	// One sinewd for every measurement, many connections and worlds allowed; a request may wait 30 s.
+	test_harness_configure(NULL, 30000);
+	static const char* const server_args[] = { "--log-level=warn", "--max-connections=1000", "--max-worlds=100000",
+											   "--max-worlds-per-client=100000", NULL };
+	test_server s;
+	test_server_start(&s, server_args);
 	printf("# sinewd server benchmark on loopback, %ld cores; figures are indicative on a shared machine\n",
 		   sysconf(_SC_NPROCESSORS_ONLN));
 	printf("# 1. round trip of `step 1` (us); placement: where the scheduler puts client and server, or both on CPU 0\n"
@@ -842,13 +608,13 @@ int main(int argc, char** argv)
 		snc_client* owner = connect_to(&s, SNC_TCP, 0);
 		// Held by soft drives: released free, this chain of thin 0.1 m links blows up after about 9 s of
 		// swinging (TGS, 1 ms), and a diverged world sends no more frames.
-		uint64_t world = create_world(owner, "articulation50");
+		uint64_t world = test_create_world(owner, "articulation50");
 		build_articulation(owner, world, 50, 0.1, 200.0, 2.0, 0.05);
-		set_mode(owner, world, sinew_v1_TimeMode_TIME_REALTIME);
+		test_set_mode(owner, world, sinew_v1_TimeMode_TIME_REALTIME, 1.0);
 		// One client that never reads (a tiny receive buffer), there from the start: once the socket
 		// buffers between it and the server are full, the server drops its frames (newest wins).
 		snc_client* slow = connect_to(&s, SNC_WS, 4096);
-		subscribe(slow, world, 60.0);
+		test_subscribe(slow, world, 60.0, STREAM_INCLUDE);
 		for (int i = 0; i < o.client_sets; ++i)
 		{
 			streaming(&s, world, o.clients[i], o.stream_seconds);
@@ -865,6 +631,6 @@ int main(int argc, char** argv)
 			   "in real time", "all");
 		capacity(&s, o.max_worlds, o.capacity_seconds, driven != 0);
 	}
-	stop_server(&s);
+	test_server_stop(&s);
 	return 0;
 }

@@ -40,8 +40,8 @@ if [[ "$mode" == "all" ]]; then
     python3 python3-protobuf python3-pytest python3-numpy
     # browser tests: Debian's chromium, driven headless by playwright-core (no downloaded browser)
     chromium
-    # script checks, and the deployment files' checks (tests/deploy/check_deploy.py)
-    shellcheck python3-yaml
+    # script checks, the deployment files' checks (tests/deploy/check_deploy.py), the C formatting
+    shellcheck python3-yaml clang-format
   )
 fi
 

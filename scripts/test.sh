@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Every test: install what is needed, build the release flavour and run its tests (core, model import,
-# server, Python client, dashboard in headless chromium and deployment checks; the server, client and
-# browser tests start real sinewd processes on loopback ports chosen free), then build with
-# AddressSanitizer + UndefinedBehaviorSanitizer and run the tests again, then run each fuzz target briefly
-# (scripts/fuzz.sh: the server's decode-and-dispatch path and the URDF importer; SINEW_FUZZ_SECONDS,
-# default 20 each). CI runs this (.ci/run). Screenshots of the dashboard: build/<flavour>/artifacts/.
+# Every test: install what is needed, check the scripts (shellcheck) and the C formatting (clang-format
+# with .clang-format), build the release flavour and run its tests (core, model import, server, Python
+# client, dashboard in headless chromium and deployment checks; the server, client and browser tests
+# start real sinewd processes on loopback ports chosen free), then build with AddressSanitizer +
+# UndefinedBehaviorSanitizer and run the tests again, then run each fuzz target briefly (scripts/fuzz.sh:
+# the server's decode-and-dispatch path and the URDF importer; SINEW_FUZZ_SECONDS, default 20 each). CI
+# runs this (.ci/run). The builds use the presets of CMakePresets.json (scripts/build.sh). Screenshots of
+# the dashboard: build/<flavour>/artifacts/.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="${SINEW_JOBS:-$(nproc)}"
@@ -15,14 +17,16 @@ bash "$root/scripts/install-deps.sh"
 echo "== shellcheck"
 shellcheck "$root"/scripts/*.sh "$root"/deploy/*.sh "$root/.ci/run"
 
+echo "== clang-format (.clang-format)"
+(cd "$root" && git ls-files -z '*.c' '*.h' | xargs -0 clang-format --dry-run --Werror)
+
 echo "== release build and tests"
 bash "$root/scripts/build.sh" release
-ctest --test-dir "$root/build/release" --output-on-failure --parallel "$jobs"
+(cd "$root" && ctest --preset release --parallel "$jobs")
 
-echo "== sanitizer build and tests (ASan + UBSan)"
+echo "== sanitizer build and tests (ASan + UBSan; the preset sets ASAN_OPTIONS and UBSAN_OPTIONS)"
 bash "$root/scripts/build.sh" sanitize
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir "$root/build/sanitize" --output-on-failure --parallel "$jobs"
+(cd "$root" && ctest --preset sanitize --parallel "$jobs")
 
 echo "== fuzzing (libFuzzer + ASan + UBSan, ${SINEW_FUZZ_SECONDS:-20} s per target)"
 bash "$root/scripts/build.sh" fuzz

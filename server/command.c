@@ -406,14 +406,14 @@ static void execute(session* s, const uint8_t* data, size_t size, world_host* qu
 		else
 		{
 			ctx->host = host;
-			ctx->world_role = world_host_role(host, s->id);
+			ctx->world_role = members_role(&host->members, s->id);
 			if (ctx->world_role < row->world_role)
 			{
 				code = cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "%s needs the %s role in world %llu; this session is %s",
 								row->name, role_name(row->world_role), (unsigned long long)world_id,
 								role_name(ctx->world_role));
 			}
-			else if ((row->flags & CMD_WAITS) != 0 && (host->busy || (queued_host != host && host->fifo_head != NULL)))
+			else if ((row->flags & CMD_WAITS) != 0 && (host->busy || (queued_host != host && host->queue.head != NULL)))
 			{
 				// The world is stepping (or others wait before us): run when the step ends.
 				if (!world_host_enqueue(host, s->id, data, size))

@@ -16,10 +16,10 @@
 //   prismatic:            its whole range as lower + (upper - lower)(1 - cos(2 pi t / 4 s)) / 2: a gripper
 //                         opens and closes every 4 s (its mimic follower follows).
 // Targets come with their velocities, from the world's time at the end of the step being taken, set by a
-// controller that runs inside the step (world_host.controller), so the motion is the same whatever the
+// controller that runs inside the step (world_controller.drive), so the motion is the same whatever the
 // pacing, and continues through snapshots and resets. Initial positions are the targets at t = 0.
 // A client that sets drive targets takes the controls: the motion stands by, every joint held where it
-// was (world_host.controller_hold), until a Reset or Restore gives the motion back.
+// was (world_controller.hold), until a Reset or Restore gives the motion back.
 #include "demo_world.h"
 
 #include "log.h"
@@ -84,7 +84,7 @@ static void target_at(const demo_dof* d, double t, double* q, double* qd)
 	}
 }
 
-// world_host.controller: the targets for the end of the step about to be taken.
+// world_controller.drive: the targets for the end of the step about to be taken.
 static void demo_control(void* context, sn_world* world)
 {
 	demo_motion* m = context;
@@ -97,7 +97,7 @@ static void demo_control(void* context, sn_world* world)
 	(void)sn_articulation_set_drive_targets(world, m->articulation, m->indices, m->positions, m->velocities, m->count);
 }
 
-// world_host.controller_hold: a client took the controls; every driven joint stops where it is (target its
+// world_controller.hold: a client took the controls; every driven joint stops where it is (target its
 // current position, at rest) until a reset gives the motion back.
 static void demo_hold(void* context, sn_world* world)
 {
@@ -234,7 +234,7 @@ int32_t demo_world_create(server* srv)
 	}
 	// What DescribeWorld tells a dashboard that opens the demo world: names and visuals of the robot.
 	model_info info = { model, &built };
-	bool kept = model_info_keep(host, &info, built.articulation, dofs);
+	bool kept = model_info_keep(&host->models, &info, built.articulation, dofs);
 	snm_build_result_free(&built);
 	snm_model_destroy(model);
 	if (!kept)
@@ -244,11 +244,8 @@ int32_t demo_world_create(server* srv)
 		log_error("could not host the demo world", "detail=\"out of memory\"");
 		return SN_ERR_NO_MEMORY;
 	}
-	host->controller = demo_control;
-	host->controller_context = m;
-	host->controller_free = free;
-	host->controller_hold = demo_hold;
-	world_host_set_time(host, sinew_v1_TimeMode_TIME_REALTIME, 1.0, host->lockstep_timeout_ms);
+	host->controller = (world_controller){ .drive = demo_control, .hold = demo_hold, .release = free, .context = m };
+	pacing_set(host, (time_settings){ sinew_v1_TimeMode_TIME_REALTIME, 1.0, host->pacing.lockstep_timeout_ms });
 	char quoted[160];
 	log_info("demo world", "world=%llu robot=%s links=%d dofs=%d driven=%d", (unsigned long long)host->id,
 			 log_quote(quoted, sizeof(quoted), robot), links, dofs, m->count);

@@ -111,7 +111,7 @@ int32_t handle_create_articulation(command_ctx* ctx)
 						"create articulation: %d links; a state frame carries at most %d per articulation",
 						ctx->link_count, FRAME_MAX_LINKS);
 	}
-	int64_t used = (int64_t)sn_world_get_body_count(ctx->host->world) + ctx->host->articulation_links;
+	int64_t used = (int64_t)sn_world_get_body_count(ctx->host->world) + ctx->host->cached.articulation_links;
 	if (used + ctx->link_count > l->max_bodies_per_world)
 	{
 		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "max_bodies_per_world (%lld) reached (links count as bodies)",
@@ -183,7 +183,7 @@ int32_t handle_destroy_articulation(command_ctx* ctx)
 	{
 		return cmd_core(ctx, err);
 	}
-	world_host_forget_models(ctx->host, d->articulation_id);
+	model_registry_forget(&ctx->host->models, MODEL_URDF, d->articulation_id);
 	world_host_refresh(ctx->host);
 	return 0;
 }

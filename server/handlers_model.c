@@ -99,7 +99,7 @@ int32_t handle_load_urdf(command_ctx* ctx)
 			"(%d)",
 			count, (long long)l->max_links_per_articulation, FRAME_MAX_ARTICULATION_LINKS);
 	}
-	int64_t used = (int64_t)sn_world_get_body_count(ctx->host->world) + ctx->host->articulation_links;
+	int64_t used = (int64_t)sn_world_get_body_count(ctx->host->world) + ctx->host->cached.articulation_links;
 	if (used + r->model->link_count > l->max_bodies_per_world)
 	{
 		free_urdf_reply(r);
@@ -158,7 +158,7 @@ int32_t handle_load_urdf(command_ctx* ctx)
 	}
 	r->info.model = r->model;
 	r->info.built = &r->built;
-	if (!model_info_keep(ctx->host, &r->info, art, dofs))
+	if (!model_info_keep(&ctx->host->models, &r->info, art, dofs))
 	{
 		sn_destroy_articulation(ctx->host->world, art);
 		free_urdf_reply(r);

@@ -10,7 +10,7 @@
 static int32_t check_body_room(command_ctx* ctx, int adding)
 {
 	const server_limits* l = &ctx->srv->config.limits;
-	int64_t used = (int64_t)sn_world_get_body_count(ctx->host->world) + ctx->host->articulation_links;
+	int64_t used = (int64_t)sn_world_get_body_count(ctx->host->world) + ctx->host->cached.articulation_links;
 	if (used + adding > l->max_bodies_per_world)
 	{
 		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "max_bodies_per_world (%lld) reached",

@@ -128,69 +128,18 @@ static int32_t check_world_quota(command_ctx* ctx)
 	return 0;
 }
 
-typedef struct time_request
-{
-	sinew_v1_TimeMode mode;
-	double rate;
-	uint32_t timeout_ms;
-} time_request;
-
-// Validate time settings; `current` gives the values absent fields keep.
-static int32_t check_time(command_ctx* ctx, bool has, const sinew_v1_TimeSettings* t, time_request current,
-						  time_request* out)
-{
-	*out = current;
-	if (!has)
-	{
-		return 0;
-	}
-	switch (t->mode)
-	{
-		case sinew_v1_TimeMode_TIME_PAUSED:
-		case sinew_v1_TimeMode_TIME_REALTIME:
-		case sinew_v1_TimeMode_TIME_FAST:
-		case sinew_v1_TimeMode_TIME_LOCKSTEP:
-			out->mode = t->mode;
-			break;
-		default:
-			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "unknown time mode %d", (int)t->mode);
-	}
-	if (t->has_rate)
-	{
-		if (!isfinite(t->rate))
-		{
-			return cmd_fail(ctx, SN_ERR_NOT_FINITE, "rate must be finite");
-		}
-		if (!(t->rate > 0.0 && t->rate <= 1000.0))
-		{
-			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "rate must be in (0, 1000], got %g", t->rate);
-		}
-		out->rate = t->rate;
-	}
-	if (t->has_lockstep_timeout_ms)
-	{
-		if (t->lockstep_timeout_ms < 1 || t->lockstep_timeout_ms > 3600000)
-		{
-			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "lockstep_timeout_ms must be in [1, 3600000], got %u",
-							(unsigned)t->lockstep_timeout_ms);
-		}
-		out->timeout_ms = t->lockstep_timeout_ms;
-	}
-	return 0;
-}
-
 static void announce_time_mode(world_host* host)
 {
 	sinew_v1_Event event = sinew_v1_Event_init_zero;
 	event.world_id = host->id;
 	event.which_event = sinew_v1_Event_time_mode_tag;
 	event.event.time_mode.has_time = true;
-	event.event.time_mode.time.mode = host->mode;
+	event.event.time_mode.time.mode = host->pacing.mode;
 	event.event.time_mode.time.has_rate = true;
-	event.event.time_mode.time.rate = host->rate;
+	event.event.time_mode.time.rate = host->pacing.rate;
 	event.event.time_mode.time.has_lockstep_timeout_ms = true;
-	event.event.time_mode.time.lockstep_timeout_ms = host->lockstep_timeout_ms;
-	event.event.time_mode.tick = host->step_count;
+	event.event.time_mode.time.lockstep_timeout_ms = host->pacing.lockstep_timeout_ms;
+	event.event.time_mode.tick = host->cached.step_count;
 	world_host_broadcast(host, &event);
 }
 
@@ -213,13 +162,14 @@ int32_t handle_create_world(command_ctx* ctx)
 	{
 		return err;
 	}
-	time_request defaults = { sinew_v1_TimeMode_TIME_PAUSED, 1.0,
-							  (uint32_t)ctx->srv->config.limits.lockstep_timeout_ms };
-	time_request time;
-	code = check_time(ctx, c->has_time, &c->time, defaults, &time);
-	if (code != 0)
+	time_settings time = { sinew_v1_TimeMode_TIME_PAUSED, 1.0, (uint32_t)ctx->srv->config.limits.lockstep_timeout_ms };
+	if (c->has_time)
 	{
-		return code;
+		code = pacing_check(&c->time, time, &time, ctx->detail, sizeof(ctx->detail));
+		if (code != 0)
+		{
+			return code;
+		}
 	}
 	sn_world* world = NULL;
 	err = sn_world_create(&def, &world);
@@ -235,7 +185,7 @@ int32_t handle_create_world(command_ctx* ctx)
 		return code;
 	}
 	ctx->session->worlds_owned += 1;
-	world_host_set_time(host, time.mode, time.rate, time.timeout_ms);
+	pacing_set(host, time);
 	ctx->reply.which_result = sinew_v1_Reply_created_tag;
 	ctx->reply.result.created.id = host->id;
 	return 0;
@@ -371,11 +321,11 @@ int32_t handle_clone_world(command_ctx* ctx)
 	ctx->session->worlds_owned += 1;
 	// The clone's articulations keep their ids: their robot descriptions go with them (without them,
 	// DescribeWorld still gives the links).
-	if (!world_host_copy_models(host, ctx->host))
+	if (!model_registry_copy(&host->models, &ctx->host->models))
 	{
-		world_host_forget_models(host, 0);
+		model_registry_clear(&host->models);
 	}
-	world_host_set_time(host, sinew_v1_TimeMode_TIME_PAUSED, 1.0, ctx->host->lockstep_timeout_ms);
+	pacing_set(host, (time_settings){ sinew_v1_TimeMode_TIME_PAUSED, 1.0, ctx->host->pacing.lockstep_timeout_ms });
 	ctx->reply.which_result = sinew_v1_Reply_created_tag;
 	ctx->reply.result.created.id = host->id;
 	return 0;
@@ -411,7 +361,8 @@ int32_t handle_configure_world(command_ctx* ctx)
 	sn_world_set_implicit_factors(world, def.implicit_alpha, def.implicit_beta);
 	if (def.time_step != old.time_step)
 	{
-		world_host_set_time(ctx->host, ctx->host->mode, ctx->host->rate, ctx->host->lockstep_timeout_ms);
+		const world_pacing* p = &ctx->host->pacing;
+		pacing_set(ctx->host, (time_settings){ p->mode, p->rate, p->lockstep_timeout_ms });
 	}
 	ctx->reply.which_result = sinew_v1_Reply_world_tag;
 	world_host_info(ctx->host, ctx->session->id, server_now_ns(), &ctx->reply.result.world);
@@ -423,13 +374,13 @@ int32_t handle_join_world(command_ctx* ctx)
 	const sinew_v1_JoinWorld* j = &ctx->msg.command.join_world;
 	world_host* host = ctx->host;
 	session* s = ctx->session;
-	bool owner = host->owner == s->id;
+	bool owner = host->members.owner == s->id;
 	switch (j->role)
 	{
 		case sinew_v1_Role_ROLE_OBSERVER:
 		case sinew_v1_Role_ROLE_UNSPECIFIED:
-			if (!world_host_set_member(host, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_OBSERVER,
-									   false))
+			if (!members_set(&host->members, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_OBSERVER,
+							 false))
 			{
 				return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
 			}
@@ -440,8 +391,8 @@ int32_t handle_join_world(command_ctx* ctx)
 			{
 				return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "an observer session cannot control a world");
 			}
-			if (!world_host_set_member(host, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_CONTROLLER,
-									   true))
+			if (!members_set(&host->members, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_CONTROLLER,
+							 true))
 			{
 				return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
 			}
@@ -453,7 +404,7 @@ int32_t handle_join_world(command_ctx* ctx)
 			}
 			if (!owner)
 			{
-				if (host->owner != 0)
+				if (host->members.owner != 0)
 				{
 					return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "world %llu already has an owner",
 									(unsigned long long)host->id);
@@ -463,13 +414,13 @@ int32_t handle_join_world(command_ctx* ctx)
 				{
 					return code;
 				}
-				world_member* m = world_host_member(host, s->id);
-				if (!world_host_set_member(host, s->id, sinew_v1_Role_ROLE_OWNER, m != NULL && m->controlling))
+				world_member* m = members_find(&host->members, s->id);
+				if (!members_set(&host->members, s->id, sinew_v1_Role_ROLE_OWNER, m != NULL && m->controlling))
 				{
 					return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
 				}
-				host->owner = s->id;
-				host->keep = true; // adopted worlds stay ownerless-safe
+				host->members.owner = s->id;
+				host->members.keep = true; // adopted worlds stay ownerless-safe
 				s->worlds_owned += 1;
 			}
 			break;
@@ -477,8 +428,8 @@ int32_t handle_join_world(command_ctx* ctx)
 			return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "unknown role %d", (int)j->role);
 	}
 	ctx->reply.which_result = sinew_v1_Reply_joined_tag;
-	ctx->reply.result.joined.role = world_host_role(host, s->id);
-	ctx->reply.result.joined.tick = host->step_count;
+	ctx->reply.result.joined.role = members_role(&host->members, s->id);
+	ctx->reply.result.joined.tick = host->cached.step_count;
 	return 0;
 }
 
@@ -486,10 +437,10 @@ int32_t handle_leave_world(command_ctx* ctx)
 {
 	world_host* host = ctx->host;
 	uint64_t sid = ctx->session->id;
-	if (host->owner == sid)
+	if (host->members.owner == sid)
 	{
 		// The owner stays the owner; leaving only ends its part in lockstep.
-		world_host_set_member(host, sid, sinew_v1_Role_ROLE_OWNER, false);
+		members_set(&host->members, sid, sinew_v1_Role_ROLE_OWNER, false);
 	}
 	else
 	{
@@ -503,19 +454,21 @@ int32_t handle_set_time_mode(command_ctx* ctx)
 {
 	const sinew_v1_SetTimeMode* t = &ctx->msg.command.set_time_mode;
 	world_host* host = ctx->host;
-	time_request current = { host->mode, host->rate, host->lockstep_timeout_ms };
-	time_request time;
-	int32_t code = check_time(ctx, t->has_time, &t->time, current, &time);
-	if (code != 0)
+	time_settings time = { host->pacing.mode, host->pacing.rate, host->pacing.lockstep_timeout_ms };
+	if (t->has_time)
 	{
-		return code;
+		int32_t code = pacing_check(&t->time, time, &time, ctx->detail, sizeof(ctx->detail));
+		if (code != 0)
+		{
+			return code;
+		}
 	}
-	world_host_set_time(host, time.mode, time.rate, time.timeout_ms);
+	pacing_set(host, time);
 	announce_time_mode(host);
 	ctx->reply.which_result = sinew_v1_Reply_step_tag;
-	ctx->reply.result.step.step_count = host->step_count;
-	ctx->reply.result.step.time = host->time;
-	ctx->reply.result.step.diverged = host->diverged;
+	ctx->reply.result.step.step_count = host->cached.step_count;
+	ctx->reply.result.step.time = host->cached.time;
+	ctx->reply.result.step.diverged = host->cached.diverged;
 	return 0;
 }
 
@@ -523,7 +476,7 @@ int32_t handle_step(command_ctx* ctx)
 {
 	const sinew_v1_Step* st = &ctx->msg.command.step;
 	world_host* host = ctx->host;
-	if (host->mode != sinew_v1_TimeMode_TIME_PAUSED)
+	if (host->pacing.mode != sinew_v1_TimeMode_TIME_PAUSED)
 	{
 		return cmd_fail(ctx, SV_ERR_WRONG_TIME_MODE,
 						"step: world %llu is not paused (set its time mode to paused first)",
@@ -538,7 +491,7 @@ int32_t handle_step(command_ctx* ctx)
 		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "step: count %u is above max_steps_per_request (%lld)",
 						(unsigned)st->count, (long long)ctx->srv->config.limits.max_steps_per_request);
 	}
-	if (host->diverged)
+	if (host->cached.diverged)
 	{
 		return cmd_fail(ctx, SN_ERR_DIVERGED, "%s",
 						sn_world_last_error_detail(host->world)[0] != '\0'
@@ -596,25 +549,23 @@ int32_t handle_snapshot(command_ctx* ctx)
 			return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
 		}
 		memcpy(copy, scratch->data, size);
-		free(host->reset_point);
-		host->reset_point = copy;
-		host->reset_size = size;
+		world_host_keep_reset_point(host, copy, size);
 	}
 	scratch->bytes.data = scratch->data;
 	scratch->bytes.size = size;
 	ctx->reply.which_result = sinew_v1_Reply_snapshot_tag;
 	ctx->reply.result.snapshot.data.funcs.encode = wire_encode_bytes;
 	ctx->reply.result.snapshot.data.arg = &scratch->bytes;
-	ctx->reply.result.snapshot.step_count = host->step_count;
+	ctx->reply.result.snapshot.step_count = host->cached.step_count;
 	return 0;
 }
 
 static void reply_step_result(command_ctx* ctx)
 {
 	ctx->reply.which_result = sinew_v1_Reply_step_tag;
-	ctx->reply.result.step.step_count = ctx->host->step_count;
-	ctx->reply.result.step.time = ctx->host->time;
-	ctx->reply.result.step.diverged = ctx->host->diverged;
+	ctx->reply.result.step.step_count = ctx->host->cached.step_count;
+	ctx->reply.result.step.time = ctx->host->cached.time;
+	ctx->reply.result.step.diverged = ctx->host->cached.diverged;
 }
 
 // Replace the host's world by one built from bytes; on success the bytes become the reset point when
@@ -645,11 +596,9 @@ int32_t handle_restore(command_ctx* ctx)
 		return code;
 	}
 	// The bytes may come from another world whose articulations share ids with this one's robots.
-	world_host_forget_models(ctx->host, 0);
-	world_host_resume_control(ctx->host);
-	free(ctx->host->reset_point);
-	ctx->host->reset_point = ctx->bytes;
-	ctx->host->reset_size = ctx->bytes_size;
+	model_registry_clear(&ctx->host->models);
+	controller_resume(&ctx->host->controller);
+	world_host_keep_reset_point(ctx->host, ctx->bytes, ctx->bytes_size);
 	ctx->bytes = NULL;
 	ctx->bytes_size = 0;
 	reply_step_result(ctx);
@@ -659,16 +608,16 @@ int32_t handle_restore(command_ctx* ctx)
 int32_t handle_reset(command_ctx* ctx)
 {
 	world_host* host = ctx->host;
-	if (host->reset_point == NULL)
+	if (host->reset_point.bytes == NULL)
 	{
 		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "world %llu has no reset point", (unsigned long long)host->id);
 	}
-	int32_t code = load_snapshot(ctx, host->reset_point, host->reset_size);
+	int32_t code = load_snapshot(ctx, host->reset_point.bytes, host->reset_point.size);
 	if (code != 0)
 	{
 		return code;
 	}
-	world_host_resume_control(host); // a world's own motion (the demo's) takes over again
+	controller_resume(&host->controller); // a world's own motion (the demo's) takes over again
 	reply_step_result(ctx);
 	return 0;
 }

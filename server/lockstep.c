@@ -1,11 +1,13 @@
 // Lockstep ticks: collect inputs, time out and demote, apply in join order, step, reply.
 #include "lockstep.h"
 
+#include "command.h"
 #include "control.h"
 #include "errors.h"
 #include "log.h"
 #include "server.h"
 #include "session.h"
+#include "world_host.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +16,9 @@
 static bool all_submitted(const world_host* host, int* controllers, int* submitted)
 {
 	int c = 0, s = 0;
-	for (int i = 0; i < host->member_count; ++i)
+	for (int i = 0; i < host->members.count; ++i)
 	{
-		const world_member* m = host->members + i;
+		const world_member* m = host->members.list + i;
 		if (m->controlling)
 		{
 			c += 1;
@@ -28,37 +30,62 @@ static bool all_submitted(const world_host* host, int* controllers, int* submitt
 	return c > 0 && s == c;
 }
 
+int lockstep_init(world_host* host, uv_loop_t* loop)
+{
+	uv_timer_init(loop, &host->lockstep.timer);
+	host->lockstep.timer.data = host;
+	host->lockstep.armed = false;
+	return 1;
+}
+
+void lockstep_close(world_host* host, uv_close_cb closed)
+{
+	uv_close((uv_handle_t*)&host->lockstep.timer, closed);
+}
+
 static void stop_timer(world_host* host)
 {
-	if (host->lockstep_timer_armed)
+	if (host->lockstep.armed)
 	{
-		uv_timer_stop(&host->lockstep_timer);
-		host->lockstep_timer_armed = false;
+		uv_timer_stop(&host->lockstep.timer);
+		host->lockstep.armed = false;
 	}
 }
 
-// Apply the stored inputs in join order and step the tick. An input that no longer applies (an object it
-// names was destroyed since it arrived) is skipped and its sender gets the error in its reply.
+// A LockstepInput checked whole (targets and forces), changing nothing.
+static int32_t check_input(sn_world* world, const sinew_v1_LockstepInput* in, char* detail, size_t capacity)
+{
+	int32_t code = in->has_targets ? control_check_targets(world, &in->targets, detail, capacity) : 0;
+	if (code == 0 && in->has_forces)
+	{
+		code = control_check_forces(world, &in->forces, detail, capacity);
+	}
+	return code;
+}
+
+// Apply the stored inputs in join order and step the tick. Each input is checked again first: one that
+// no longer applies (an object it names was destroyed since it arrived) changes nothing, and its sender
+// gets the error in its reply.
 static void fire_tick(world_host* host)
 {
 	stop_timer(host);
-	for (int i = 0; i < host->member_count; ++i)
+	for (int i = 0; i < host->members.count; ++i)
 	{
-		world_member* m = host->members + i;
+		world_member* m = host->members.list + i;
 		if (!m->submitted || m->input == NULL)
 		{
 			continue;
 		}
 		char detail[256] = "";
-		int32_t code = 0;
-		if (m->input->has_targets)
+		int32_t code = check_input(host->world, m->input, detail, sizeof(detail));
+		if (code == 0 && m->input->has_targets)
 		{
-			world_host_take_control(host); // the world's own controller stands by (see world_host.h)
-			code = control_set_targets(host->world, &m->input->targets, false, detail, sizeof(detail));
+			controller_take(&host->controller, host->world, host->id); // its own controller stands by
+			code = control_set_targets(host->world, &m->input->targets, detail, sizeof(detail));
 		}
 		if (code == 0 && m->input->has_forces)
 		{
-			code = control_apply_forces(host->world, &m->input->forces, false, detail, sizeof(detail));
+			control_apply_forces(host->world, &m->input->forces);
 		}
 		if (code != 0)
 		{
@@ -69,14 +96,13 @@ static void fire_tick(world_host* host)
 			m->input = NULL;
 		}
 	}
-	host->lockstep_tick = host->step_count;
 	host->srv->metrics.lockstep_ticks += 1;
 	world_host_start_step(host, STEP_LOCKSTEP, 1, 0, true);
 }
 
 static void check_ready(world_host* host)
 {
-	if (host->mode != sinew_v1_TimeMode_TIME_LOCKSTEP || host->busy)
+	if (host->pacing.mode != sinew_v1_TimeMode_TIME_LOCKSTEP || host->busy)
 	{
 		return;
 	}
@@ -94,7 +120,7 @@ static void check_ready(world_host* host)
 static void on_timer(uv_timer_t* timer)
 {
 	world_host* host = timer->data;
-	host->lockstep_timer_armed = false;
+	host->lockstep.armed = false;
 	lockstep_timeout(host);
 }
 
@@ -102,38 +128,30 @@ int32_t lockstep_submit(command_ctx* ctx)
 {
 	world_host* host = ctx->host;
 	const sinew_v1_LockstepInput* in = &ctx->msg.command.lockstep_input;
-	if (host->mode != sinew_v1_TimeMode_TIME_LOCKSTEP)
+	if (host->pacing.mode != sinew_v1_TimeMode_TIME_LOCKSTEP)
 	{
 		return cmd_fail(ctx, SV_ERR_WRONG_TIME_MODE, "world %llu is not in lockstep mode",
 						(unsigned long long)host->id);
 	}
-	world_member* m = world_host_member(host, ctx->session->id);
+	world_member* m = members_find(&host->members, ctx->session->id);
 	if (m == NULL || !m->controlling)
 	{
 		return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE,
 						"this session is not a lockstep controller of world %llu (join it as a controller)",
 						(unsigned long long)host->id);
 	}
-	if (in->tick != host->step_count)
+	if (in->tick != host->cached.step_count)
 	{
 		return cmd_fail(ctx, SV_ERR_STALE_TICK, "input for tick %llu, but the pending tick is %llu",
-						(unsigned long long)in->tick, (unsigned long long)host->step_count);
+						(unsigned long long)in->tick, (unsigned long long)host->cached.step_count);
 	}
 	if (m->submitted)
 	{
 		return cmd_fail(ctx, SV_ERR_STALE_TICK, "this controller already sent its input for tick %llu",
 						(unsigned long long)in->tick);
 	}
-	// Validate now so errors come back at once, typed.
-	int32_t code = 0;
-	if (in->has_targets)
-	{
-		code = control_set_targets(host->world, &in->targets, true, ctx->detail, sizeof(ctx->detail));
-	}
-	if (code == 0 && in->has_forces)
-	{
-		code = control_apply_forces(host->world, &in->forces, true, ctx->detail, sizeof(ctx->detail));
-	}
+	// Check now so errors come back at once, typed.
+	int32_t code = check_input(host->world, in, ctx->detail, sizeof(ctx->detail));
 	if (code != 0)
 	{
 		return code;
@@ -149,11 +167,10 @@ int32_t lockstep_submit(command_ctx* ctx)
 	ctx->deferred = true;
 	int controllers = 0, submitted = 0;
 	all_submitted(host, &controllers, &submitted);
-	if (submitted == 1 && controllers > 1 && !host->lockstep_timer_armed)
+	if (submitted == 1 && controllers > 1 && !host->lockstep.armed)
 	{
-		host->lockstep_timer.data = host;
-		uv_timer_start(&host->lockstep_timer, on_timer, host->lockstep_timeout_ms, 0);
-		host->lockstep_timer_armed = true;
+		uv_timer_start(&host->lockstep.timer, on_timer, host->pacing.lockstep_timeout_ms, 0);
+		host->lockstep.armed = true;
 	}
 	check_ready(host);
 	return 0;
@@ -166,14 +183,14 @@ void lockstep_member_changed(world_host* host)
 
 void lockstep_timeout(world_host* host)
 {
-	if (host->mode != sinew_v1_TimeMode_TIME_LOCKSTEP || host->busy)
+	if (host->pacing.mode != sinew_v1_TimeMode_TIME_LOCKSTEP || host->busy)
 	{
 		return;
 	}
-	uint64_t tick = host->step_count;
-	for (int i = 0; i < host->member_count; ++i)
+	uint64_t tick = host->cached.step_count;
+	for (int i = 0; i < host->members.count; ++i)
 	{
-		world_member* m = host->members + i;
+		world_member* m = host->members.list + i;
 		if (!m->controlling || m->submitted)
 		{
 			continue;
@@ -187,7 +204,7 @@ void lockstep_timeout(world_host* host)
 		host->srv->metrics.lockstep_demotions += 1;
 		log_warn("lockstep controller demoted", "world=%llu session=%llu tick=%llu timeout_ms=%u",
 				 (unsigned long long)host->id, (unsigned long long)demoted, (unsigned long long)tick,
-				 (unsigned)host->lockstep_timeout_ms);
+				 (unsigned)host->pacing.lockstep_timeout_ms);
 		sinew_v1_Event event = sinew_v1_Event_init_zero;
 		event.world_id = host->id;
 		event.which_event = sinew_v1_Event_demoted_tag;
@@ -195,7 +212,7 @@ void lockstep_timeout(world_host* host)
 		event.event.demoted.tick = tick;
 		snprintf(event.event.demoted.reason, sizeof(event.event.demoted.reason),
 				 "no input for tick %llu within lockstep_timeout_ms (%u ms); now an observer", (unsigned long long)tick,
-				 (unsigned)host->lockstep_timeout_ms);
+				 (unsigned)host->pacing.lockstep_timeout_ms);
 		world_host_broadcast(host, &event);
 	}
 	check_ready(host);
@@ -205,14 +222,14 @@ void lockstep_tick_done(world_host* host)
 {
 	sinew_v1_Reply reply = sinew_v1_Reply_init_zero;
 	reply.which_result = sinew_v1_Reply_step_tag;
-	reply.result.step.step_count = host->step_count;
-	reply.result.step.time = host->time;
-	reply.result.step.diverged = host->diverged;
+	reply.result.step.step_count = host->cached.step_count;
+	reply.result.step.time = host->cached.time;
+	reply.result.step.diverged = host->cached.diverged;
 	int32_t code = host->step.error;
 	int index = command_index(sinew_v1_ClientMessage_lockstep_input_tag);
-	for (int i = 0; i < host->member_count; ++i)
+	for (int i = 0; i < host->members.count; ++i)
 	{
-		world_member* m = host->members + i;
+		world_member* m = host->members.list + i;
 		if (!m->submitted)
 		{
 			continue;
@@ -226,19 +243,23 @@ void lockstep_tick_done(world_host* host)
 	}
 }
 
+void lockstep_withdraw(world_host* host, world_member* m, int32_t code, const char* reason)
+{
+	if (!m->submitted)
+	{
+		return;
+	}
+	m->submitted = false;
+	free(m->input);
+	m->input = NULL;
+	session_reply_to(host->srv, m->session_id, m->request_id, code, reason, NULL);
+}
+
 void lockstep_cancel(world_host* host, int32_t code, const char* reason)
 {
 	stop_timer(host);
-	for (int i = 0; i < host->member_count; ++i)
+	for (int i = 0; i < host->members.count; ++i)
 	{
-		world_member* m = host->members + i;
-		if (!m->submitted)
-		{
-			continue;
-		}
-		m->submitted = false;
-		free(m->input);
-		m->input = NULL;
-		session_reply_to(host->srv, m->session_id, m->request_id, code, reason, NULL);
+		lockstep_withdraw(host, host->members.list + i, code, reason);
 	}
 }

@@ -171,7 +171,7 @@ void model_info_fill(sinew_v1_UrdfModel* out, const model_info* info, sn_articul
 	out->warnings.arg = (void*)info;
 }
 
-bool model_info_keep(world_host* host, const model_info* info, sn_articulation_id articulation, int dof_count)
+bool model_info_keep(model_registry* models, const model_info* info, sn_articulation_id articulation, int dof_count)
 {
 	sinew_v1_UrdfModel model;
 	model_info_fill(&model, info, articulation, dof_count);
@@ -181,7 +181,7 @@ bool model_info_keep(world_host* host, const model_info* info, sn_articulation_i
 	{
 		return false;
 	}
-	if (!world_host_keep_model(host, sn_articulation_id_store(articulation), bytes, size))
+	if (!model_registry_keep(models, MODEL_URDF, sn_articulation_id_store(articulation), bytes, size))
 	{
 		free(bytes);
 		return false;
@@ -253,12 +253,12 @@ static bool encode_links_info(pb_ostream_t* stream, const pb_field_t* field, voi
 static bool encode_kept_urdf(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
 {
 	const description* d = *arg;
-	const world_model* m = world_host_model(d->host, sn_articulation_id_store(d->current));
+	const model_entry* m = model_registry_find(&d->host->models, MODEL_URDF, sn_articulation_id_store(d->current));
 	if (m == NULL)
 	{
 		return true;
 	}
-	return pb_encode_tag_for_field(stream, field) && pb_encode_string(stream, m->urdf, m->size);
+	return pb_encode_tag_for_field(stream, field) && pb_encode_string(stream, m->bytes, m->size);
 }
 
 static bool encode_articulations(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)

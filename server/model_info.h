@@ -4,6 +4,7 @@
 #ifndef SINEW_SERVER_MODEL_INFO_H
 #define SINEW_SERVER_MODEL_INFO_H
 
+#include "model_registry.h"
 #include "sinew.pb.h"
 
 #include "sinew/model.h"
@@ -26,9 +27,9 @@ typedef struct model_info
 // must outlive the encoding).
 void model_info_fill(sinew_v1_UrdfModel* out, const model_info* info, sn_articulation_id articulation, int dof_count);
 
-// Encode that UrdfModel and keep the bytes in the host for DescribeWorld (replacing any kept for the same
-// articulation id). Returns false if memory ran out (nothing is kept then).
-bool model_info_keep(struct world_host* host, const model_info* info, sn_articulation_id articulation, int dof_count);
+// Encode that UrdfModel and keep the bytes in a world's registry for DescribeWorld (replacing any kept for
+// the same articulation id). Returns false if memory ran out (nothing is kept then).
+bool model_info_keep(model_registry* models, const model_info* info, sn_articulation_id articulation, int dof_count);
 
 // Fill a WorldDescription of the host's world (idle), of one articulation (articulation not null) or all.
 // Allocates what its callbacks read: free it with model_info_free_description after encoding.

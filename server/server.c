@@ -154,7 +154,7 @@ void server_shutdown(server* srv, const char* reason)
 		world_host* host = srv->worlds.items[i];
 		if (host != NULL)
 		{
-			uv_timer_stop(&host->pace_timer);
+			pacing_stop(host);
 			lockstep_cancel(host, SV_ERR_SHUTTING_DOWN, "the server is shutting down");
 		}
 	}

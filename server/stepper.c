@@ -25,10 +25,7 @@ void step_item_run(world_host* host)
 	uint64_t now = t0;
 	for (item->done = 0; item->done < item->steps;)
 	{
-		if (host->controller != NULL && !host->controller_yielded)
-		{
-			host->controller(host->controller_context, host->world);
-		}
+		controller_step(&host->controller, host->world);
 		sn_error err = sn_world_step(host->world);
 		if (err != SN_ERR_OK)
 		{

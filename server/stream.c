@@ -5,10 +5,23 @@
 #include "frame.h"
 #include "log.h"
 #include "server.h"
+#include "world_host.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+int stream_init(world_host* host, uv_loop_t* loop)
+{
+	uv_timer_init(loop, &host->subs.flush_timer);
+	host->subs.flush_timer.data = host;
+	return 1;
+}
+
+void stream_close(world_host* host, uv_close_cb closed)
+{
+	uv_close((uv_handle_t*)&host->subs.flush_timer, closed);
+}
 
 static subscription* get_sub(const server* srv, uint64_t id)
 {
@@ -17,11 +30,11 @@ static subscription* get_sub(const server* srv, uint64_t id)
 
 static void remove_from_host(world_host* host, uint64_t id)
 {
-	for (int i = 0; i < host->sub_count; ++i)
+	for (int i = 0; i < host->subs.count; ++i)
 	{
-		if (host->subs[i] == id)
+		if (host->subs.ids[i] == id)
 		{
-			host->subs[i] = host->subs[--host->sub_count];
+			host->subs.ids[i] = host->subs.ids[--host->subs.count];
 			return;
 		}
 	}
@@ -59,18 +72,18 @@ int32_t stream_subscribe(server* srv, session* s, world_host* host, double rate_
 		snprintf(detail, cap, "out of memory");
 		return SN_ERR_NO_MEMORY;
 	}
-	if (host->sub_count == host->sub_capacity)
+	if (host->subs.count == host->subs.capacity)
 	{
-		int capacity = host->sub_capacity > 0 ? 2 * host->sub_capacity : 4;
-		uint64_t* subs = realloc(host->subs, (size_t)capacity * sizeof(uint64_t));
+		int capacity = host->subs.capacity > 0 ? 2 * host->subs.capacity : 4;
+		uint64_t* subs = realloc(host->subs.ids, (size_t)capacity * sizeof(uint64_t));
 		if (subs == NULL)
 		{
 			free(sub);
 			snprintf(detail, cap, "out of memory");
 			return SN_ERR_NO_MEMORY;
 		}
-		host->subs = subs;
-		host->sub_capacity = capacity;
+		host->subs.ids = subs;
+		host->subs.capacity = capacity;
 	}
 	sub->id = idpool_add(&srv->subscriptions, sub);
 	if (sub->id == 0 || !outbox_add_slot(&s->out, sub->id))
@@ -91,7 +104,7 @@ int32_t stream_subscribe(server* srv, session* s, world_host* host, double rate_
 	uint64_t now = server_now_ns();
 	sub->next_due_ns = now;
 	sub->last_tick = UINT64_MAX;
-	host->subs[host->sub_count++] = sub->id;
+	host->subs.ids[host->subs.count++] = sub->id;
 	s->subscription_count += 1;
 	// The current state at once, so a subscriber of a paused world sees it.
 	frame_buf* frame = frame_encode(host->world, host->id, sub->include, now);
@@ -146,24 +159,27 @@ void stream_session_gone(server* srv, session* s)
 void stream_world_gone(world_host* host)
 {
 	server* srv = host->srv;
-	while (host->sub_count > 0)
+	while (host->subs.count > 0)
 	{
-		subscription* sub = get_sub(srv, host->subs[host->sub_count - 1]);
+		subscription* sub = get_sub(srv, host->subs.ids[host->subs.count - 1]);
 		if (sub == NULL)
 		{
-			host->sub_count -= 1;
+			host->subs.count -= 1;
 			continue;
 		}
 		end_subscription(srv, sub, server_session(srv, sub->session_id), host);
 	}
+	free(host->subs.ids);
+	host->subs.ids = NULL;
+	host->subs.capacity = 0;
 }
 
 uint64_t stream_masks_due(const world_host* host, uint64_t now_ns)
 {
 	uint64_t masks = 0;
-	for (int i = 0; i < host->sub_count; ++i)
+	for (int i = 0; i < host->subs.count; ++i)
 	{
-		const subscription* sub = get_sub(host->srv, host->subs[i]);
+		const subscription* sub = get_sub(host->srv, host->subs.ids[i]);
 		if (sub != NULL && sub->next_due_ns <= now_ns)
 		{
 			masks |= (uint64_t)1 << sub->include;
@@ -181,10 +197,10 @@ static void on_flush(uv_timer_t* timer)
 static void arm_flush(world_host* host, uint64_t now_ns)
 {
 	uint64_t earliest = UINT64_MAX;
-	for (int i = 0; i < host->sub_count; ++i)
+	for (int i = 0; i < host->subs.count; ++i)
 	{
-		const subscription* sub = get_sub(host->srv, host->subs[i]);
-		if (sub != NULL && sub->last_tick != host->step_count && sub->next_due_ns < earliest)
+		const subscription* sub = get_sub(host->srv, host->subs.ids[i]);
+		if (sub != NULL && sub->last_tick != host->cached.step_count && sub->next_due_ns < earliest)
 		{
 			earliest = sub->next_due_ns;
 		}
@@ -194,16 +210,15 @@ static void arm_flush(world_host* host, uint64_t now_ns)
 		return;
 	}
 	uint64_t wait_ms = earliest > now_ns ? (earliest - now_ns + 999999u) / 1000000u : 0;
-	host->flush_timer.data = host;
-	uv_timer_start(&host->flush_timer, on_flush, wait_ms, 0);
+	uv_timer_start(&host->subs.flush_timer, on_flush, wait_ms, 0);
 }
 
 void stream_publish(world_host* host, frame_buf* const frames[STEP_MASKS], uint64_t now_ns)
 {
 	server* srv = host->srv;
-	for (int i = 0; i < host->sub_count; ++i)
+	for (int i = 0; i < host->subs.count; ++i)
 	{
-		subscription* sub = get_sub(srv, host->subs[i]);
+		subscription* sub = get_sub(srv, host->subs.ids[i]);
 		if (sub == NULL || sub->next_due_ns > now_ns)
 		{
 			continue;
@@ -225,10 +240,10 @@ void stream_flush(world_host* host)
 	}
 	uint64_t now = server_now_ns();
 	frame_buf* frames[STEP_MASKS] = { NULL };
-	for (int i = 0; i < host->sub_count; ++i)
+	for (int i = 0; i < host->subs.count; ++i)
 	{
-		subscription* sub = get_sub(host->srv, host->subs[i]);
-		if (sub == NULL || sub->next_due_ns > now || sub->last_tick == host->step_count)
+		subscription* sub = get_sub(host->srv, host->subs.ids[i]);
+		if (sub == NULL || sub->next_due_ns > now || sub->last_tick == host->cached.step_count)
 		{
 			continue;
 		}
@@ -252,13 +267,13 @@ void stream_flush(world_host* host)
 
 void stream_state_changed(world_host* host)
 {
-	if (host->sub_count == 0)
+	if (host->subs.count == 0)
 	{
 		return;
 	}
-	for (int i = 0; i < host->sub_count; ++i)
+	for (int i = 0; i < host->subs.count; ++i)
 	{
-		subscription* sub = get_sub(host->srv, host->subs[i]);
+		subscription* sub = get_sub(host->srv, host->subs.ids[i]);
 		if (sub != NULL)
 		{
 			sub->last_tick = UINT64_MAX;

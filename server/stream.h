@@ -8,12 +8,25 @@
 
 #include "outbox.h"
 #include "session.h"
-#include "world_host.h"
+#include "stepper.h"
+
+#include <uv.h>
 
 #include <stdbool.h>
 #include <stdint.h>
 
 struct server;
+typedef struct world_host world_host;
+
+// A world's subscriptions (ids into the server's pool) and the timer that offers the latest state to
+// the ones still owed it while the world does not step.
+typedef struct world_subscriptions
+{
+	uint64_t* ids;
+	int count;
+	int capacity;
+	uv_timer_t flush_timer;
+} world_subscriptions;
 
 typedef struct subscription
 {
@@ -27,13 +40,18 @@ typedef struct subscription
 	uint64_t last_tick; // tick of the last frame offered; UINT64_MAX before the first
 } subscription;
 
+// Set up the host's subscription list on the loop; returns the number of handles it opened, which
+// stream_close closes with `closed` as their close callback.
+int stream_init(world_host* host, uv_loop_t* loop);
+void stream_close(world_host* host, uv_close_cb closed);
+
 // Subscribe (rate and include validated by the caller). Sends the current state at once.
 int32_t stream_subscribe(struct server* srv, session* s, world_host* host, double rate_hz, uint32_t include,
 						 uint64_t* out_id, char* detail, size_t detail_capacity);
 // False if id is not a live subscription of s.
 bool stream_unsubscribe(struct server* srv, session* s, uint64_t id);
 void stream_session_gone(struct server* srv, session* s);
-// The world is going away: end its subscriptions (the host has told the sessions).
+// The world is going away: end its subscriptions and free the list (the host has told the sessions).
 void stream_world_gone(world_host* host);
 
 // Include masks (bit m for mask m) that subscriptions due by `now_ns` need.

@@ -1,11 +1,6 @@
-// Hosted worlds: registry, members and roles, the FIFO of waiting commands, time modes and real-time
-// pacing, the end of each step (replies, events, frames, queued commands), destruction.
-//
-// Real-time pacing without drift: the schedule is absolute. Step rt_base_step + k is due at
-// rt_base_ns + k * period with period = time_step / rate, so the number of steps due at wall time t is
-// floor((t - rt_base_ns) / period) - (steps done since rt_base_step), computed from the monotonic clock
-// each time; timer lateness never accumulates. A world that falls more than max_catchup_ms behind
-// rebases the schedule at now (counted in lag_resets) instead of stepping in a burst.
+// Hosted worlds: create and destroy, the queue of waiting commands, the cached copies readers see while a
+// step runs, the reset point, and the one place where every step ends (world_host_step_finished):
+// replies, events, frames, queued commands, then the next paced step.
 #include "world_host.h"
 
 #include "command.h"
@@ -18,15 +13,9 @@
 
 #include "sinew/articulation.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum
-{
-	HOST_TIMERS = 3
-};
 
 // ---- lifetime -----------------------------------------------------------------------------------------
 
@@ -41,14 +30,9 @@ static void on_handle_closed(uv_handle_t* handle)
 
 static void close_handles(world_host* host)
 {
-	uv_close((uv_handle_t*)&host->pace_timer, on_handle_closed);
-	uv_close((uv_handle_t*)&host->lockstep_timer, on_handle_closed);
-	uv_close((uv_handle_t*)&host->flush_timer, on_handle_closed);
-}
-
-static void on_pace_timer(uv_timer_t* timer)
-{
-	world_host_pace(timer->data);
+	pacing_close(host, on_handle_closed);
+	lockstep_close(host, on_handle_closed);
+	stream_close(host, on_handle_closed);
 }
 
 // A first guess of one step's cost before any was measured, ns: enough to step tiny worlds inline.
@@ -70,22 +54,15 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 	host->srv = srv;
 	host->world = world;
 	snprintf(host->name, sizeof(host->name), "%s", name != NULL ? name : "");
-	host->owner = owner;
-	host->keep = keep;
-	host->mode = sinew_v1_TimeMode_TIME_PAUSED;
-	host->rate = 1.0;
-	host->lockstep_timeout_ms = (uint32_t)srv->config.limits.lockstep_timeout_ms;
+	host->members.owner = owner;
+	host->members.keep = keep;
 	host->step_ns_avg = guess_step_ns(world);
-	uv_timer_init(srv->loop, &host->pace_timer);
-	uv_timer_init(srv->loop, &host->lockstep_timer);
-	uv_timer_init(srv->loop, &host->flush_timer);
-	host->pace_timer.data = host;
-	host->lockstep_timer.data = host;
-	host->flush_timer.data = host;
-	host->open_handles = HOST_TIMERS;
+	host->open_handles += pacing_init(host, srv->loop, (uint32_t)srv->config.limits.lockstep_timeout_ms);
+	host->open_handles += lockstep_init(host, srv->loop);
+	host->open_handles += stream_init(host, srv->loop);
 	host->id = idpool_add(&srv->worlds, host);
 	bool ok = host->id != 0 && world_host_set_reset_point(host) == 0 &&
-		(owner == 0 || world_host_set_member(host, owner, sinew_v1_Role_ROLE_OWNER, false));
+		(owner == 0 || members_set(&host->members, owner, sinew_v1_Role_ROLE_OWNER, false));
 	if (!ok)
 	{
 		if (host->id != 0)
@@ -93,20 +70,20 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 			idpool_remove(&srv->worlds, host->id);
 		}
 		sn_world_destroy(world);
-		free(host->reset_point);
-		free(host->members);
+		free(host->reset_point.bytes);
+		members_free(&host->members);
 		host->closed = true;
 		close_handles(host);
 		snprintf(detail, cap, "out of memory");
 		return SN_ERR_NO_MEMORY;
 	}
 	world_host_refresh(host);
-	host->divergence_reported = host->diverged;
+	host->cached.divergence_reported = host->cached.diverged;
 	srv->metrics.worlds_created += 1;
 	char quoted[96];
 	log_info("world created", "world=%llu name=%s owner=%llu bodies=%d joints=%d", (unsigned long long)host->id,
-			 log_quote(quoted, sizeof(quoted), host->name), (unsigned long long)owner, host->body_count,
-			 host->joint_count);
+			 log_quote(quoted, sizeof(quoted), host->name), (unsigned long long)owner, host->cached.body_count,
+			 host->cached.joint_count);
 	*out = host;
 	return 0;
 }
@@ -138,245 +115,43 @@ void world_host_destroy(world_host* host, const char* reason)
 	world_host_broadcast(host, &event);
 	stream_world_gone(host);
 	idpool_remove(&srv->worlds, host->id);
-	session* owner = server_session(srv, host->owner);
+	session* owner = server_session(srv, host->members.owner);
 	if (owner != NULL && owner->worlds_owned > 0)
 	{
 		owner->worlds_owned -= 1;
 	}
 	char quoted[160];
 	log_info("world destroyed", "world=%llu reason=%s steps=%llu", (unsigned long long)host->id,
-			 log_quote(quoted, sizeof(quoted), reason), (unsigned long long)host->step_count);
+			 log_quote(quoted, sizeof(quoted), reason), (unsigned long long)host->cached.step_count);
 	sn_world_destroy(host->world);
 	host->world = NULL;
 	// Commands that waited for this world are answered now: the gate finds it gone.
-	while (host->fifo_head != NULL)
+	while (host->queue.head != NULL)
 	{
-		queued_command* q = host->fifo_head;
-		host->fifo_head = q->next;
+		queued_command* q = host->queue.head;
+		host->queue.head = q->next;
 		command_run_queued(host, q);
 		free(q);
 	}
-	host->fifo_tail = NULL;
-	host->fifo_count = 0;
-	for (int i = 0; i < host->member_count; ++i)
-	{
-		free(host->members[i].input);
-	}
-	free(host->members);
-	host->members = NULL;
-	host->member_count = 0;
-	free(host->subs);
-	host->subs = NULL;
-	free(host->reset_point);
-	host->reset_point = NULL;
-	if (host->controller_free != NULL)
-	{
-		host->controller_free(host->controller_context);
-	}
-	host->controller = NULL;
-	host->controller_context = NULL;
-	host->controller_free = NULL;
-	for (int i = 0; i < host->model_count; ++i)
-	{
-		free(host->models[i].urdf);
-	}
-	free(host->models);
-	host->models = NULL;
-	host->model_count = 0;
+	host->queue.tail = NULL;
+	host->queue.count = 0;
+	members_free(&host->members);
+	free(host->reset_point.bytes);
+	host->reset_point = (kept_snapshot){ NULL, 0 };
+	controller_free(&host->controller);
+	model_registry_free(&host->models);
 	close_handles(host);
-}
-
-// ---- a world's own controller --------------------------------------------------------------------------
-
-void world_host_take_control(world_host* host)
-{
-	if (host->controller == NULL || host->controller_yielded)
-	{
-		return;
-	}
-	if (host->controller_hold != NULL)
-	{
-		host->controller_hold(host->controller_context, host->world);
-	}
-	host->controller_yielded = true;
-	log_info("world controls taken", "world=%llu (its own motion stands by until a reset)",
-			 (unsigned long long)host->id);
-}
-
-void world_host_resume_control(world_host* host)
-{
-	host->controller_yielded = false;
-}
-
-// ---- kept robot models --------------------------------------------------------------------------------
-
-bool world_host_keep_model(world_host* host, uint64_t articulation_id, uint8_t* urdf, size_t size)
-{
-	for (int i = 0; i < host->model_count; ++i)
-	{
-		if (host->models[i].articulation_id == articulation_id)
-		{
-			free(host->models[i].urdf);
-			host->models[i].urdf = urdf;
-			host->models[i].size = size;
-			return true;
-		}
-	}
-	if (host->model_count == host->model_capacity)
-	{
-		int capacity = host->model_capacity > 0 ? 2 * host->model_capacity : 4;
-		world_model* grown = realloc(host->models, (size_t)capacity * sizeof(world_model));
-		if (grown == NULL)
-		{
-			return false;
-		}
-		host->models = grown;
-		host->model_capacity = capacity;
-	}
-	host->models[host->model_count++] = (world_model){ articulation_id, urdf, size };
-	return true;
-}
-
-const world_model* world_host_model(const world_host* host, uint64_t articulation_id)
-{
-	for (int i = 0; i < host->model_count; ++i)
-	{
-		if (host->models[i].articulation_id == articulation_id)
-		{
-			return host->models + i;
-		}
-	}
-	return NULL;
-}
-
-void world_host_forget_models(world_host* host, uint64_t articulation_id)
-{
-	int kept = 0;
-	for (int i = 0; i < host->model_count; ++i)
-	{
-		if (articulation_id != 0 && host->models[i].articulation_id != articulation_id)
-		{
-			host->models[kept++] = host->models[i];
-		}
-		else
-		{
-			free(host->models[i].urdf);
-		}
-	}
-	host->model_count = kept;
-}
-
-void world_host_prune_models(world_host* host)
-{
-	int kept = 0;
-	for (int i = 0; i < host->model_count; ++i)
-	{
-		if (host->world != NULL &&
-			sn_articulation_is_valid(host->world, sn_articulation_id_load(host->models[i].articulation_id)))
-		{
-			host->models[kept++] = host->models[i];
-		}
-		else
-		{
-			free(host->models[i].urdf);
-		}
-	}
-	host->model_count = kept;
-}
-
-bool world_host_copy_models(world_host* to, const world_host* from)
-{
-	for (int i = 0; i < from->model_count; ++i)
-	{
-		uint8_t* copy = malloc(from->models[i].size > 0 ? from->models[i].size : 1);
-		if (copy == NULL)
-		{
-			return false;
-		}
-		memcpy(copy, from->models[i].urdf, from->models[i].size);
-		if (!world_host_keep_model(to, from->models[i].articulation_id, copy, from->models[i].size))
-		{
-			free(copy);
-			return false;
-		}
-	}
-	return true;
 }
 
 // ---- members ------------------------------------------------------------------------------------------
 
-world_member* world_host_member(world_host* host, uint64_t session_id)
-{
-	for (int i = 0; i < host->member_count; ++i)
-	{
-		if (host->members[i].session_id == session_id)
-		{
-			return host->members + i;
-		}
-	}
-	return NULL;
-}
-
-sinew_v1_Role world_host_role(const world_host* host, uint64_t session_id)
-{
-	if (host->owner != 0 && host->owner == session_id)
-	{
-		return sinew_v1_Role_ROLE_OWNER;
-	}
-	for (int i = 0; i < host->member_count; ++i)
-	{
-		if (host->members[i].session_id == session_id)
-		{
-			return host->members[i].role;
-		}
-	}
-	return sinew_v1_Role_ROLE_OBSERVER;
-}
-
-bool world_host_set_member(world_host* host, uint64_t session_id, sinew_v1_Role role, bool controlling)
-{
-	world_member* m = world_host_member(host, session_id);
-	if (m == NULL)
-	{
-		if (host->member_count == host->member_capacity)
-		{
-			int capacity = host->member_capacity > 0 ? 2 * host->member_capacity : 4;
-			world_member* members = realloc(host->members, (size_t)capacity * sizeof(world_member));
-			if (members == NULL)
-			{
-				return false;
-			}
-			host->members = members;
-			host->member_capacity = capacity;
-		}
-		m = host->members + host->member_count++;
-		memset(m, 0, sizeof(*m));
-		m->session_id = session_id;
-	}
-	m->role = role;
-	m->controlling = controlling;
-	return true;
-}
-
 void world_host_remove_member(world_host* host, uint64_t session_id)
 {
-	for (int i = 0; i < host->member_count; ++i)
+	world_member* m = members_find(&host->members, session_id);
+	if (m != NULL)
 	{
-		world_member* m = host->members + i;
-		if (m->session_id != session_id)
-		{
-			continue;
-		}
-		if (m->submitted)
-		{
-			session_reply_to(host->srv, m->session_id, m->request_id, SV_ERR_FORBIDDEN_BY_ROLE,
-							 "left the world before the tick stepped", NULL);
-		}
-		free(m->input);
-		// Keep join order: it is the order lockstep inputs are applied in.
-		memmove(host->members + i, host->members + i + 1, (size_t)(host->member_count - i - 1) * sizeof(world_member));
-		host->member_count -= 1;
-		return;
+		lockstep_withdraw(host, m, SV_ERR_FORBIDDEN_BY_ROLE, "left the world before the tick stepped");
+		members_remove(&host->members, session_id);
 	}
 }
 
@@ -389,16 +164,16 @@ void world_host_session_gone(server* srv, uint64_t session_id)
 		{
 			continue;
 		}
-		if (host->owner == session_id)
+		if (host->members.owner == session_id)
 		{
-			if (!host->keep)
+			if (!host->members.keep)
 			{
 				world_host_destroy(host, "its owner disconnected");
 				continue;
 			}
-			host->owner = 0;
+			host->members.owner = 0;
 		}
-		if (world_host_member(host, session_id) != NULL)
+		if (members_find(&host->members, session_id) != NULL)
 		{
 			world_host_remove_member(host, session_id);
 			lockstep_member_changed(host);
@@ -406,11 +181,11 @@ void world_host_session_gone(server* srv, uint64_t session_id)
 	}
 }
 
-// ---- the FIFO -----------------------------------------------------------------------------------------
+// ---- the queue ---------------------------------------------------------------------------------------
 
 bool world_host_idle(const world_host* host)
 {
-	return !host->busy && host->fifo_head == NULL;
+	return !host->busy && host->queue.head == NULL;
 }
 
 bool world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t* data, size_t size)
@@ -424,39 +199,39 @@ bool world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t* da
 	q->session_id = session_id;
 	q->size = size;
 	memcpy(q->data, data, size);
-	if (host->fifo_tail != NULL)
+	if (host->queue.tail != NULL)
 	{
-		host->fifo_tail->next = q;
+		host->queue.tail->next = q;
 	}
 	else
 	{
-		host->fifo_head = q;
+		host->queue.head = q;
 	}
-	host->fifo_tail = q;
-	host->fifo_count += 1;
+	host->queue.tail = q;
+	host->queue.count += 1;
 	return true;
 }
 
 void world_host_drain(world_host* host)
 {
-	if (host->draining)
+	if (host->queue.draining)
 	{
 		return; // an outer drain of this host continues
 	}
-	host->draining = true;
-	while (!host->busy && !host->closed && host->fifo_head != NULL)
+	host->queue.draining = true;
+	while (!host->busy && !host->closed && host->queue.head != NULL)
 	{
-		queued_command* q = host->fifo_head;
-		host->fifo_head = q->next;
-		if (host->fifo_head == NULL)
+		queued_command* q = host->queue.head;
+		host->queue.head = q->next;
+		if (host->queue.head == NULL)
 		{
-			host->fifo_tail = NULL;
+			host->queue.tail = NULL;
 		}
-		host->fifo_count -= 1;
+		host->queue.count -= 1;
 		command_run_queued(host, q);
 		free(q);
 	}
-	host->draining = false;
+	host->queue.draining = false;
 }
 
 // ---- events and cached state --------------------------------------------------------------------------
@@ -466,9 +241,9 @@ void world_host_broadcast(world_host* host, sinew_v1_Event* event)
 	server* srv = host->srv;
 	uint64_t sent[64];
 	int sent_count = 0;
-	for (int i = 0; i < host->member_count; ++i)
+	for (int i = 0; i < host->members.count; ++i)
 	{
-		session* s = server_session(srv, host->members[i].session_id);
+		session* s = server_session(srv, host->members.list[i].session_id);
 		if (s != NULL)
 		{
 			session_event(s, event);
@@ -478,14 +253,14 @@ void world_host_broadcast(world_host* host, sinew_v1_Event* event)
 			}
 		}
 	}
-	for (int i = 0; i < host->sub_count; ++i)
+	for (int i = 0; i < host->subs.count; ++i)
 	{
-		const subscription* sub = idpool_get(&srv->subscriptions, host->subs[i]);
+		const subscription* sub = idpool_get(&srv->subscriptions, host->subs.ids[i]);
 		if (sub == NULL)
 		{
 			continue;
 		}
-		bool already = world_host_member(host, sub->session_id) != NULL;
+		bool already = members_find(&host->members, sub->session_id) != NULL;
 		for (int k = 0; k < sent_count && !already; ++k)
 		{
 			already = sent[k] == sub->session_id;
@@ -506,27 +281,27 @@ void world_host_broadcast(world_host* host, sinew_v1_Event* event)
 static void refresh_after_step(world_host* host)
 {
 	const sn_world* w = host->world;
-	host->time = sn_world_get_time(w);
-	host->step_count = sn_world_get_step_count(w);
-	host->diverged = sn_world_is_diverged(w);
+	host->cached.time = sn_world_get_time(w);
+	host->cached.step_count = sn_world_get_step_count(w);
+	host->cached.diverged = sn_world_is_diverged(w);
 }
 
 void world_host_refresh(world_host* host)
 {
 	const sn_world* w = host->world;
 	refresh_after_step(host);
-	host->body_count = sn_world_get_body_count(w);
-	host->joint_count = sn_world_get_joint_count(w);
+	host->cached.body_count = sn_world_get_body_count(w);
+	host->cached.joint_count = sn_world_get_joint_count(w);
 	int n = sn_world_get_articulations(w, NULL, 0);
-	host->articulation_count = n;
-	host->articulation_links = 0;
+	host->cached.articulation_count = n;
+	host->cached.articulation_links = 0;
 	sn_articulation_id* ids = n > 0 ? malloc((size_t)n * sizeof(sn_articulation_id)) : NULL;
 	if (ids != NULL)
 	{
 		sn_world_get_articulations(w, ids, n);
 		for (int i = 0; i < n; ++i)
 		{
-			host->articulation_links += sn_articulation_get_link_count(w, ids[i]);
+			host->cached.articulation_links += sn_articulation_get_link_count(w, ids[i]);
 		}
 		free(ids);
 	}
@@ -542,16 +317,14 @@ int32_t world_host_set_reset_point(world_host* host)
 		free(bytes);
 		return SN_ERR_NO_MEMORY;
 	}
-	free(host->reset_point);
-	host->reset_point = bytes;
-	host->reset_size = written;
+	world_host_keep_reset_point(host, bytes, written);
 	return 0;
 }
 
-static void rebase_schedule(world_host* host, uint64_t now_ns)
+void world_host_keep_reset_point(world_host* host, uint8_t* bytes, size_t size)
 {
-	host->rt_base_ns = now_ns;
-	host->rt_base_step = host->step_count;
+	free(host->reset_point.bytes);
+	host->reset_point = (kept_snapshot){ bytes, size };
 }
 
 void world_host_replace_world(world_host* host, sn_world* world)
@@ -559,92 +332,13 @@ void world_host_replace_world(world_host* host, sn_world* world)
 	sn_world_destroy(host->world);
 	host->world = world;
 	// An articulation the restored state lacks takes its description with it: a later one may get its id.
-	world_host_prune_models(host);
+	model_registry_prune(&host->models, world);
 	world_host_refresh(host);
-	host->divergence_reported = host->diverged;
+	host->cached.divergence_reported = host->cached.diverged;
 	host->step_ns_avg = guess_step_ns(world);
-	rebase_schedule(host, server_now_ns());
+	pacing_rebase(host, server_now_ns());
 	stream_state_changed(host);
-	world_host_pace(host);
-}
-
-// ---- time modes and pacing ----------------------------------------------------------------------------
-
-static double period_ns(const world_host* host)
-{
-	return sn_world_get_time_step(host->world) * 1e9 / host->rate;
-}
-
-void world_host_set_time(world_host* host, sinew_v1_TimeMode mode, double rate, uint32_t lockstep_timeout_ms)
-{
-	if (host->mode == sinew_v1_TimeMode_TIME_LOCKSTEP && mode != sinew_v1_TimeMode_TIME_LOCKSTEP)
-	{
-		lockstep_cancel(host, SV_ERR_WRONG_TIME_MODE, "the world left lockstep mode before the tick stepped");
-	}
-	host->mode = mode;
-	host->rate = rate;
-	host->lockstep_timeout_ms = lockstep_timeout_ms;
-	rebase_schedule(host, server_now_ns());
-	uv_timer_stop(&host->pace_timer);
-	world_host_pace(host);
-	if (mode == sinew_v1_TimeMode_TIME_LOCKSTEP)
-	{
-		lockstep_member_changed(host);
-	}
-}
-
-double world_host_lag_s(const world_host* host, uint64_t now_ns)
-{
-	if (host->mode != sinew_v1_TimeMode_TIME_REALTIME || now_ns < host->rt_base_ns)
-	{
-		return 0.0;
-	}
-	double due = (double)(now_ns - host->rt_base_ns) / period_ns(host);
-	double done = (double)(host->step_count - host->rt_base_step);
-	double behind = due - done;
-	return behind > 1.0 ? (behind - 1.0) * sn_world_get_time_step(host->world) / host->rate : 0.0;
-}
-
-void world_host_pace(world_host* host)
-{
-	server* srv = host->srv;
-	if (host->closed || host->doomed || host->busy || host->diverged || srv->shutting_down || host->world == NULL)
-	{
-		return;
-	}
-	uint64_t now = server_now_ns();
-	if (host->mode == sinew_v1_TimeMode_TIME_REALTIME)
-	{
-		double period = period_ns(host);
-		uint64_t done = host->step_count - host->rt_base_step;
-		double elapsed = now > host->rt_base_ns ? (double)(now - host->rt_base_ns) : 0.0;
-		uint64_t target = (uint64_t)(elapsed / period);
-		uint64_t due = target > done ? target - done : 0;
-		double catchup = (double)srv->config.limits.max_catchup_ms * 1e6 / period;
-		uint64_t max_due = catchup > 1.0 ? (uint64_t)catchup : 1u;
-		if (due > max_due)
-		{
-			// Too far behind to catch up: give up the missed steps and continue from now.
-			host->lag_resets += 1;
-			srv->metrics.lag_resets += 1;
-			rebase_schedule(host, now - (uint64_t)period);
-			due = 1;
-		}
-		if (due > 0)
-		{
-			world_host_start_step(host, STEP_PACED, (uint32_t)(due < 1000000u ? due : 1000000u), 0, false);
-			return;
-		}
-		double next = (double)host->rt_base_ns + (double)(done + 1) * period;
-		double wait_ns = next - (double)now;
-		uint64_t wait_ms = wait_ns > 0.0 ? (uint64_t)ceil(wait_ns / 1e6) : 0;
-		uv_timer_start(&host->pace_timer, on_pace_timer, wait_ms, 0);
-	}
-	else if (host->mode == sinew_v1_TimeMode_TIME_FAST)
-	{
-		uint64_t slice = (uint64_t)srv->config.limits.fast_slice_ms * 1000000u;
-		world_host_start_step(host, STEP_PACED, (uint32_t)srv->config.limits.max_steps_per_request, now + slice, false);
-	}
+	pacing_pace(host);
 }
 
 // ---- steps --------------------------------------------------------------------------------------------
@@ -672,17 +366,17 @@ void world_host_start_step(world_host* host, step_kind kind, uint32_t steps, uin
 static void report_divergence(world_host* host)
 {
 	server* srv = host->srv;
-	host->divergence_reported = true;
+	host->cached.divergence_reported = true;
 	srv->metrics.worlds_diverged += 1;
 	const char* detail = host->step.detail[0] != '\0' ? host->step.detail : sn_world_last_error_detail(host->world);
 	char quoted[300];
-	log_warn("world diverged", "world=%llu time=%.17g step=%llu detail=%s", (unsigned long long)host->id, host->time,
-			 (unsigned long long)host->step_count, log_quote(quoted, sizeof(quoted), detail));
+	log_warn("world diverged", "world=%llu time=%.17g step=%llu detail=%s", (unsigned long long)host->id,
+			 host->cached.time, (unsigned long long)host->cached.step_count, log_quote(quoted, sizeof(quoted), detail));
 	sinew_v1_Event event = sinew_v1_Event_init_zero;
 	event.world_id = host->id;
 	event.which_event = sinew_v1_Event_diverged_tag;
-	event.event.diverged.time = host->time;
-	event.event.diverged.step_count = host->step_count;
+	event.event.diverged.time = host->cached.time;
+	event.event.diverged.step_count = host->cached.step_count;
 	snprintf(event.event.diverged.detail, sizeof(event.event.diverged.detail), "%s", detail);
 	world_host_broadcast(host, &event);
 }
@@ -699,7 +393,7 @@ void world_host_step_finished(world_host* host)
 		host->step_ns_avg = 0.8 * host->step_ns_avg + 0.2 * per_step;
 	}
 	refresh_after_step(host);
-	if (host->diverged && !host->divergence_reported)
+	if (host->cached.diverged && !host->cached.divergence_reported)
 	{
 		report_divergence(host);
 	}
@@ -718,9 +412,9 @@ void world_host_step_finished(world_host* host)
 	{
 		sinew_v1_Reply reply = sinew_v1_Reply_init_zero;
 		reply.which_result = sinew_v1_Reply_step_tag;
-		reply.result.step.step_count = host->step_count;
-		reply.result.step.time = host->time;
-		reply.result.step.diverged = host->diverged;
+		reply.result.step.step_count = host->cached.step_count;
+		reply.result.step.time = host->cached.time;
+		reply.result.step.diverged = host->cached.diverged;
 		metrics_count_command(&srv->metrics, command_index(sinew_v1_ClientMessage_step_tag), item->error);
 		session_reply_to(srv, host->step_session, host->step_request, item->error,
 						 item->error != 0 ? item->detail : NULL, item->error == 0 ? &reply : NULL);
@@ -738,7 +432,7 @@ void world_host_step_finished(world_host* host)
 	world_host_drain(host);
 	if (!host->busy && !host->closed)
 	{
-		world_host_pace(host);
+		pacing_pace(host);
 	}
 }
 
@@ -746,21 +440,21 @@ void world_host_info(const world_host* host, uint64_t asking_session, uint64_t n
 {
 	info->world_id = host->id;
 	snprintf(info->name, sizeof(info->name), "%s", host->name);
-	info->owner_session = host->owner;
-	info->mode = host->mode;
-	info->rate = host->rate;
-	info->time = host->time;
-	info->step_count = host->step_count;
-	info->body_count = (uint32_t)host->body_count;
-	info->joint_count = (uint32_t)host->joint_count;
-	info->articulation_count = (uint32_t)host->articulation_count;
-	info->diverged = host->diverged;
-	info->your_role = world_host_role(host, asking_session);
+	info->owner_session = host->members.owner;
+	info->mode = host->pacing.mode;
+	info->rate = host->pacing.rate;
+	info->time = host->cached.time;
+	info->step_count = host->cached.step_count;
+	info->body_count = (uint32_t)host->cached.body_count;
+	info->joint_count = (uint32_t)host->cached.joint_count;
+	info->articulation_count = (uint32_t)host->cached.articulation_count;
+	info->diverged = host->cached.diverged;
+	info->your_role = members_role(&host->members, asking_session);
 	// Reading the def while the world steps is safe: a step reads its settings and never writes them, and
 	// the commands that change them wait for the step to end.
 	info->has_settings = true;
 	sn_world_def def = sn_world_get_def(host->world);
 	wv_world_settings(&def, &info->settings);
-	info->lag_s = world_host_lag_s(host, now_ns);
-	info->lag_resets = host->lag_resets;
+	info->lag_s = pacing_lag_s(host, now_ns);
+	info->lag_resets = host->pacing.lag_resets;
 }

@@ -1,15 +1,24 @@
-// A hosted world: the core world plus what the server keeps around it (owner, members and their roles,
-// time mode and real-time schedule, the step in progress, the FIFO of commands waiting for it, the reset
-// point, subscriptions and timers).
+// A hosted world: the core world, the step in progress and the commands waiting for it, and the parts
+// the server keeps around it, each with one job and its own file: members and roles (members.h), time
+// mode and pacing (pacing.h), lockstep (lockstep.h), subscriptions (stream.h), a controller of its own
+// (controller.h) and the models its robots came from (model_registry.h).
 //
 // The one rule: while `busy` is true, the step in progress owns `world`; the loop thread does not touch
-// it. Commands that need the world wait in the FIFO and run in arrival order when the step ends (before
-// the next step starts). Readers that must not wait (the world list) use the cached copies below.
+// it. Commands that need the world wait in the queue and run in arrival order when the step ends (before
+// the next step starts). Readers that must not wait (the world list) use the cached copies. Every step
+// ends in world_host_step_finished, on the loop thread: replies, events, frames, queued commands, then
+// the next paced step.
 #ifndef SINEW_SERVER_WORLD_HOST_H
 #define SINEW_SERVER_WORLD_HOST_H
 
+#include "controller.h"
+#include "lockstep.h"
+#include "members.h"
+#include "model_registry.h"
+#include "pacing.h"
 #include "sinew.pb.h"
 #include "stepper.h"
+#include "stream.h"
 
 #include "sinew/sinew.h"
 
@@ -20,7 +29,6 @@
 #include <stdint.h>
 
 struct server;
-struct session;
 
 // A command that arrived while the world was busy: its bytes, decoded again when it runs.
 typedef struct queued_command
@@ -31,49 +39,10 @@ typedef struct queued_command
 	uint8_t data[];
 } queued_command;
 
-typedef struct world_member
+// What readers that must not wait (the world list, the per-world limits) see, also while a step runs:
+// copied from the world when a step ends and after every change.
+typedef struct world_cache
 {
-	uint64_t session_id;
-	sinew_v1_Role role; // OBSERVER, CONTROLLER or OWNER (the owner is always a member)
-	bool controlling;   // joined as a controller: takes part in lockstep
-	// Lockstep: this member's input for the pending tick (lockstep.c).
-	bool submitted;
-	uint64_t request_id;
-	sinew_v1_LockstepInput* input;
-} world_member;
-
-// An articulation's UrdfModel as LoadUrdf answered it, encoded (DescribeWorld sends it again).
-typedef struct world_model
-{
-	uint64_t articulation_id;
-	uint8_t* urdf;
-	size_t size;
-} world_model;
-
-typedef struct world_host
-{
-	struct server* srv;
-	uint64_t id;
-	char name[64];
-	sn_world* world;
-	uint64_t owner; // session id, 0 if none
-	bool keep;      // survives its owner's disconnect
-	// Time mode.
-	sinew_v1_TimeMode mode;
-	double rate; // real-time factor
-	uint32_t lockstep_timeout_ms;
-	// Real-time schedule: step rt_base_step + k is due at rt_base_ns + k * time_step / rate.
-	uint64_t rt_base_ns;
-	uint64_t rt_base_step;
-	uint64_t lag_resets;
-	// Stepping.
-	bool busy;
-	step_item step;
-	double step_ns_avg;    // moving average of one step's wall time, ns
-	uint64_t step_session; // the Step command being served
-	uint64_t step_request;
-	uint64_t lockstep_tick; // the tick being stepped (STEP_LOCKSTEP)
-	// Cached for readers while busy; refreshed when a step ends and after every change.
 	double time;
 	uint64_t step_count;
 	int body_count;
@@ -82,46 +51,51 @@ typedef struct world_host
 	int articulation_links; // links of all articulations (they count against max_bodies_per_world)
 	bool diverged;
 	bool divergence_reported;
-	// Commands waiting for the step in progress.
-	queued_command* fifo_head;
-	queued_command* fifo_tail;
-	int fifo_count;
+} world_cache;
+
+// Commands that wait for the step in progress, in arrival order.
+typedef struct command_queue
+{
+	queued_command* head;
+	queued_command* tail;
+	int count;
 	bool draining;
-	// Members (owner, joined controllers and observers) in join order.
-	world_member* members;
-	int member_count;
-	int member_capacity;
-	// Subscription ids (stream.c).
-	uint64_t* subs;
-	int sub_count;
-	int sub_capacity;
-	// The state Reset returns to.
-	uint8_t* reset_point;
-	size_t reset_size;
-	// Timers: real-time pacing, lockstep input timeout, frames owed to subscribers of an idle world.
-	uv_timer_t pace_timer;
-	uv_timer_t lockstep_timer;
-	uv_timer_t flush_timer;
-	bool lockstep_timer_armed;
-	int open_handles;
-	bool doomed; // destroy once the step in progress ends
+} command_queue;
+
+// A snapshot the host keeps: the state Reset returns to.
+typedef struct kept_snapshot
+{
+	uint8_t* bytes; // owned
+	size_t size;
+} kept_snapshot;
+
+typedef struct world_host
+{
+	struct server* srv;
+	uint64_t id;
+	char name[64];
+	sn_world* world; // owned; while busy, the step in progress owns it
+	// The step in progress, and the commands waiting for it.
+	bool busy;
+	step_item step;
+	double step_ns_avg;    // moving average of one step's wall time, ns
+	uint64_t step_session; // the Step command being served (STEP_COMMAND)
+	uint64_t step_request;
+	command_queue queue;
+	world_cache cached;
+	kept_snapshot reset_point;
+	// The parts, one job each.
+	world_members members;       // owner, keep, members in join order (members.h)
+	world_pacing pacing;         // time mode and real-time schedule (pacing.h)
+	lockstep_state lockstep;     // the lockstep input timer (lockstep.h)
+	world_subscriptions subs;    // subscriptions and their flush timer (stream.h)
+	world_controller controller; // its own controller, if any: the demo robot's motion (controller.h)
+	model_registry models;       // what its robots were built from (model_registry.h)
+	// The end: destroyed once the step in progress ends (doomed), then freed once its handles closed.
+	bool doomed;
 	char doom_reason[128];
-	bool closed; // removed from the server; freed when its timers have closed
-	// A program that drives the world from inside its steps (the demo robot's motion), or NULL. Called
-	// on whichever thread runs the step, before every sn_world_step, with the world the step owns; it may
-	// set drive targets and nothing else. controller_free (if set) releases the context with the host.
-	void (*controller)(void* context, sn_world* world);
-	void* controller_context;
-	void (*controller_free)(void* context);
-	// The controller stands by once a client sets drive targets (the client has taken the controls) until
-	// the world is reset or restored. controller_hold (if set) is called once then, with the world idle:
-	// it leaves every target it drives where it is, at rest, so the robot stops where it was.
-	void (*controller_hold)(void* context, sn_world* world);
-	bool controller_yielded;
-	// UrdfModels of the articulations built from URDFs (model_info.c), at most one per articulation id.
-	world_model* models;
-	int model_count;
-	int model_capacity;
+	bool closed; // removed from the server
+	int open_handles;
 } world_host;
 
 // Register a new hosted world around `world` (ownership passes to the host, also on failure). The
@@ -133,11 +107,7 @@ int32_t world_host_create(struct server* srv, sn_world* world, const char* name,
 // waits. If a step is in progress, this happens when it ends.
 void world_host_destroy(world_host* host, const char* reason);
 
-// Role of a session in this world: OWNER, the member's role, or OBSERVER for everyone else.
-sinew_v1_Role world_host_role(const world_host* host, uint64_t session_id);
-world_member* world_host_member(world_host* host, uint64_t session_id);
-// Add or update a member. Returns false if memory ran out.
-bool world_host_set_member(world_host* host, uint64_t session_id, sinew_v1_Role role, bool controlling);
+// A member leaves: its pending lockstep input is answered, then it is removed (members.h).
 void world_host_remove_member(world_host* host, uint64_t session_id);
 // A session closed: leave its worlds, destroy the ones it owned unless they are kept.
 void world_host_session_gone(struct server* srv, uint64_t session_id);
@@ -157,31 +127,10 @@ void world_host_refresh(world_host* host);
 // Replace the core world (restore, reset): ownership of `world` passes to the host. Rebases the real-time
 // schedule and clears the divergence report.
 void world_host_replace_world(world_host* host, sn_world* world);
-// A client is about to set drive targets (idle world): a world's own controller stands by from now on.
-void world_host_take_control(world_host* host);
-// Reset or restore: a controller that stood by drives the world again.
-void world_host_resume_control(world_host* host);
-// Keep an articulation's encoded UrdfModel (ownership of `urdf` passes to the host on success), replacing
-// one kept for the same id. Returns false if memory ran out.
-bool world_host_keep_model(world_host* host, uint64_t articulation_id, uint8_t* urdf, size_t size);
-// The kept UrdfModel of an articulation, or NULL.
-const world_model* world_host_model(const world_host* host, uint64_t articulation_id);
-// Forget the model of one articulation (a destroy), or every model (articulation_id 0: a restore, whose
-// bytes may come from another world with other robots under the same ids).
-void world_host_forget_models(world_host* host, uint64_t articulation_id);
-// Forget the models of articulations no longer in the world (a reset, or any replaced world).
-void world_host_prune_models(world_host* host);
-// Give `to` (a clone of `from`'s world) copies of from's models. Returns false if memory ran out.
-bool world_host_copy_models(world_host* to, const world_host* from);
 // Take a snapshot of the current state as the reset point. Returns 0 or NO_MEMORY.
 int32_t world_host_set_reset_point(world_host* host);
-
-// Change the time mode (validated by the caller) and start pacing for it.
-void world_host_set_time(world_host* host, sinew_v1_TimeMode mode, double rate, uint32_t lockstep_timeout_ms);
-// Start the next paced step if one is due (real time, as fast as possible); arm the timer otherwise.
-void world_host_pace(world_host* host);
-// Real time: steps the schedule has asked for by now, and how far behind that is, s.
-double world_host_lag_s(const world_host* host, uint64_t now_ns);
+// These snapshot bytes are the reset point now (ownership passes to the host).
+void world_host_keep_reset_point(world_host* host, uint8_t* bytes, size_t size);
 
 // Start a step of `steps` (busy must be false): inline if cheap and allowed, else on a worker.
 void world_host_start_step(world_host* host, step_kind kind, uint32_t steps, uint64_t deadline_ns, bool allow_inline);

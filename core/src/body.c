@@ -140,15 +140,28 @@ bool sn_body_is_valid(const sn_world* world, sn_body_id id)
 	return body_get(world, id) != NULL;
 }
 
-static sn_error check_pose(sn_world* world, const char* what, sn_transform pose, sn_quat* unit)
+// What is wrong with a pose from outside: SN_ERR_NOT_FINITE, SN_ERR_ZERO_AXIS (a rotation that does not
+// normalise) or SN_ERR_OK.
+static sn_error pose_error(sn_transform pose)
 {
 	if (!sn_vec3_is_finite(pose.p) || !sn_quat_is_finite(pose.q))
 	{
-		return world_fail(world, SN_ERR_NOT_FINITE, "%s: position and rotation must be finite", what);
+		return SN_ERR_NOT_FINITE;
 	}
-	if (sn_quat_length(pose.q) < 1e-9)
+	return sn_quat_length(pose.q) < 1e-9 ? SN_ERR_ZERO_AXIS : SN_ERR_OK;
+}
+
+static const char* pose_error_text(sn_error err)
+{
+	return err == SN_ERR_NOT_FINITE ? "position and rotation must be finite" : "rotation quaternion has zero length";
+}
+
+static sn_error check_pose(sn_world* world, const char* what, sn_transform pose, sn_quat* unit)
+{
+	sn_error err = pose_error(pose);
+	if (err != SN_ERR_OK)
 	{
-		return world_fail(world, SN_ERR_ZERO_AXIS, "%s: rotation quaternion has zero length", what);
+		return world_fail(world, err, "%s: %s", what, pose_error_text(err));
 	}
 	*unit = sn_quat_normalize(pose.q);
 	return SN_ERR_OK;
@@ -454,6 +467,97 @@ sn_error sn_body_set_angular_velocity(sn_world* world, sn_body_id id, sn_vec3 ve
 		return world_fail(world, SN_ERR_WRONG_TYPE, "set angular velocity: a static body cannot move");
 	}
 	b->w = velocity;
+	return SN_ERR_OK;
+}
+
+// ---- batch state inputs --------------------------------------------------------------------------------
+
+// One entry of a batch, checked as sn_body_set_pose, sn_body_set_linear_velocity and
+// sn_body_set_angular_velocity check it (same errors, in that order), with the entry's index in the
+// detail line. Changes nothing.
+static sn_error check_body_state(sn_world* world, const sn_body_state* s, int entry)
+{
+	const body* b = body_get(world, s->body);
+	if (b == NULL)
+	{
+		return world_fail(world, SN_ERR_INVALID_ID, "set body states: entry %d: invalid body id", entry);
+	}
+	sn_error err = s->has_pose ? pose_error(s->pose) : SN_ERR_OK;
+	if (err != SN_ERR_OK)
+	{
+		return world_fail(world, err, "set body states: entry %d: pose: %s", entry, pose_error_text(err));
+	}
+	const bool has_velocity[2] = { s->has_linear_velocity, s->has_angular_velocity };
+	const sn_vec3 velocity[2] = { s->linear_velocity, s->angular_velocity };
+	static const char* names[2] = { "linear velocity", "angular velocity" };
+	for (int k = 0; k < 2; ++k)
+	{
+		if (!has_velocity[k])
+		{
+			continue;
+		}
+		if (!sn_vec3_is_finite(velocity[k]))
+		{
+			return world_fail(world, SN_ERR_NOT_FINITE, "set body states: entry %d: %s must be finite", entry,
+							  names[k]);
+		}
+		if (b->type == SN_BODY_STATIC)
+		{
+			return world_fail(world, SN_ERR_WRONG_TYPE, "set body states: entry %d: %s: a static body cannot move",
+							  entry, names[k]);
+		}
+	}
+	return SN_ERR_OK;
+}
+
+sn_error sn_world_check_body_states(sn_world* world, const sn_body_state* states, int count)
+{
+	if (world == NULL)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	if (count < 0 || (count > 0 && states == NULL))
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "set body states: count must be >= 0 and states given");
+	}
+	for (int i = 0; i < count; ++i)
+	{
+		sn_error err = check_body_state(world, states + i, i);
+		if (err != SN_ERR_OK)
+		{
+			return err;
+		}
+	}
+	return SN_ERR_OK;
+}
+
+sn_error sn_world_set_body_states(sn_world* world, const sn_body_state* states, int count)
+{
+	sn_error err = sn_world_check_body_states(world, states, count);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	// Every entry is valid, and setting one changes no other's validity: apply in order, so a later entry
+	// on the same body wins, as the single setters called in order would leave it.
+	for (int i = 0; i < count; ++i)
+	{
+		const sn_body_state* s = states + i;
+		body* b = body_get(world, s->body);
+		if (s->has_pose)
+		{
+			b->q = sn_quat_normalize(s->pose.q);
+			b->com = sn_add(s->pose.p, sn_rotate(b->q, b->local_com));
+		}
+		if (s->has_linear_velocity)
+		{
+			b->v = s->linear_velocity;
+		}
+		if (s->has_angular_velocity)
+		{
+			b->w = s->angular_velocity;
+		}
+	}
 	return SN_ERR_OK;
 }
 

@@ -36,12 +36,12 @@ sn_mat33 body_inv_inertia_world(const body* b);
 // Pose of the body frame.
 sn_transform body_pose(const body* b);
 // Velocities of a dynamic body after h: scaled gravity, applied force and torque, implicit gyroscopic
-// torque (one Newton step, see solver.c) and damping. Shared by the XPBD and DIRECT solvers; the same
-// arithmetic as PGS/TGS's velocity integration.
+// torque (one Newton step, derived in body.c) and damping. Every maximal-coordinate solver integrates
+// with it (solver/pgs_tgs.c, solver/xpbd.c, solver/direct.c).
 void body_integrate_velocity(const body* b, sn_vec3 gravity, double h, sn_vec3* v, sn_vec3* w);
-// Solver body slots for a step (XPBD, DIRECT): slot 0 is the static ground; every non-static body gets a
-// slot with its velocities, inverse mass and world inverse inertia, and its solver_index. The same layout
-// as PGS/TGS's (solver.c), so rows (row.h) index the same arrays.
+// Solver body slots for a (sub)step: slot 0 is the static ground; every non-static body gets a slot with
+// its velocities, inverse mass and world inverse inertia, and its solver_index. Every maximal-coordinate
+// solver lays its bodies out with it, so rows (constraint/row.h) index the same arrays in each.
 void body_prepare_solver_slots(sn_world* world);
 // Copy the solver slots' velocities back into the dynamic bodies.
 void body_store_solver_velocities(sn_world* world);

@@ -53,10 +53,10 @@ struct sn_world
 	int block_capacity;
 	int block_count;
 
-	// Scratch of the XPBD solver (xpbd.c) and the DIRECT solver's factorisation (direct.c).
+	// Scratch of the XPBD solver (solver/xpbd.c) and the DIRECT solver's factorisation (solver/direct.c).
 	xpbd_state xpbd;
 	direct_state direct;
-	// Articulations and mimic joints (artic.h); NULL until the first articulation is created.
+	// Articulations and mimic joints (artic/artic.h); NULL until the first articulation is created.
 	struct artic_store* artics;
 
 	sn_joint_break_event* break_events;

@@ -1,10 +1,13 @@
-// Helpers shared by the solver-core tests: scene building and measurements of joint error made from the
-// public body poses and joint frames only, so they check the core instead of repeating its own numbers.
+// Helpers shared by the solver-core tests: worlds and bodies that assert on failure, and measurements of
+// joint error made from the public body poses and joint frames only, so they check the core instead of
+// repeating its own numbers. The scenes themselves come from the scene library (scenes/scenes.h) that
+// the benchmarks share.
 #ifndef SINEW_TEST_CORE_SUPPORT_H
 #define SINEW_TEST_CORE_SUPPORT_H
 
 #include "support.h"
 
+#include "scenes/scenes.h"
 #include "sinew/sinew.h"
 
 #include <string.h>
@@ -19,6 +22,15 @@ static inline sn_world* test_world(sn_solver solver, double time_step, sn_vec3 g
 	wd.solver = solver;
 	wd.time_step = time_step;
 	wd.gravity = gravity;
+	sn_world* world = NULL;
+	assert_sn_ok(sn_world_create(&wd, &world));
+	return world;
+}
+
+// A world with the scenes' def (scene_world_def: this solver and step, gravity (0, 0, -9.81)).
+static inline sn_world* test_scene_world(sn_solver solver, double time_step)
+{
+	sn_world_def wd = scene_world_def(solver, time_step);
 	sn_world* world = NULL;
 	assert_sn_ok(sn_world_create(&wd, &world));
 	return world;

@@ -92,7 +92,7 @@ static sn_body_id scene_body(sn_world* world, int index)
 }
 
 // One joint of the given type between a (or the world, if null) and b, with each type's extras on.
-static sn_error scene_joint(sn_world* world, sn_joint_type type, sn_body_id a, sn_body_id b, sn_joint_id* id)
+static sn_error alloc_scene_joint(sn_world* world, sn_joint_type type, sn_body_id a, sn_body_id b, sn_joint_id* id)
 {
 	sn_joint_base base = sn_default_joint_base();
 	base.body_a = a;
@@ -172,7 +172,7 @@ static void build_scene(sn_world* world)
 	{
 		sn_body_id b = scene_body(world, type + 1);
 		sn_joint_id j;
-		assert_sn_ok(scene_joint(world, (sn_joint_type)type, previous, b, &j));
+		assert_sn_ok(alloc_scene_joint(world, (sn_joint_type)type, previous, b, &j));
 		previous = b;
 	}
 	sn_body_def bd = sn_default_body_def();
@@ -230,7 +230,7 @@ static void test_no_allocation_in_step(void** state)
 		// Recreating into the freed slots does not allocate either.
 		sn_body_id again = scene_body(world, 20);
 		sn_joint_id j;
-		assert_sn_ok(scene_joint(world, SN_JOINT_HINGE, bodies[0], again, &j));
+		assert_sn_ok(alloc_scene_joint(world, SN_JOINT_HINGE, bodies[0], again, &j));
 		assert_sn_ok(sn_world_step(world));
 		assert_int_equal(c.allocations, after_first);
 		destroy_and_check_balance(world, &c);
@@ -248,8 +248,8 @@ static void fill_pools(sn_world* world)
 	for (int i = 0; i < 8; ++i)
 	{
 		sn_joint_id j;
-		assert_sn_ok(scene_joint(world, (sn_joint_type)(i % SN_JOINT_TYPE_COUNT),
-								 i > 0 ? bodies[i - 1] : (sn_body_id){ 0, 0 }, bodies[i], &j));
+		assert_sn_ok(alloc_scene_joint(world, (sn_joint_type)(i % SN_JOINT_TYPE_COUNT),
+									   i > 0 ? bodies[i - 1] : (sn_body_id){ 0, 0 }, bodies[i], &j));
 	}
 }
 
@@ -309,7 +309,7 @@ static void test_create_fails_cleanly(void** state)
 			}
 			else
 			{
-				err = scene_joint(world, (sn_joint_type)what, ids[7], last, &joint);
+				err = alloc_scene_joint(world, (sn_joint_type)what, ids[7], last, &joint);
 			}
 			c.fail_after = -1;
 			if (err == SN_ERR_OK)
@@ -341,7 +341,7 @@ static sn_world* grown_world(counting* c, sn_solver solver)
 	{
 		sn_body_id a = scene_body(world, 10 + i);
 		sn_joint_id j;
-		assert_sn_ok(scene_joint(world, (sn_joint_type)(i % SN_JOINT_TYPE_COUNT), (sn_body_id){ 0, 0 }, a, &j));
+		assert_sn_ok(alloc_scene_joint(world, (sn_joint_type)(i % SN_JOINT_TYPE_COUNT), (sn_body_id){ 0, 0 }, a, &j));
 	}
 	return world;
 }

@@ -1,6 +1,6 @@
 // The articulation API: every bad def and setter argument rejected with its typed error and nothing
 // changed; ids; round trips; determinism; no allocation inside a step.
-#include "artic_scenes.h"
+#include "artic_support.h"
 
 #include <math.h>
 
@@ -352,6 +352,71 @@ static void test_bad_setters_change_nothing(void** state)
 	sn_world_destroy(world);
 }
 
+// The check of a batch of drive targets: the set's verdict and detail line, and nothing changed.
+static void test_check_drive_targets(void** state)
+{
+	(void)state;
+	sn_world* world = make_world(SN_SOLVER_PGS, 0.001);
+	sn_articulation_id arm = make_arm(world);
+	sn_drive before[ARM_LINKS], after[ARM_LINKS];
+	for (int d = 0; d < ARM_LINKS; ++d)
+	{
+		before[d] = sn_articulation_get_drive(world, arm, d);
+	}
+	const int dofs[3] = { 1, 4, 1 };
+	const double positions[3] = { 0.1, 0.2, 0.3 }, velocities[3] = { 1.0, 2.0, 3.0 };
+	const int bad_dofs[3] = { 1, 4, ARM_LINKS };
+	const double bad_velocities[3] = { 1.0, NAN, 3.0 };
+	sn_articulation_id stale = { arm.index1, arm.generation + 1 };
+	typedef struct batch
+	{
+		sn_articulation_id id;
+		const int* dofs;
+		const double* positions;
+		const double* velocities;
+		int count;
+		sn_error expected;
+	} batch;
+	const batch batches[] = {
+		{ arm, dofs, positions, velocities, 3, SN_ERR_OK },
+		{ arm, dofs, positions, NULL, 3, SN_ERR_OK },
+		{ arm, bad_dofs, positions, velocities, 3, SN_ERR_INVALID_ARGUMENT },
+		{ arm, dofs, positions, bad_velocities, 3, SN_ERR_NOT_FINITE },
+		{ stale, dofs, positions, velocities, 3, SN_ERR_INVALID_ID },
+		{ arm, dofs, positions, velocities, -1, SN_ERR_INVALID_ARGUMENT },
+		{ arm, NULL, positions, velocities, 3, SN_ERR_INVALID_ARGUMENT },
+	};
+	world_mark mark_before = mark(world);
+	for (size_t k = 0; k < sizeof(batches) / sizeof(batches[0]); ++k)
+	{
+		const batch* b = batches + k;
+		assert_sn_error(
+			sn_articulation_check_drive_targets(world, b->id, b->dofs, b->positions, b->velocities, b->count),
+			b->expected);
+		char detail[256];
+		snprintf(detail, sizeof(detail), "%s", sn_world_last_error_detail(world));
+		for (int d = 0; d < ARM_LINKS; ++d)
+		{
+			after[d] = sn_articulation_get_drive(world, arm, d);
+		}
+		assert_memory_equal(before, after, sizeof(before));
+		assert_unchanged(world, mark_before, "check drive targets");
+		if (b->expected != SN_ERR_OK)
+		{
+			assert_sn_error(
+				sn_articulation_set_drive_targets(world, b->id, b->dofs, b->positions, b->velocities, b->count),
+				b->expected);
+			assert_string_equal(detail, sn_world_last_error_detail(world));
+		}
+	}
+	// Applied, a later entry on the same dof wins.
+	assert_sn_ok(sn_articulation_set_drive_targets(world, arm, dofs, positions, velocities, 3));
+	assert_true(sn_articulation_get_drive(world, arm, 1).target_position == 0.3);
+	assert_true(sn_articulation_get_drive(world, arm, 1).target_velocity == 3.0);
+	assert_true(sn_articulation_get_drive(world, arm, 4).target_position == 0.2);
+	sn_world_destroy(world);
+}
+
 static void test_ids_and_round_trips(void** state)
 {
 	(void)state;
@@ -513,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_row_capacity),
 		cmocka_unit_test(test_bad_mimic_defs_rejected),
 		cmocka_unit_test(test_bad_setters_change_nothing),
+		cmocka_unit_test(test_check_drive_targets),
 		cmocka_unit_test(test_ids_and_round_trips),
 		cmocka_unit_test(test_determinism_and_no_allocation_in_step),
 		cmocka_unit_test(test_diverged_articulation_is_reported),

@@ -1,7 +1,7 @@
-// Implicit PD drives (seed 002): the impulse of a driven slider against the seed's formulas worked by
-// hand, for both drive types and both solvers; static deflection F / kp at any time step; symmetry;
-// force limits and the effort readout; the very stiff 7-link arm; drives on a ball joint.
-#include "artic_scenes.h"
+// Implicit PD drives (PhysX's implicit drive notes): the impulse of a driven slider against the notes'
+// formulas worked by hand, for both drive types and both solvers; static deflection F / kp at any time
+// step; symmetry; force limits and the effort readout; the very stiff 7-link arm; drives on a ball joint.
+#include "artic_support.h"
 
 #include <math.h>
 
@@ -34,7 +34,7 @@ static sn_world* world_without_gravity(sn_solver solver, double dt)
 	return world;
 }
 
-// ---- the seed's formulas by hand ------------------------------------------------------------------------
+// ---- the drive notes' formulas by hand ------------------------------------------------------------------
 
 typedef struct drive_case
 {

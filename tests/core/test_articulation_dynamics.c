@@ -7,7 +7,7 @@
 // does not depend on q (a single pendulum, a slider) it is symplectic: the energy oscillates with an
 // amplitude of about (h / 2) |v| |F| (the modified energy's first term) and does not drift, and the
 // period error is O(h^2).
-#include "artic_scenes.h"
+#include "artic_support.h"
 
 #include <math.h>
 
@@ -91,30 +91,12 @@ static void test_pendulum_period_and_energy(void** state)
 
 // ---- the 10-link chain in reduced and maximal coordinates ----------------------------------------------
 
-// The same chain from hinge joints between free bodies (as bench/scenes.c builds it).
+// The same chain from hinge joints between free bodies (scene_hinge_chain, as the benchmarks build it).
 static void make_maximal_chain(sn_world* world, int n, sn_body_id* bodies)
 {
-	const double half = 0.25;
-	for (int i = 0; i < n; ++i)
-	{
-		sn_body_def bd = sn_default_body_def();
-		bd.pose.p = sn_v3(half + 2.0 * half * i, 0.0, 0.0);
-		bd.mass = 1.0;
-		bd.inertia = sn_inertia_box(1.0, sn_v3(half, 0.05, 0.05));
-		assert_sn_ok(sn_create_body(world, &bd, bodies + i));
-		sn_hinge_joint_def hd = sn_default_hinge_joint_def();
-		if (i > 0)
-		{
-			hd.base.body_a = bodies[i - 1];
-			hd.base.frame_a.p = sn_v3(half, 0, 0);
-		}
-		hd.base.body_b = bodies[i];
-		hd.base.frame_b.p = sn_v3(-half, 0, 0);
-		hd.base.frame_a.q = quat_x_to_y();
-		hd.base.frame_b.q = quat_x_to_y();
-		sn_joint_id j;
-		assert_sn_ok(sn_create_hinge_joint(world, &hd, &j));
-	}
+	sn_joint_id joints[16];
+	assert_true(n <= 16);
+	assert_sn_ok(scene_hinge_chain(world, n, bodies, joints));
 }
 
 // Largest joint-angle difference over `seconds` between the two chains stepped with dt.

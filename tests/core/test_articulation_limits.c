@@ -1,7 +1,7 @@
 // A start outside joint limits (artic/solve.c, split impulse): every solver (XPBD and DIRECT worlds step
 // articulations with the TGS path) brings the joints back at a bounded speed without turning the
 // correction into kinetic energy, at dt 1e-4, 1e-3 and 1/60 s.
-#include "artic_scenes.h"
+#include "artic_support.h"
 
 #include <math.h>
 #include <stdlib.h>

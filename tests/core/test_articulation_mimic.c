@@ -1,4 +1,4 @@
-// Mimic joints (seed 000) and the unit test impulses r_ij they are built on.
+// Mimic joints (PhysX's mimic-joint notes) and the unit test impulses r_ij they are built on.
 //
 // Why the error of a hard mimic joint stays at rounding: the constraint C = q_0 + sum G_i q_i + gamma is
 // linear in the joint positions, and a window advances every position by h_w times its speed, so
@@ -6,7 +6,7 @@
 // satisfied coupling stays satisfied whatever drives the leader, up to the rounding of each solve. The
 // tests therefore bound it by 1e-12, and the cases that cannot be exact (a force limit that is reached,
 // a compliant coupling) are tested against their own physics.
-#include "artic_scenes.h"
+#include "artic_support.h"
 
 #include <math.h>
 

@@ -1,7 +1,7 @@
 // Articulations in world snapshots: a restored world continues bit for bit (drives, limits, friction,
 // mimic joints, a floating base with a ball joint, forces applied for the next step, dead slots), keeps
 // every id, and forged articulation fields are rejected even with a correct payload hash.
-#include "artic_scenes.h"
+#include "artic_support.h"
 
 #include <math.h>
 

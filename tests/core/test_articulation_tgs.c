@@ -2,7 +2,7 @@
 // mimic rows at any gain never diverge and never gain energy; the two-link arm holds at every gain; the
 // world's warm_start reaches articulation rows; rigid rows remove erp of their error per step, not per
 // window, without turning the correction into speed.
-#include "artic_scenes.h"
+#include "artic_support.h"
 
 #include <math.h>
 

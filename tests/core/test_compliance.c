@@ -1,4 +1,4 @@
-// Compliance: the one mapping of soft.h between (k, b), (f, zeta), seed 004's (c, d) and XPBD's alpha,
+// Compliance: the one mapping of soft.h between (k, b), (f, zeta), Faure's (c, d) and XPBD's alpha,
 // the static deflection F c of a soft joint in every solver at every time step, and validation.
 //
 // Static deflection. Under a constant load F a soft row's fixed point is k C = -F whatever the scheme:
@@ -9,8 +9,7 @@
 // after 3 s the transient has decayed by e^-60; what is left is how exactly each solver reaches its fixed
 // point: DIRECT and XPBD exactly (round-off, 1e-9 relative), PGS and TGS to their iteration residual,
 // which warm starting drives to round-off at rest (1e-9 relative).
-#include "joint_scenes.h"
-#include "support.h"
+#include "core_support.h"
 
 #include "constraint/soft.h"
 
@@ -56,7 +55,7 @@ static sn_body_id add_body(sn_world* world, sn_vec3 at, double m, sn_mat33 inert
 // A body on a vertical prismatic joint (x axis up) held by a spring at 0 under gravity: the coordinate.
 static double prismatic_deflection(sn_solver solver, double dt, sn_soft soft)
 {
-	sn_world* world = scene_world(solver, dt);
+	sn_world* world = test_scene_world(solver, dt);
 	sn_body_id body = add_body(world, sn_v3(0, 0, 0), mass, sn_inertia_sphere(mass, 0.1));
 	sn_prismatic_joint_def pd = sn_default_prismatic_joint_def();
 	sn_quat x_to_z = sn_quat_from_axis_angle(sn_v3(0, 1, 0), -0.5 * SN_PI);
@@ -77,7 +76,7 @@ static double prismatic_deflection(sn_solver solver, double dt, sn_soft soft)
 // A wheel on a hinge (axis y) with a torsion spring at 0, twisted by 0.5 N*m, no gravity: the angle.
 static double hinge_deflection(sn_solver solver, double dt, sn_soft soft, double inertia)
 {
-	sn_world* world = scene_world(solver, dt);
+	sn_world* world = test_scene_world(solver, dt);
 	assert_sn_ok(sn_world_set_gravity(world, sn_v3(0, 0, 0)));
 	sn_body_id wheel = add_body(world, sn_v3(0, 0, 0), mass, sn_mat33_diag(inertia, inertia, inertia));
 	sn_hinge_joint_def hd = sn_default_hinge_joint_def();
@@ -98,7 +97,7 @@ static double hinge_deflection(sn_solver solver, double dt, sn_soft soft, double
 // A body held at its centre by a fixed joint whose locks are soft, under gravity: the Z coordinate.
 static double soft_lock_deflection(sn_solver solver, double dt, sn_soft soft)
 {
-	sn_world* world = scene_world(solver, dt);
+	sn_world* world = test_scene_world(solver, dt);
 	sn_body_id body = add_body(world, sn_v3(0, 0, 0), mass, sn_inertia_sphere(mass, 0.1));
 	sn_fixed_joint_def fd = sn_default_fixed_joint_def();
 	fd.base.body_b = body;
@@ -114,7 +113,7 @@ static double soft_lock_deflection(sn_solver solver, double dt, sn_soft soft)
 // A body hanging 1 m below the world on a distance spring: the stretch.
 static double distance_deflection(sn_solver solver, double dt, sn_soft soft)
 {
-	sn_world* world = scene_world(solver, dt);
+	sn_world* world = test_scene_world(solver, dt);
 	sn_body_id body = add_body(world, sn_v3(0, 0, -1), mass, sn_inertia_sphere(mass, 0.1));
 	sn_distance_joint_def dd = sn_default_distance_joint_def();
 	dd.base.body_b = body;
@@ -206,13 +205,13 @@ static void test_direct_matches_implicit_euler_rows(void** state)
 	// Trapezoidal alpha = 1/2 keeps half the old rate in the target: (b (alpha - 1)) / a.
 	assert_true(soft_direct_for(soft, K, h, 0.5, 1.0, &dc));
 	double k = 1.0 / 4e-4, b = 0.02 / 4e-4, a = 0.5 * (h * k + b);
-	assert_near(dc.phidot_coef, -0.5 * b / a, 1e-12, "seed 004 eq. 13 with alpha = 1/2");
+	assert_near(dc.phidot_coef, -0.5 * b / a, 1e-12, "Faure's compliant plugin, eq. 13 with alpha = 1/2");
 }
 
-// Compliance 0 is a hard row (seed 004), the same as rigid in every solver: same bits.
+// Compliance 0 is a hard row (Faure's compliant plugin), the same as rigid in every solver: same bits.
 static uint64_t hash_with_lock_soft(sn_solver solver, sn_soft soft)
 {
-	sn_world* world = scene_world(solver, 0.001);
+	sn_world* world = test_scene_world(solver, 0.001);
 	sn_body_id body = add_body(world, sn_v3(0.5, 0, 0), mass, sn_inertia_sphere(mass, 0.1));
 	sn_hinge_joint_def hd = sn_default_hinge_joint_def();
 	hd.base.body_b = body;
@@ -241,7 +240,7 @@ static void test_zero_compliance_is_rigid(void** state)
 static void test_bad_compliance_rejected(void** state)
 {
 	(void)state;
-	sn_world* world = scene_world(SN_SOLVER_XPBD, 0.001);
+	sn_world* world = test_scene_world(SN_SOLVER_XPBD, 0.001);
 	sn_body_def bd = sn_default_body_def();
 	sn_body_id body;
 	assert_sn_ok(sn_create_body(world, &bd, &body));
@@ -293,7 +292,7 @@ static void test_implicit_factors_validated(void** state)
 	sn_world_def wd = sn_default_world_def();
 	assert_near(wd.implicit_alpha, 1.0, 0.0, "default: backward Euler");
 	assert_near(wd.implicit_beta, 1.0, 0.0, "default: positions from the end velocity");
-	sn_world* world = scene_world(SN_SOLVER_DIRECT, 0.001);
+	sn_world* world = test_scene_world(SN_SOLVER_DIRECT, 0.001);
 	assert_sn_error(sn_world_set_implicit_factors(world, NAN, 1.0), SN_ERR_NOT_FINITE);
 	assert_sn_error(sn_world_set_implicit_factors(world, 0.3, 1.0), SN_ERR_INVALID_ARGUMENT);
 	assert_sn_error(sn_world_set_implicit_factors(world, 1.0, 1.5), SN_ERR_INVALID_ARGUMENT);
@@ -313,7 +312,7 @@ static void test_implicit_factors_validated(void** state)
 static void test_direct_deflection_any_factors(void** state)
 {
 	(void)state;
-	sn_world* world = scene_world(SN_SOLVER_DIRECT, 1.0 / 120.0);
+	sn_world* world = test_scene_world(SN_SOLVER_DIRECT, 1.0 / 120.0);
 	assert_sn_ok(sn_world_set_implicit_factors(world, 0.6, 0.8));
 	sn_body_id body = add_body(world, sn_v3(0, 0, -1), mass, sn_inertia_sphere(mass, 0.1));
 	sn_distance_joint_def dd = sn_default_distance_joint_def();

@@ -1,130 +1,22 @@
-// The DIRECT solver (seed 004): the scenes of the first solver issue, exactness of equality rows in one
-// step against PGS at the same time step, bounds, loops, the sparse LDL^T itself, topology changes, no
-// allocation in steady steps, determinism.
+// The DIRECT solver (Faure's compliant formulation, as in the SOFA compliant plugin; Baraff 1996 for the
+// linear-time factorisation of a tree): exactness of equality rows in one step against PGS at the same
+// time step, PGS converging to it, bounds, loops, the sparse LDL^T itself, topology changes, no
+// allocation in steady steps, determinism. The scenes every solver runs (pendulum, chains of each joint
+// type, limits, motors, reactions, breaking, free fall, the gyroscopic spin) are cells of the
+// conformance matrix (test_conformance.c).
 //
 // Tolerances. DIRECT solves each step's linear system exactly, so what is left is (a) round-off of the
 // solve (1e-12 relative to the step's velocities), (b) the linearisation of a step: rows are built at the
 // pose where the step starts and the motion within the step moves off them by (v h)^2 / (2 L), which the
 // hard rows remove at erp per step (the same drift PGS has), and (c) the time integration itself
 // (backward Euler on the constraint forces, beta = 1 positions from the end velocity).
-#include "joint_scenes.h"
-#include "support.h"
+#include "core_support.h"
 
 #include "alloc.h"
 #include "solver/sparse_ldl.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static const double g = 9.81;
-
-// ---- the scenes of the first solver issue ------------------------------------------------------------
-
-static void test_pendulum(void** state)
-{
-	(void)state;
-	pendulum_run run = scene_pendulum(SN_SOLVER_DIRECT, 0.001, 10.0);
-	double exact = scene_pendulum_exact_period();
-	// The velocity rows are solved exactly at the start pose and the Baumgarte velocity that removes
-	// the drift stays in the state, so little energy leaves (unlike PGS's split impulse): the phase
-	// error is the integrator's O(h^2) one. Measured 4e-5 relative; bound 5e-4.
-	assert_near(run.first_period, exact, 5e-4 * exact, "exact per-step projection, O(h^2) phase error");
-	// Positions from the end velocity (beta = 1) make a symplectic Euler step: the energy oscillates by
-	// O(h omega) of the swing's 9.81 J, 9.81 * 3.1 rad/s * 1 ms = 0.03 J, and does not drift.
-	assert_below(-run.energy_min, 0.03, "symplectic Euler: energy oscillation O(h omega) E, no drift");
-	assert_below(run.energy_max, 0.03, "symplectic Euler: energy oscillation O(h omega) E, no drift");
-	// Drift (v h)^2 / 2L ~ 1e-5 m per step removed at erp 0.2: ~5e-5 m steady (as PGS).
-	assert_below(run.max_arm_error, 1e-4, "position drift (v h)^2/2L at erp 0.2");
-}
-
-static void test_pendulum_agrees_with_tgs(void** state)
-{
-	(void)state;
-	pendulum_run direct = scene_pendulum(SN_SOLVER_DIRECT, 0.001, 1.0);
-	pendulum_run tgs = scene_pendulum(SN_SOLVER_TGS, 0.001, 1.0);
-	// After 1 s each solver's dissipation has shifted the phase by at most ~1e-3 rad (TGS loses 0.01 J
-	// per second of a 9.81 J swing); 5e-3 rad between them.
-	assert_near(direct.angle_at_1s, tgs.angle_at_1s, 5e-3, "phase shifts of the two integrators");
-}
-
-static void test_chains_of_each_joint_type(void** state)
-{
-	(void)state;
-	for (int type = 0; type < SN_JOINT_TYPE_COUNT; ++type)
-	{
-		chain_run run = scene_chain(SN_SOLVER_DIRECT, (sn_joint_type)type, 5, 0.001, 2.0);
-		assert_false(run.diverged);
-		if (type == SN_JOINT_FIXED || type == SN_JOINT_PRISMATIC || type == SN_JOINT_CYLINDRICAL)
-		{
-			// A cantilever that does not move: the exact solve holds it to round-off.
-			assert_below(run.max_linear_error, 1e-12, "static cantilever: round-off of the exact solve");
-			assert_below(run.max_angular_error, 1e-12, "static cantilever: round-off of the exact solve");
-		}
-		else if (type == SN_JOINT_SIX_AXIS)
-		{
-			// The 5 kg tip hits the RY limit at ~6 m/s: a step's drift (v h)^2 / 2L = 7e-5 m per joint,
-			// summed along the chain and corrected at erp 0.2; measured 5e-4 m.
-			assert_below(run.max_linear_error, 2e-3, "limit impact: per-step drift corrected at erp 0.2");
-			assert_below(run.max_angular_error, 1e-3, "limit impact: per-step drift corrected at erp 0.2");
-		}
-		else
-		{
-			// Swinging chain, tip speed up to ~5 m/s: (v h)^2 / 2L / erp = 2.5e-4 m; measured 1e-4 m.
-			assert_below(run.max_linear_error, 5e-4, "swing drift (v h)^2/2L removed at erp 0.2");
-			assert_below(run.max_angular_error, 1e-3, "swing drift removed at erp 0.2");
-		}
-	}
-}
-
-static void test_limits_hold(void** state)
-{
-	(void)state;
-	// Limits are solved exactly within the step (complementarity by the active set): a row that
-	// reaches its limit stops there, so the hinge and prismatic limits hold to round-off.
-	assert_below(scene_hinge_limit_excess(SN_SOLVER_DIRECT, 0.001, 2.0), 1e-9, "exact limit row");
-	assert_below(scene_prismatic_limit_excess(SN_SOLVER_DIRECT, 0.001, 2.0), 1e-9, "exact limit row");
-	assert_below(scene_twist_limit_excess(SN_SOLVER_DIRECT, 0.001, 2.0), 1e-9, "exact limit row");
-	assert_below(scene_distance_limit_excess(SN_SOLVER_DIRECT, 0.001, 3.0), 1e-9, "exact limit row");
-	// The cone row is the tangent plane of the cone at the start pose; within a step the boundary
-	// curves away from it by ~ s (omega h)^2 / 2 and the swing direction turns: measured 4e-5; 2e-4.
-	assert_below(scene_cone_limit_excess(SN_SOLVER_DIRECT, 0.5, 0.5, 0.001, 2.0), 2e-4, "cone curvature in a step");
-	assert_below(scene_cone_limit_excess(SN_SOLVER_DIRECT, 0.3, 0.6, 0.001, 2.0), 2e-4, "cone curvature in a step");
-}
-
-static void test_motors(void** state)
-{
-	(void)state;
-	// Strong motor: 10 rad/s on 0.1 kg*m^2 takes 1 N*m*s, 10 steps at its 100 N*m cap; then it holds.
-	motor_run fast = scene_hinge_motor(SN_SOLVER_DIRECT, 10.0, 100.0, 0.001, 0.5);
-	assert_near(fast.speed, 10.0, 1e-9, "an uncapped velocity row is exact");
-	// Capped motor: the wheel accelerates at max_torque / I = 5 rad/s^2, 2.5 rad/s after 0.5 s, and the
-	// motor reports exactly its cap.
-	motor_run capped = scene_hinge_motor(SN_SOLVER_DIRECT, 10.0, 0.5, 0.001, 0.5);
-	assert_near(capped.speed, 2.5, 1e-9, "constant torque at the cap: omega = tau t / I");
-	assert_below(capped.max_torque, 0.5 * (1.0 + 1e-12), "the bound holds");
-	assert_near(capped.max_torque, 0.5, 1e-9, "and is reached");
-}
-
-static void test_reactions_and_breaking(void** state)
-{
-	(void)state;
-	for (int type = 0; type < SN_JOINT_TYPE_COUNT; ++type)
-	{
-		sn_vec3 f = scene_hanging_reaction(SN_SOLVER_DIRECT, (sn_joint_type)type, 10);
-		// At rest the exact solve gives the weight to round-off.
-		assert_near(f.z, 2.0 * g, 1e-9, "a body at rest: the joint carries its weight");
-		assert_near(f.x, 0.0, 1e-9, "no side force at rest");
-	}
-	// Torque about B's anchor, as PGS/TGS report it: the joint balances gravity's torque about the anchor,
-	// (0.5, 0, 0) x (0, 0, -9.81) = (0, 4.905, 0) N*m, with (0, -4.905, 0) on the bar.
-	sn_vec3 force, torque;
-	scene_cantilever_reaction(SN_SOLVER_DIRECT, 200, &force, &torque);
-	assert_near(force.z, g, 1e-9 * g, "the exact solve at rest");
-	assert_near(torque.y, -0.5 * g, 1e-9 * g, "the exact solve at rest");
-	assert_near(torque.x, 0.0, 1e-9, "no torque about the bar's axis");
-	assert_int_equal(scene_break_step(SN_SOLVER_DIRECT, 25.0, 500), -1);
-	assert_int_equal(scene_break_step(SN_SOLVER_DIRECT, 18.0, 500), 0);
-}
 
 // ---- equality rows are exact in one step -------------------------------------------------------------
 
@@ -134,27 +26,10 @@ typedef struct chain_state
 	sn_vec3 v[16], w[16];
 } chain_state;
 
+// The benchmarks' hanging chain of n hinged boxes (scene_hinge_chain).
 static void build_hinge_chain(sn_world* world, int n, sn_body_id* bodies, sn_joint_id* joints)
 {
-	sn_quat x_to_y = sn_quat_from_axis_angle(sn_v3(0, 0, 1), 0.5 * SN_PI);
-	for (int i = 0; i < n; ++i)
-	{
-		sn_body_def bd = sn_default_body_def();
-		bd.pose.p = sn_v3(0.25 + 0.5 * i, 0, 0);
-		bd.inertia = sn_inertia_box(1.0, sn_v3(0.25, 0.05, 0.05));
-		assert_sn_ok(sn_create_body(world, &bd, bodies + i));
-		sn_hinge_joint_def hd = sn_default_hinge_joint_def();
-		if (i > 0)
-		{
-			hd.base.body_a = bodies[i - 1];
-			hd.base.frame_a.p = sn_v3(0.25, 0, 0);
-		}
-		hd.base.body_b = bodies[i];
-		hd.base.frame_b.p = sn_v3(-0.25, 0, 0);
-		hd.base.frame_a.q = x_to_y;
-		hd.base.frame_b.q = x_to_y;
-		assert_sn_ok(sn_create_hinge_joint(world, &hd, joints + i));
-	}
+	assert_sn_ok(scene_hinge_chain(world, n, bodies, joints));
 }
 
 static void save(sn_world* world, int n, const sn_body_id* bodies, chain_state* s)
@@ -379,54 +254,12 @@ static void test_grid_with_loops(void** state)
 	wd.solver = SN_SOLVER_DIRECT;
 	sn_world* world;
 	assert_sn_ok(sn_world_create(&wd, &world));
-	sn_body_id b[SIDE][SIDE];
+	sn_body_id b[SIDE * SIDE];
 	sn_joint_id joints[3 * SIDE * SIDE];
-	int nj = 0;
-	sn_quat x_to_y = sn_quat_from_axis_angle(sn_v3(0, 0, 1), 0.5 * SN_PI);
-	const double s = 0.25;
-	for (int i = 0; i < SIDE; ++i)
-	{
-		for (int k = 0; k < SIDE; ++k)
-		{
-			sn_body_def bd = sn_default_body_def();
-			bd.pose.p = sn_v3(s * (i + 0.5), s * k, 0);
-			bd.inertia = sn_inertia_box(1.0, sn_v3(0.5 * s, 0.5 * s, 0.02));
-			assert_sn_ok(sn_create_body(world, &bd, &b[i][k]));
-		}
-	}
-	for (int i = 0; i < SIDE; ++i)
-	{
-		for (int k = 0; k < SIDE; ++k)
-		{
-			// To the previous body along x (or the world) and along y, every hinge about y.
-			sn_hinge_joint_def hd = sn_default_hinge_joint_def();
-			hd.base.frame_a.q = x_to_y;
-			hd.base.frame_b.q = x_to_y;
-			hd.base.body_b = b[i][k];
-			hd.base.frame_b.p = sn_v3(-0.5 * s, 0, 0);
-			if (i > 0)
-			{
-				hd.base.body_a = b[i - 1][k];
-				hd.base.frame_a.p = sn_v3(0.5 * s, 0, 0);
-			}
-			else
-			{
-				hd.base.frame_a.p = sn_v3(0, s * k, 0);
-			}
-			assert_sn_ok(sn_create_hinge_joint(world, &hd, joints + nj++));
-			if (k > 0)
-			{
-				sn_hinge_joint_def side = sn_default_hinge_joint_def();
-				side.base.frame_a.q = x_to_y;
-				side.base.frame_b.q = x_to_y;
-				side.base.body_a = b[i][k - 1];
-				side.base.frame_a.p = sn_v3(0, 0.5 * s, 0);
-				side.base.body_b = b[i][k];
-				side.base.frame_b.p = sn_v3(0, -0.5 * s, 0);
-				assert_sn_ok(sn_create_hinge_joint(world, &side, joints + nj++));
-			}
-		}
-	}
+	int nj = scene_sheet_joint_count(SIDE, SIDE);
+	// The benchmarks' sheet (scene_sheet): each plate hinged about y to the one before it along x (or the
+	// world) and along y.
+	assert_sn_ok(scene_sheet(world, SIDE, SIDE, b, joints));
 	double worst = 0.0;
 	for (int step = 0; step < 1000; ++step)
 	{
@@ -772,12 +605,6 @@ int main(void)
 		cmocka_unit_test(test_chain_factorises_without_fill),
 		cmocka_unit_test(test_equality_rows_exact_in_one_step),
 		cmocka_unit_test(test_pgs_converges_to_direct),
-		cmocka_unit_test(test_pendulum),
-		cmocka_unit_test(test_pendulum_agrees_with_tgs),
-		cmocka_unit_test(test_chains_of_each_joint_type),
-		cmocka_unit_test(test_limits_hold),
-		cmocka_unit_test(test_motors),
-		cmocka_unit_test(test_reactions_and_breaking),
 		cmocka_unit_test(test_bounds_hold),
 		cmocka_unit_test(test_grid_with_loops),
 		cmocka_unit_test(test_topology_changes_and_allocation),

@@ -9,7 +9,6 @@
 //   f1 = -m2 l1 l2 a2'^2 s - (m1 + m2) g l1 sin a1,   f2 = m2 l1 l2 a1'^2 s - m2 g l2 sin a2.
 // RK4's error at 10 us is ~1e-16 (fourth order), so the reference is exact for this test.
 #include "core_support.h"
-#include "joint_scenes.h"
 
 static const double g = 9.81, arm = 0.5, bob_mass = 1.0, bob_inertia = 4e-5;
 
@@ -140,27 +139,13 @@ typedef struct hinge_chain
 	sn_joint_id joints[LINKS];
 } hinge_chain;
 
-// The benchmark's chain (bench/), shorter: 12 hinged boxes of 0.1 x 0.1 x 0.5 m and 1 kg, the first
-// hinged to the world at the origin, released horizontal, hinge axes along world y.
+// The benchmarks' chain (scene_hinge_chain), shorter: 12 hinged boxes of 0.1 x 0.1 x 0.5 m and 1 kg, the
+// first hinged to the world at the origin, released horizontal, hinge axes along world y.
 static hinge_chain hinge_chain_create(const sn_world_def* def)
 {
 	hinge_chain c;
 	assert_sn_ok(sn_world_create(def, &c.world));
-	sn_quat x_to_y = sn_quat_from_axis_angle(sn_v3(0, 0, 1), 0.5 * SN_PI);
-	for (int i = 0; i < LINKS; ++i)
-	{
-		c.links[i] = test_body(c.world, sn_v3(0.25 + 0.5 * i, 0, 0), 1.0, sn_inertia_box(1.0, sn_v3(0.25, 0.05, 0.05)));
-		sn_hinge_joint_def hd = sn_default_hinge_joint_def();
-		if (i > 0)
-		{
-			hd.base.body_a = c.links[i - 1];
-			hd.base.frame_a.p = sn_v3(0.25, 0, 0);
-		}
-		hd.base.body_b = c.links[i];
-		hd.base.frame_a.q = x_to_y;
-		hd.base.frame_b = (sn_transform){ sn_v3(-0.25, 0, 0), x_to_y };
-		assert_sn_ok(sn_create_hinge_joint(c.world, &hd, c.joints + i));
-	}
+	assert_sn_ok(scene_hinge_chain(c.world, LINKS, c.links, c.joints));
 	return c;
 }
 
@@ -312,11 +297,48 @@ static void test_settings(void** state)
 // sub-advance lets the impulses that redundant rows pass between each other drift, and the measured
 // error grows to ~1e-2 m and ~3e-2 rad in 0.6 s; a warm start of 0.9 damps the drift and the sheet holds
 // to ~3e-5 m and round-off in its swing locks. Bounds: 3x the measured figures.
+typedef struct sheet_run
+{
+	double max_linear_error;  // m, the largest locked linear coordinate at the end
+	double max_angular_error; // rad, the largest swing-lock coordinate at the end
+} sheet_run;
+
+// The sheet of scene_sheet (side x side plates) in TGS at 1 ms with the given warm start, after `steps`.
+static sheet_run tgs_sheet(int side, double warm_start, int steps)
+{
+	sn_world* world = test_scene_world(SN_SOLVER_TGS, 0.001);
+	assert_sn_ok(sn_world_set_warm_start(world, warm_start));
+	int joint_count = scene_sheet_joint_count(side, side);
+	sn_body_id* bodies = test_calloc((size_t)(side * side), sizeof(sn_body_id));
+	sn_joint_id* joints = test_calloc((size_t)joint_count, sizeof(sn_joint_id));
+	assert_sn_ok(scene_sheet(world, side, side, bodies, joints));
+	for (int i = 0; i < steps; ++i)
+	{
+		assert_sn_ok(sn_world_step(world));
+	}
+	sheet_run out = { 0.0, 0.0 };
+	for (int k = 0; k < joint_count; ++k)
+	{
+		for (int a = SN_AXIS_X; a <= SN_AXIS_Z; ++a)
+		{
+			out.max_linear_error = fmax(out.max_linear_error, fabs(sn_joint_get_coordinate(world, joints[k], a)));
+		}
+		for (int a = SN_AXIS_RY; a <= SN_AXIS_RZ; ++a)
+		{
+			out.max_angular_error = fmax(out.max_angular_error, fabs(sn_joint_get_coordinate(world, joints[k], a)));
+		}
+	}
+	test_free(bodies);
+	test_free(joints);
+	sn_world_destroy(world);
+	return out;
+}
+
 static void test_tgs_sheet_holds_with_damped_warm_start(void** state)
 {
 	(void)state;
-	sheet_run damped = scene_sheet(SN_SOLVER_TGS, 8, 0.9, 600);
-	sheet_run full = scene_sheet(SN_SOLVER_TGS, 8, 1.0, 600);
+	sheet_run damped = tgs_sheet(8, 0.9, 600);
+	sheet_run full = tgs_sheet(8, 1.0, 600);
 	print_message("MEASURE sheet tgs warm 0.9: %.3e m %.3e rad; warm 1: %.3e m %.3e rad\n", damped.max_linear_error,
 				  damped.max_angular_error, full.max_linear_error, full.max_angular_error);
 	assert_below(damped.max_linear_error, 1e-4, "damped warm start: 3x the measured 3e-5 m");

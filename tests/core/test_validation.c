@@ -1,5 +1,5 @@
 // Bad input of every kind the API can receive is rejected with the right sn_error, a one-line detail,
-// and no change to the world.
+// and no change to the world; batches of control inputs are all or nothing.
 //
 // Each rejected call runs on a fresh copy of one scene (a body and a joint of every type, a kinematic and
 // a static body, all moving). "No change" is checked three ways: the state hash and the counts; every
@@ -10,6 +10,7 @@
 #include "core_support.h"
 
 #include <float.h>
+#include <stdlib.h>
 
 typedef struct scene
 {
@@ -914,6 +915,268 @@ static void test_joint_setters(void** state)
 	ACCEPT(sn_distance_joint_set_spring(w, rod, false, sn_soft_rigid()));
 }
 
+// ---- batch control inputs, all or nothing ---------------------------------------------------------------
+
+// The single setters' verdict on one joint target entry (the target first, then the motor speed).
+static sn_error single_joint_target(sn_world* w, const sn_joint_target* t)
+{
+	sn_error err = sn_joint_set_drive_target(w, t->joint, t->axis, t->target);
+	if (err == SN_ERR_OK && t->has_motor_speed)
+	{
+		err = sn_joint_set_motor_speed(w, t->joint, t->axis, t->motor_speed);
+	}
+	return err;
+}
+
+static sn_error single_body_state(sn_world* w, const sn_body_state* s)
+{
+	sn_error err = SN_ERR_OK;
+	if (s->has_pose)
+	{
+		err = sn_body_set_pose(w, s->body, s->pose);
+	}
+	if (err == SN_ERR_OK && s->has_linear_velocity)
+	{
+		err = sn_body_set_linear_velocity(w, s->body, s->linear_velocity);
+	}
+	if (err == SN_ERR_OK && s->has_angular_velocity)
+	{
+		err = sn_body_set_angular_velocity(w, s->body, s->angular_velocity);
+	}
+	return err;
+}
+
+typedef enum batch_kind
+{
+	BATCH_JOINT_TARGETS,
+	BATCH_BODY_STATES,
+} batch_kind;
+
+static sn_error run_batch(sn_world* w, batch_kind kind, bool apply, const void* entries, int count)
+{
+	if (kind == BATCH_JOINT_TARGETS)
+	{
+		return apply ? sn_world_set_joint_targets(w, entries, count) : sn_world_check_joint_targets(w, entries, count);
+	}
+	return apply ? sn_world_set_body_states(w, entries, count) : sn_world_check_body_states(w, entries, count);
+}
+
+// A batch whose last entry is bad: the check and the set each fail with the error the single setters give
+// that entry, with one detail line that names it, and change nothing (the fixture's three ways).
+static void reject_batch(batch_kind kind, const void* entries, int count, sn_error expected, const char* what)
+{
+	char check_detail[256];
+	for (int apply = 0; apply < 2; ++apply)
+	{
+		fixture f;
+		fixture_begin(&f);
+		sn_error got = run_batch(f.world, kind, apply != 0, entries, count);
+		const char* detail = sn_world_last_error_detail(f.world);
+		if (apply == 0)
+		{
+			snprintf(check_detail, sizeof(check_detail), "%s", detail);
+		}
+		else if (strcmp(check_detail, detail) != 0)
+		{
+			fail_msg("%s: the check said \"%s\", the set \"%s\"", what, check_detail, detail);
+		}
+		char entry[32];
+		snprintf(entry, sizeof(entry), "entry %d", count - 1);
+		if (count > 0 && entries != NULL && strstr(detail, entry) == NULL)
+		{
+			fail_msg("%s: the detail \"%s\" does not name %s", what, detail, entry);
+		}
+		fixture_end(&f, got, expected, what);
+	}
+	if (count > 0 && entries != NULL)
+	{
+		scene s;
+		sn_world* w = build_scene(&s);
+		sn_error single = kind == BATCH_JOINT_TARGETS
+			? single_joint_target(w, (const sn_joint_target*)entries + count - 1)
+			: single_body_state(w, (const sn_body_state*)entries + count - 1);
+		if (single != expected)
+		{
+			fail_msg("%s: the single setters give %s, the batch %s", what, sn_error_name(single),
+					 sn_error_name(expected));
+		}
+		sn_world_destroy(w);
+	}
+}
+
+enum
+{
+	GOOD_TARGETS = 4,
+	GOOD_STATES = 3,
+};
+
+// Valid entries for every moving axis kind, then room for one bad entry.
+static void good_targets(sn_joint_target* t)
+{
+	t[0] = (sn_joint_target){ ids.joints[SN_JOINT_HINGE], SN_AXIS_RX, 0.3, true, 1.0 };
+	t[1] = (sn_joint_target){ ids.joints[SN_JOINT_PRISMATIC], SN_AXIS_X, 0.1, false, 0.0 };
+	t[2] = (sn_joint_target){ ids.joints[SN_JOINT_CYLINDRICAL], SN_AXIS_RX, -0.2, true, -0.5 };
+	t[3] = (sn_joint_target){ ids.joints[SN_JOINT_SIX_AXIS], SN_AXIS_RX, 0.4, true, 0.0 };
+}
+
+static void good_states(sn_body_state* s)
+{
+	sn_transform pose = { { 0.3, 0.1, -0.2 }, { 0.0, 0.0, 0.6, 0.8 } };
+	s[0] = (sn_body_state){ ids.bodies[1], true, pose, true, { 0.1, 0, 0 }, true, { 0, 0, 0.5 } };
+	s[1] = (sn_body_state){ ids.kinematic, false, sn_transform_identity(), true, { 0, 0.2, 0 }, false, { 0, 0, 0 } };
+	// A static body may be moved, not set moving.
+	s[2] = (sn_body_state){ ids.fixed_post, true, pose, false, { 0, 0, 0 }, false, { 0, 0, 0 } };
+}
+
+#define REJECT_TARGET(expected, ...)                                                                                   \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		sn_joint_target t_[GOOD_TARGETS + 1];                                                                          \
+		good_targets(t_);                                                                                              \
+		t_[GOOD_TARGETS] = (sn_joint_target)__VA_ARGS__;                                                               \
+		reject_batch(BATCH_JOINT_TARGETS, t_, GOOD_TARGETS + 1, expected, #__VA_ARGS__);                               \
+	} while (0)
+
+#define REJECT_STATE(expected, ...)                                                                                    \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		sn_body_state s_[GOOD_STATES + 1];                                                                             \
+		good_states(s_);                                                                                               \
+		s_[GOOD_STATES] = (sn_body_state)__VA_ARGS__;                                                                  \
+		reject_batch(BATCH_BODY_STATES, s_, GOOD_STATES + 1, expected, #__VA_ARGS__);                                  \
+	} while (0)
+
+static void test_joint_target_batches(void** state)
+{
+	(void)state;
+	const sn_joint_id hinge = ids.joints[SN_JOINT_HINGE];
+	const sn_joint_id bad_ids[5] = {
+		ids.stale_joint, { 0, 0 }, foreign_joint, { -1, 1 }, { hinge.index1, hinge.generation + 1 }
+	};
+	for (int i = 0; i < 5; ++i)
+	{
+		REJECT_TARGET(SN_ERR_INVALID_ID, { bad_ids[i], SN_AXIS_RX, 0.1, false, 0.0 });
+	}
+	REJECT_TARGET(SN_ERR_INVALID_ARGUMENT, { hinge, SN_AXIS_Z, 0.1, false, 0.0 });
+	REJECT_TARGET(SN_ERR_INVALID_ARGUMENT, { hinge, (sn_axis)6, 0.1, false, 0.0 });
+	REJECT_TARGET(SN_ERR_INVALID_ARGUMENT, { hinge, (sn_axis)-1, 0.1, false, 0.0 });
+	REJECT_TARGET(SN_ERR_INVALID_ARGUMENT, { ids.joints[SN_JOINT_FIXED], SN_AXIS_X, 0.1, true, 1.0 });
+	REJECT_TARGET(SN_ERR_INVALID_ARGUMENT, { ids.joints[SN_JOINT_PRISMATIC], SN_AXIS_RX, 0.1, false, 0.0 });
+	REJECT_TARGET(SN_ERR_INVALID_ARGUMENT, { ids.joints[SN_JOINT_SIX_AXIS], SN_AXIS_Z, 0.1, false, 0.0 });
+	REJECT_TARGET(SN_ERR_NOT_FINITE, { hinge, SN_AXIS_RX, nan_, false, 0.0 });
+	REJECT_TARGET(SN_ERR_NOT_FINITE, { ids.joints[SN_JOINT_PRISMATIC], SN_AXIS_X, -inf_, true, 1.0 });
+	REJECT_TARGET(SN_ERR_NOT_FINITE, { hinge, SN_AXIS_RX, 0.1, true, nan_ });
+	REJECT_TARGET(SN_ERR_NOT_FINITE, { ids.joints[SN_JOINT_CYLINDRICAL], SN_AXIS_X, 0.1, true, inf_ });
+	sn_joint_target t[GOOD_TARGETS];
+	good_targets(t);
+	reject_batch(BATCH_JOINT_TARGETS, t, -1, SN_ERR_INVALID_ARGUMENT, "count -1");
+	reject_batch(BATCH_JOINT_TARGETS, NULL, 2, SN_ERR_INVALID_ARGUMENT, "no entries");
+	// Accepted: an empty batch, and a motor speed that is not sent (has_motor_speed false) is not read.
+	ACCEPT(sn_world_set_joint_targets(w, NULL, 0));
+	ACCEPT(sn_world_set_joint_targets(w, (sn_joint_target[]){ { hinge, SN_AXIS_RX, 0.2, false, nan_ } }, 1));
+}
+
+static void test_body_state_batches(void** state)
+{
+	(void)state;
+	const sn_body_id b = ids.bodies[2];
+	const sn_body_id bad_ids[5] = {
+		ids.stale_body, null_body(), foreign_body, { -5, 1 }, { b.index1, b.generation + 1 }
+	};
+	const sn_transform id_pose = sn_transform_identity();
+	for (int i = 0; i < 5; ++i)
+	{
+		REJECT_STATE(SN_ERR_INVALID_ID, { bad_ids[i], true, id_pose, false, { 0, 0, 0 }, false, { 0, 0, 0 } });
+	}
+	REJECT_STATE(SN_ERR_NOT_FINITE,
+				 { b, true, { { 0, nan_, 0 }, { 0, 0, 0, 1 } }, false, { 0, 0, 0 }, false, { 0, 0, 0 } });
+	REJECT_STATE(SN_ERR_NOT_FINITE,
+				 { b, true, { { 0, 0, 0 }, { inf_, 0, 0, 1 } }, true, { 1, 0, 0 }, false, { 0, 0, 0 } });
+	REJECT_STATE(SN_ERR_ZERO_AXIS,
+				 { b, true, { { 0, 0, 0 }, { 0, 0, 0, 0 } }, false, { 0, 0, 0 }, false, { 0, 0, 0 } });
+	REJECT_STATE(SN_ERR_NOT_FINITE, { b, true, id_pose, true, { nan_, 0, 0 }, false, { 0, 0, 0 } });
+	REJECT_STATE(SN_ERR_NOT_FINITE, { b, false, id_pose, false, { 0, 0, 0 }, true, { 0, 0, -inf_ } });
+	REJECT_STATE(SN_ERR_WRONG_TYPE, { ids.fixed_post, true, id_pose, true, { 1, 0, 0 }, false, { 0, 0, 0 } });
+	REJECT_STATE(SN_ERR_WRONG_TYPE, { ids.fixed_post, false, id_pose, false, { 0, 0, 0 }, true, { 1, 0, 0 } });
+	sn_body_state s[GOOD_STATES];
+	good_states(s);
+	reject_batch(BATCH_BODY_STATES, s, -3, SN_ERR_INVALID_ARGUMENT, "count -3");
+	reject_batch(BATCH_BODY_STATES, NULL, 1, SN_ERR_INVALID_ARGUMENT, "no entries");
+	// Accepted: an empty batch, and parts that are not sent are not read.
+	ACCEPT(sn_world_set_body_states(w, NULL, 0));
+	ACCEPT(sn_world_set_body_states(
+		w,
+		(sn_body_state[]){
+			{ b, false, { { nan_, 0, 0 }, { 0, 0, 0, 0 } }, false, { nan_, 0, 0 }, false, { 0, 0, 0 } } },
+		1));
+}
+
+// A valid batch leaves the world exactly as the single setters called in order leave it (a later entry on
+// the same joint axis or body part wins), and its check alone changes nothing.
+static void test_batches_equal_single_setters(void** state)
+{
+	(void)state;
+	sn_joint_target t[GOOD_TARGETS + 2];
+	good_targets(t);
+	t[GOOD_TARGETS] = (sn_joint_target){ ids.joints[SN_JOINT_HINGE], SN_AXIS_RX, -0.7, false, 0.0 };
+	t[GOOD_TARGETS + 1] = (sn_joint_target){ ids.joints[SN_JOINT_CYLINDRICAL], SN_AXIS_RX, 0.05, true, 2.0 };
+	sn_body_state s[GOOD_STATES + 1];
+	good_states(s);
+	s[GOOD_STATES] =
+		(sn_body_state){ ids.bodies[1], false, sn_transform_identity(), true, { -0.3, 0, 0 }, false, { 0, 0, 0 } };
+	// A quaternion that is not of unit length, which both paths normalise.
+	s[0].pose.q = (sn_quat){ 0.0, 0.0, 1.2, 1.6 };
+
+	scene sa, sb;
+	sn_world* single = build_scene(&sa);
+	sn_world* batch = build_scene(&sb);
+	flatten(batch, &before_flat);
+	assert_sn_ok(sn_world_check_joint_targets(batch, t, GOOD_TARGETS + 2));
+	assert_sn_ok(sn_world_check_body_states(batch, s, GOOD_STATES + 1));
+	flatten(batch, &after_flat);
+	assert_int_equal(after_flat.n, before_flat.n);
+	assert_memory_equal(after_flat.v, before_flat.v, sizeof(double) * (size_t)before_flat.n);
+
+	for (int i = 0; i < GOOD_TARGETS + 2; ++i)
+	{
+		assert_sn_ok(single_joint_target(single, t + i));
+	}
+	for (int i = 0; i < GOOD_STATES + 1; ++i)
+	{
+		assert_sn_ok(single_body_state(single, s + i));
+	}
+	assert_sn_ok(sn_world_set_joint_targets(batch, t, GOOD_TARGETS + 2));
+	assert_sn_ok(sn_world_set_body_states(batch, s, GOOD_STATES + 1));
+	assert_true(sn_joint_get_spring(batch, ids.joints[SN_JOINT_HINGE], SN_AXIS_RX).target == -0.7);
+	assert_true(sn_joint_get_motor(batch, ids.joints[SN_JOINT_HINGE], SN_AXIS_RX).speed == 1.0);
+	assert_true(sn_body_get_linear_velocity(batch, ids.bodies[1]).x == -0.3);
+
+	flatten(single, &before_flat);
+	flatten(batch, &after_flat);
+	assert_int_equal(after_flat.n, before_flat.n);
+	assert_memory_equal(after_flat.v, before_flat.v, sizeof(double) * (size_t)before_flat.n);
+	// Every bit, including what the getters do not show, through the snapshot bytes.
+	size_t size = sn_world_snapshot_size(single);
+	assert_int_equal(size, sn_world_snapshot_size(batch));
+	unsigned char* bytes_single = malloc(size);
+	unsigned char* bytes_batch = malloc(size);
+	assert_non_null(bytes_single);
+	assert_non_null(bytes_batch);
+	assert_sn_ok(sn_world_snapshot_write(single, bytes_single, size, NULL));
+	assert_sn_ok(sn_world_snapshot_write(batch, bytes_batch, size, NULL));
+	assert_memory_equal(bytes_single, bytes_batch, size);
+	free(bytes_single);
+	free(bytes_batch);
+	for (int i = 0; i < 20; ++i)
+	{
+		assert_sn_ok(sn_world_step(single));
+		assert_sn_ok(sn_world_step(batch));
+	}
+	assert_true(sn_world_state_hash(single) == sn_world_state_hash(batch));
+	sn_world_destroy(single);
+	sn_world_destroy(batch);
+}
+
 static void test_case_count(void** state)
 {
 	(void)state;
@@ -936,9 +1199,12 @@ int main(void)
 	}
 	sn_world_destroy(other);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_world_def),     cmocka_unit_test(test_world_setters), cmocka_unit_test(test_body_def),
-		cmocka_unit_test(test_body_setters),  cmocka_unit_test(test_joint_base),    cmocka_unit_test(test_joint_defs),
-		cmocka_unit_test(test_joint_setters), cmocka_unit_test(test_case_count),
+		cmocka_unit_test(test_world_def),          cmocka_unit_test(test_world_setters),
+		cmocka_unit_test(test_body_def),           cmocka_unit_test(test_body_setters),
+		cmocka_unit_test(test_joint_base),         cmocka_unit_test(test_joint_defs),
+		cmocka_unit_test(test_joint_setters),      cmocka_unit_test(test_joint_target_batches),
+		cmocka_unit_test(test_body_state_batches), cmocka_unit_test(test_batches_equal_single_setters),
+		cmocka_unit_test(test_case_count),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -1,15 +1,17 @@
-// The XPBD solver (seed 003): its building blocks and the seed's errata, the scenes of the first solver
-// issue (pendulum, chains of each joint type, limits, motors, reactions, breaking), a sheet of bodies
-// joined in loops, allocation and determinism.
+// The XPBD solver (Mueller et al. 2020, "Detailed Rigid Body Simulation with Extended Position Based
+// Dynamics", and his Ten Minute Physics notes "Joint Simulation", "the notes" below): its building blocks
+// and the notes' errata, a sheet of bodies joined in loops (why the position pass is a symmetric sweep),
+// substeps, articulations in XPBD worlds, allocation and determinism. The scenes every solver runs
+// (pendulum, chains of each joint type, limits, motors, reactions, breaking, free fall, the gyroscopic
+// spin) are cells of the conformance matrix (test_conformance.c).
 //
 // Tolerances. XPBD projects positions onto the constraints each substep (hx = 1 ms / 8) with a forward
 // and a backward Gauss-Seidel sweep, and derives velocities from the positions. What is left after a
 // substep is (a) what the sweep does not resolve of the coupling between neighbouring joints, which is
 // set by the motion in one substep and shows in long or stiff chains, and (b) the energy the projection
 // removes: the velocity derived from a projected position loses the part normal to the constraint, as
-// PGS and TGS lose it, at the rate of the substep (about twice TGS's, measured below).
-#include "joint_scenes.h"
-#include "support.h"
+// PGS and TGS lose it, at the rate of the substep.
+#include "core_support.h"
 
 #include "body.h"
 #include "math/mathx.h"
@@ -17,8 +19,6 @@
 #include "solver/xpbd_blocks.h"
 
 #include <string.h>
-
-static const double g = 9.81;
 
 // ---- blocks and errata -------------------------------------------------------------------------------
 
@@ -34,7 +34,7 @@ typedef struct block_rig
 
 static void rig_init(block_rig* r, sn_mat33 inertia, sn_transform pose, sn_vec3 v, sn_vec3 w)
 {
-	r->world = scene_world(SN_SOLVER_XPBD, 0.001);
+	r->world = test_scene_world(SN_SOLVER_XPBD, 0.001);
 	assert_sn_ok(sn_world_set_gravity(r->world, sn_v3(0, 0, 0)));
 	sn_body_def bd = sn_default_body_def();
 	bd.inertia = inertia;
@@ -66,7 +66,7 @@ static void rig_init(block_rig* r, sn_mat33 inertia, sn_transform pose, sn_vec3 
 	r->ctx.lam = &r->lam;
 }
 
-// Erratum: ApplyAngularVelocityCorrection with the seed's "lambda <- dw (w1 + w2)^-1" turns the relative
+// Erratum: ApplyAngularVelocityCorrection with the notes' "lambda <- dw (w1 + w2)^-1" turns the relative
 // spin the wrong way; with the linear correction's sign, a correction of -spin stops the body.
 static void test_angular_velocity_correction_sign(void** state)
 {
@@ -78,7 +78,7 @@ static void test_angular_velocity_correction_sign(void** state)
 	sn_world_destroy(r.world);
 }
 
-// Erratum: the velocity of a body point is v + omega x r (the seed's damping writes (p - x) x omega).
+// Erratum: the velocity of a body point is v + omega x r (the notes' damping writes (p - x) x omega).
 // A body spinning at 1 rad/s about z: its point at r = (1, 0, 0) moves at +1 m/s along y; implicit
 // damping b over h with the point's inverse effective mass w must leave 1 / (1 + h b w) of it.
 static void test_linear_damping_uses_point_velocity(void** state)
@@ -97,7 +97,7 @@ static void test_linear_damping_uses_point_velocity(void** state)
 	sn_world_destroy(r.world);
 }
 
-// LimitAngle turns B back to the limit (the seed's -a2 x a2' would turn it further away), by the angle
+// LimitAngle turns B back to the limit (the notes' -a2 x a2' would turn it further away), by the angle
 // itself: a body turned 0.3 rad about y against a +-0.1 rad limit ends at 0.1 rad.
 static void test_limit_angle_turns_back(void** state)
 {
@@ -122,7 +122,7 @@ static void test_limit_angle_turns_back(void** state)
 }
 
 // Attach with a long lever on a small inertia: the three directions solved together fix the gap in one
-// correction, where the seed's single correction along the gap leaves an error across it as large as
+// correction, where the notes' single correction along the gap leaves an error across it as large as
 // the one it removed (the 1 cm pendulum bob drifted by 1 cm and spun at 74 rad/s that way).
 static void test_attach_solves_the_point_at_once(void** state)
 {
@@ -155,135 +155,6 @@ static void test_align_axes(void** state)
 	sn_world_destroy(r.world);
 }
 
-// ---- the scenes of the first solver issue ------------------------------------------------------------
-
-static void test_pendulum(void** state)
-{
-	(void)state;
-	pendulum_run run = scene_pendulum(SN_SOLVER_XPBD, 0.001, 10.0);
-	double exact = scene_pendulum_exact_period();
-	// Measured: the projection loses 0.24 J in 10 s of the swing's 9.81 J (about twice TGS's rate at
-	// the same substep), 0.6% of the amplitude energy in the first period, which shortens a 90 degree
-	// swing's period by about half of that: 0.1% measured, bound 0.2%.
-	assert_near(run.first_period, exact, 2e-3 * exact, "projection dissipation, see the file header");
-	assert_below(-run.energy_min, 0.3, "XPBD loses ~2 m g^2 hx per second");
-	assert_below(run.energy_max, 1e-3, "projections only remove energy");
-	// The pivot is projected exactly each substep (one 3-D solve for one joint): round-off.
-	assert_below(run.max_arm_error, 1e-9, "exact projection of the pivot");
-}
-
-static void test_pendulum_agrees_with_tgs(void** state)
-{
-	(void)state;
-	pendulum_run xpbd = scene_pendulum(SN_SOLVER_XPBD, 0.001, 1.0);
-	pendulum_run tgs = scene_pendulum(SN_SOLVER_TGS, 0.001, 1.0);
-	// Each dissipates a little of the swing: after 1 s the phases differ by ~1e-3 rad; bound 5e-3.
-	assert_near(xpbd.angle_at_1s, tgs.angle_at_1s, 5e-3, "phase shifts of the two schemes");
-}
-
-static void test_chains_of_each_joint_type(void** state)
-{
-	(void)state;
-	for (int type = 0; type < SN_JOINT_TYPE_COUNT; ++type)
-	{
-		chain_run run = scene_chain(SN_SOLVER_XPBD, (sn_joint_type)type, 5, 0.001, 1.2);
-		assert_false(run.diverged);
-		if (type == SN_JOINT_FIXED || type == SN_JOINT_PRISMATIC || type == SN_JOINT_CYLINDRICAL)
-		{
-			// A 2.5 m cantilever with a 5 kg tip: each substep gravity sags it by g hx^2 and the sweeps
-			// leave part of the lever-amplified coupling between joints; measured 5e-5 m and 1.8e-4 rad
-			// (TGS: 4e-5, 1.6e-4).
-			assert_below(run.max_linear_error, 2e-4, "cantilever: sweep residual of a stiff chain");
-			assert_below(run.max_angular_error, 1e-3, "cantilever: sweep residual of a stiff chain");
-		}
-		else if (type == SN_JOINT_SIX_AXIS)
-		{
-			// The 5 kg tip hits the RY limit at ~6 m/s and the limit stops it within the substep (generic
-			// rows, projected); the impact strains the locks: measured 2e-3 m over 2 s, 1.2 s run here.
-			assert_below(run.max_linear_error, 5e-3, "limit impact of a heavy tip");
-		}
-		else
-		{
-			// Swinging chain: measured 6e-6 m (hinge, ball) and 7e-6 m (distance); bound 5e-5.
-			assert_below(run.max_linear_error, 5e-5, "swing: sweep residual per substep");
-			assert_below(run.max_angular_error, 1e-6, "hinge swing locks are projected exactly");
-		}
-	}
-}
-
-static void test_limits_hold(void** state)
-{
-	(void)state;
-	// Nothing after these limits in the pass moves the body along their axis: exact.
-	assert_below(scene_prismatic_limit_excess(SN_SOLVER_XPBD, 0.001, 2.0), 1e-9, "last along its axis");
-	assert_below(scene_twist_limit_excess(SN_SOLVER_XPBD, 0.001, 2.0), 1e-9, "last about its axis");
-	assert_below(scene_distance_limit_excess(SN_SOLVER_XPBD, 0.001, 3.0), 1e-9, "last along the rod");
-	// The hinge and cone limits move the bob along the joint's free axis with its locks held (the projected
-	// row), so the point lock that follows does not turn it back: what is left is the second order of one
-	// correction, measured 2e-16 rad and 1e-15 / 2e-14 of the cone's ellipse norm.
-	assert_below(scene_hinge_limit_excess(SN_SOLVER_XPBD, 0.001, 2.0), 1e-9, "limit along the free axis");
-	assert_below(scene_cone_limit_excess(SN_SOLVER_XPBD, 0.5, 0.5, 0.001, 2.0), 1e-9, "circular cone, LimitAngle");
-	assert_below(scene_cone_limit_excess(SN_SOLVER_XPBD, 0.3, 0.6, 0.001, 2.0), 1e-9, "elliptic cone, generic row");
-}
-
-static void test_motors(void** state)
-{
-	(void)state;
-	// The motor is a position target phi_start + hx speed: the derived velocity is the speed exactly.
-	motor_run fast = scene_hinge_motor(SN_SOLVER_XPBD, 10.0, 100.0, 0.001, 0.5);
-	assert_near(fast.speed, 10.0, 1e-9, "an uncapped motor target is reached each substep");
-	// Capped at 0.5 N*m (lambda <= F hx^2): omega = tau t / I = 2.5 rad/s after 0.5 s.
-	motor_run capped = scene_hinge_motor(SN_SOLVER_XPBD, 10.0, 0.5, 0.001, 0.5);
-	assert_near(capped.speed, 2.5, 1e-9, "constant torque at the cap");
-	assert_below(capped.max_torque, 0.5 * (1.0 + 1e-12), "the cap holds");
-	assert_near(capped.max_torque, 0.5, 1e-9, "and is reached");
-
-	// A six-axis motor (generic rows) acts in the velocity pass: the wheel spins at its speed at the end
-	// of every substep once the motor has caught up (here within the first step).
-	sn_world* world = scene_world(SN_SOLVER_XPBD, 0.001);
-	assert_sn_ok(sn_world_set_gravity(world, sn_v3(0, 0, 0)));
-	sn_body_def bd = sn_default_body_def();
-	bd.inertia = sn_mat33_diag(0.1, 0.1, 0.1);
-	sn_body_id wheel;
-	assert_sn_ok(sn_create_body(world, &bd, &wheel));
-	sn_six_axis_joint_def sd = sn_default_six_axis_joint_def();
-	sd.base.body_b = wheel;
-	sd.axes[SN_AXIS_RX].mode = SN_AXIS_FREE;
-	sd.axes[SN_AXIS_RX].motor.enabled = true;
-	sd.axes[SN_AXIS_RX].motor.speed = 5.0;
-	sd.axes[SN_AXIS_RX].motor.max_force = 100.0;
-	sn_joint_id j;
-	assert_sn_ok(sn_create_six_axis_joint(world, &sd, &j));
-	for (int i = 0; i < 100; ++i)
-	{
-		assert_sn_ok(sn_world_step(world));
-	}
-	assert_near(sn_joint_get_coordinate_speed(world, j, SN_AXIS_RX), 5.0, 1e-9, "velocity-pass motor row, uncapped");
-	sn_world_destroy(world);
-}
-
-static void test_reactions_and_breaking(void** state)
-{
-	(void)state;
-	for (int type = 0; type < SN_JOINT_TYPE_COUNT; ++type)
-	{
-		sn_vec3 f = scene_hanging_reaction(SN_SOLVER_XPBD, (sn_joint_type)type, 10);
-		// Each substep gravity moves the body by g hx^2 and the correction lambda = m g hx^2 moves it
-		// back: lambda / hx^2 is the weight (measured to 1.5e-10 relative, round-off of the substeps).
-		assert_near(f.z, 2.0 * g, 1e-6, "lambda / h^2 is the weight");
-		assert_near(f.x, 0.0, 1e-9, "no side force at rest");
-	}
-	// Torque about B's anchor, as PGS/TGS report it: the joint balances gravity's torque about the anchor,
-	// (0.5, 0, 0) x (0, 0, -9.81) = (0, 4.905, 0) N*m, with (0, -4.905, 0) on the bar.
-	sn_vec3 force, torque;
-	scene_cantilever_reaction(SN_SOLVER_XPBD, 200, &force, &torque);
-	assert_near(force.z, g, 1e-6 * g, "lambda / h^2 at rest: round-off of the substeps");
-	assert_near(torque.y, -0.5 * g, 1e-6 * g, "lambda / h^2 at rest: round-off of the substeps");
-	assert_near(torque.x, 0.0, 1e-9, "no torque about the bar's axis");
-	assert_int_equal(scene_break_step(SN_SOLVER_XPBD, 25.0, 500), -1);
-	assert_int_equal(scene_break_step(SN_SOLVER_XPBD, 18.0, 500), 0);
-}
-
 // ---- a sheet of small-inertia plates joined in loops -------------------------------------------------
 
 // Why the position pass is a symmetric sweep (xpbd.c): with a forward sweep alone, a 2 x 3 sheet of
@@ -295,44 +166,11 @@ static double sheet_max_gap(int rows, int cols, int substeps, double seconds)
 	wd.position_iterations = substeps;
 	sn_world* world;
 	assert_sn_ok(sn_world_create(&wd, &world));
-	sn_body_id b[8][8];
+	sn_body_id b[8 * 8];
 	sn_joint_id joints[3 * 64];
-	int nj = 0;
-	sn_quat x_to_y = sn_quat_from_axis_angle(sn_v3(0, 0, 1), 0.5 * SN_PI);
-	const double s = 0.25;
-	for (int i = 0; i < rows; ++i)
-	{
-		for (int k = 0; k < cols; ++k)
-		{
-			sn_body_def bd = sn_default_body_def();
-			bd.pose.p = sn_v3(s * (i + 0.5), s * k, 0);
-			bd.inertia = sn_inertia_box(1.0, sn_v3(0.5 * s, 0.5 * s, 0.02));
-			assert_sn_ok(sn_create_body(world, &bd, &b[i][k]));
-			sn_hinge_joint_def hd = sn_default_hinge_joint_def();
-			hd.base.frame_a.q = x_to_y;
-			hd.base.frame_b.q = x_to_y;
-			hd.base.body_b = b[i][k];
-			hd.base.frame_b.p = sn_v3(-0.5 * s, 0, 0);
-			if (i > 0)
-			{
-				hd.base.body_a = b[i - 1][k];
-				hd.base.frame_a.p = sn_v3(0.5 * s, 0, 0);
-			}
-			else
-			{
-				hd.base.frame_a.p = sn_v3(0, s * k, 0);
-			}
-			assert_sn_ok(sn_create_hinge_joint(world, &hd, joints + nj++));
-			if (k > 0)
-			{
-				sn_hinge_joint_def side = hd;
-				side.base.body_a = b[i][k - 1];
-				side.base.frame_a.p = sn_v3(0, 0.5 * s, 0);
-				side.base.frame_b.p = sn_v3(0, -0.5 * s, 0);
-				assert_sn_ok(sn_create_hinge_joint(world, &side, joints + nj++));
-			}
-		}
-	}
+	int nj = scene_sheet_joint_count(rows, cols);
+	assert_true(rows * cols <= 64 && nj <= 3 * 64);
+	assert_sn_ok(scene_sheet(world, rows, cols, b, joints));
 	double worst = 0.0;
 	int steps = (int)(seconds / wd.time_step + 0.5);
 	for (int t = 0; t < steps; ++t)
@@ -377,25 +215,7 @@ static void test_more_substeps_less_error(void** state)
 		assert_sn_ok(sn_world_create(&wd, &world));
 		sn_body_id bodies[6];
 		sn_joint_id joints[6];
-		sn_quat x_to_y = sn_quat_from_axis_angle(sn_v3(0, 0, 1), 0.5 * SN_PI);
-		for (int i = 0; i < 6; ++i)
-		{
-			sn_body_def bd = sn_default_body_def();
-			bd.pose.p = sn_v3(0.25 + 0.5 * i, 0, 0);
-			bd.inertia = sn_inertia_box(1.0, sn_v3(0.25, 0.05, 0.05));
-			assert_sn_ok(sn_create_body(world, &bd, bodies + i));
-			sn_hinge_joint_def hd = sn_default_hinge_joint_def();
-			if (i > 0)
-			{
-				hd.base.body_a = bodies[i - 1];
-				hd.base.frame_a.p = sn_v3(0.25, 0, 0);
-			}
-			hd.base.body_b = bodies[i];
-			hd.base.frame_b.p = sn_v3(-0.25, 0, 0);
-			hd.base.frame_a.q = x_to_y;
-			hd.base.frame_b.q = x_to_y;
-			assert_sn_ok(sn_create_hinge_joint(world, &hd, joints + i));
-		}
+		assert_sn_ok(scene_hinge_chain(world, 6, bodies, joints));
 		errors[k] = 0.0;
 		for (int t = 0; t < 1000; ++t)
 		{
@@ -415,7 +235,7 @@ static void test_more_substeps_less_error(void** state)
 // in TGS, XPBD and DIRECT worlds (and a hinged body beside it does not change the arm).
 static uint64_t arm_hash(sn_solver solver, bool with_body)
 {
-	sn_world* world = scene_world(solver, 0.001);
+	sn_world* world = test_scene_world(solver, 0.001);
 	sn_link_def links[3] = { sn_default_link_def(), sn_default_link_def(), sn_default_link_def() };
 	for (int i = 1; i < 3; ++i)
 	{
@@ -476,7 +296,7 @@ static void test_articulations_step_with_tgs(void** state)
 
 static uint64_t run_hash(sn_memory_stats* during)
 {
-	sn_world* world = scene_world(SN_SOLVER_XPBD, 0.001);
+	sn_world* world = test_scene_world(SN_SOLVER_XPBD, 0.001);
 	sn_body_def bd = sn_default_body_def();
 	bd.pose.p = sn_v3(1, 0, 0);
 	sn_body_id bob;
@@ -522,12 +342,6 @@ int main(void)
 		cmocka_unit_test(test_limit_angle_turns_back),
 		cmocka_unit_test(test_attach_solves_the_point_at_once),
 		cmocka_unit_test(test_align_axes),
-		cmocka_unit_test(test_pendulum),
-		cmocka_unit_test(test_pendulum_agrees_with_tgs),
-		cmocka_unit_test(test_chains_of_each_joint_type),
-		cmocka_unit_test(test_limits_hold),
-		cmocka_unit_test(test_motors),
-		cmocka_unit_test(test_reactions_and_breaking),
 		cmocka_unit_test(test_sheet_of_loops_is_stable),
 		cmocka_unit_test(test_more_substeps_less_error),
 		cmocka_unit_test(test_deterministic_and_no_allocation),

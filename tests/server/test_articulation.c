@@ -2,50 +2,21 @@
 // field), drive targets for many dofs, joint state, dof forces (closed form), mimic couplings, state
 // frames with joint positions, link poses and drive efforts, snapshots, and the errors the core and the
 // server give for bad trees, stale ids and sizes.
-#include "harness.h"
+#include "fixture.h"
 
 #include "wire.h"
 
 #include <math.h>
 #include <string.h>
 
-static test_server server;
-
 static int setup(void** state)
 {
 	(void)state;
 	static const char* const args[] = { "--max-links-per-articulation", "16", NULL };
-	test_server_start(&server, args);
-	return 0;
-}
-
-static int teardown(void** state)
-{
-	(void)state;
-	return test_server_stop(&server);
+	return test_group_start(args);
 }
 
 static const double h = 0.001;
-
-typedef struct link_list
-{
-	const sinew_v1_LinkDef* links;
-	int count;
-} link_list;
-
-static bool encode_links(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
-{
-	const link_list* list = *arg;
-	for (int i = 0; i < list->count; ++i)
-	{
-		if (!pb_encode_tag_for_field(stream, field) ||
-			!pb_encode_submessage(stream, sinew_v1_LinkDef_fields, list->links + i))
-		{
-			return false;
-		}
-	}
-	return true;
-}
 
 // A PGS world without gravity.
 static uint64_t weightless_world(snc_client* c)
@@ -99,26 +70,6 @@ static sinew_v1_LinkDef chain_link(int i, double stiffness, double damping)
 	return l;
 }
 
-static int32_t create_articulation(snc_client* c, uint64_t world, const sinew_v1_LinkDef* links, int count,
-								   uint64_t* id, uint32_t* dofs)
-{
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_create_articulation_tag;
-	m.command.create_articulation.world_id = world;
-	link_list list = { links, count };
-	m.command.create_articulation.links.funcs.encode = encode_links;
-	m.command.create_articulation.links.arg = &list;
-	snc_message reply;
-	int32_t code = test_request(c, &m, &reply);
-	if (code == 0)
-	{
-		*id = reply.msg.message.reply.result.created.id;
-		*dofs = reply.msg.message.reply.result.created.dof_count;
-	}
-	snc_message_free(&reply);
-	return code;
-}
-
 static const sinew_v1_ArticulationState* find_articulation(const snc_message* m, uint64_t id)
 {
 	for (int i = 0; i < m->articulation_count; ++i)
@@ -141,12 +92,12 @@ enum
 static void test_dof_force_closed_form(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "dof-force", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "dof-force", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = weightless_world(c);
 	sinew_v1_LinkDef links[2] = { chain_link(0, 0, 0), chain_link(1, 0, 0) };
 	uint64_t arm = 0;
 	uint32_t dofs = 0;
-	assert_int_equal(create_articulation(c, world, links, 2, &arm, &dofs), 0);
+	assert_int_equal(test_create_articulation(c, world, links, 2, &arm, &dofs), 0);
 	assert_int_equal(dofs, 1);
 	// A torque tau on the revolute dof for one step: qdot = tau h / I, with I about the joint axis
 	// = I_com + m d^2 = 0.1 + 2 * 0.5^2 = 0.6 kg*m^2 (parallel axis theorem; nothing else acts).
@@ -177,17 +128,37 @@ static void test_dof_force_closed_form(void** state)
 static void test_drive_targets_joint_state_and_frames(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "drives", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "drives", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = weightless_world(c);
 	sinew_v1_LinkDef links[3] = { chain_link(0, 0, 0), chain_link(1, 400, 40), chain_link(2, 400, 40) };
 	uint64_t arm = 0;
 	uint32_t dofs = 0;
-	assert_int_equal(create_articulation(c, world, links, 3, &arm, &dofs), 0);
+	assert_int_equal(test_create_articulation(c, world, links, 3, &arm, &dofs), 0);
 	assert_int_equal(dofs, 2);
+	// Beside it, a maximal-coordinate hinge servo (stiff, damped spring towards its target, 0 rad) far away.
+	uint64_t body = test_create_body(c, world, 0.5, 0, -5);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_joint_tag);
+	sinew_v1_CreateJoint* j = &m.command.create_joint;
+	j->world_id = world;
+	j->has_base = true;
+	j->base.body_b = body;
+	j->base.has_frame_a = true;
+	j->base.frame_a.has_position = true;
+	j->base.frame_a.position.z = -5;
+	j->base.has_frame_b = true;
+	j->base.frame_b.has_position = true;
+	j->base.frame_b.position.x = -0.5;
+	j->which_type = sinew_v1_CreateJoint_hinge_tag;
+	j->type.hinge.has_spring = true;
+	j->type.hinge.spring.enabled = true;
+	j->type.hinge.spring.has_soft = true;
+	j->type.hinge.spring.soft.kind = sinew_v1_SoftKind_SOFT_FREQUENCY;
+	j->type.hinge.spring.soft.frequency_hz = 5.0;
+	j->type.hinge.spring.soft.damping_ratio = 1.0;
+	uint64_t hinge = test_created(c, &m);
 
 	// Both dofs' targets in one command.
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_set_drive_targets_tag;
+	m = test_command(sinew_v1_ClientMessage_set_drive_targets_tag);
 	m.command.set_drive_targets.world_id = world;
 	m.command.set_drive_targets.has_articulation = true;
 	sinew_v1_ArticulationTargets* t = &m.command.set_drive_targets.articulation;
@@ -206,6 +177,14 @@ static void test_drive_targets_joint_state_and_frames(void** state)
 	t->dofs[1] = 1;
 	t->positions_count = 1;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ARGUMENT, NULL);
+	// The hinge's target in the same command as a bad dof is refused with it.
+	m.command.set_drive_targets.joints_count = 1;
+	m.command.set_drive_targets.joints[0].joint_id = hinge;
+	m.command.set_drive_targets.joints[0].axis = sinew_v1_Axis_AXIS_RX;
+	m.command.set_drive_targets.joints[0].target = 0.5;
+	t->dofs[1] = 7;
+	t->positions_count = 2;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ARGUMENT, NULL);
 	test_step(c, world, 3000);
 	snc_message st;
 	test_get_state(c, world, EVERYTHING, &st);
@@ -219,6 +198,15 @@ static void test_drive_targets_joint_state_and_frames(void** state)
 	assert_below(fabs(a->effort[0]), 0.5, "a settled drive in zero gravity exerts next to nothing");
 	// Link 1 turned by q0 about z: its frame's rotation is the joint's (0.3 rad about z).
 	assert_near(a->link_poses[1].rotation.z, sin(0.15), 1e-3, "link 1 turned by q0 about z");
+	// The hinge's target stayed 0 rad: nothing moves it from rest (a target of 0.5 rad would have, by now,
+	// as in test_session's servo).
+	const sinew_v1_JointState* js = NULL;
+	for (int i = 0; i < st.joint_count; ++i)
+	{
+		js = st.joints[i].id == hinge ? st.joints + i : js;
+	}
+	assert_non_null(js);
+	assert_near(js->position[0], 0.0, 1e-9, "a servo at rest on its target stays there (rounding only)");
 	snc_message_free(&st);
 
 	// Joint state: set and read back exactly.
@@ -233,6 +221,11 @@ static void test_drive_targets_joint_state_and_frames(void** state)
 	test_expect(c, &m, 0, NULL);
 	m.command.set_joint_state.positions_count = 3;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ARGUMENT, NULL);
+	// New positions with a velocity that is not finite: refused whole, the positions stay.
+	m.command.set_joint_state.positions_count = 2;
+	m.command.set_joint_state.positions[0] = 0.5;
+	m.command.set_joint_state.velocities[1] = NAN;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_NOT_FINITE, NULL);
 	test_get_state(c, world, sinew_v1_Include_INCLUDE_JOINT_POSITIONS, &st);
 	a = find_articulation(&st, arm);
 	assert_true(a->position[0] == 0.125 && a->position[1] == -0.375);
@@ -255,14 +248,14 @@ static void test_drive_targets_joint_state_and_frames(void** state)
 static void test_mimic_joint(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "mimic", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "mimic", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = weightless_world(c);
 	// Dof 0 driven to 0.4 rad; dof 1 free but coupled by q0 - q1 = 0.
 	sinew_v1_LinkDef links[3] = { chain_link(0, 0, 0), chain_link(1, 400, 40), chain_link(2, 0, 0) };
 	links[1].drives[0].target_position = 0.4;
 	uint64_t arm = 0;
 	uint32_t dofs = 0;
-	assert_int_equal(create_articulation(c, world, links, 3, &arm, &dofs), 0);
+	assert_int_equal(test_create_articulation(c, world, links, 3, &arm, &dofs), 0);
 	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
 	m.which_command = sinew_v1_ClientMessage_create_mimic_tag;
 	m.command.create_mimic.world_id = world;
@@ -317,12 +310,12 @@ static void test_mimic_joint(void** state)
 static void test_bad_articulations(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "bad", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "bad", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = weightless_world(c);
 	uint64_t arm = 0;
 	uint32_t dofs = 0;
 	// No links at all.
-	assert_int_equal(create_articulation(c, world, NULL, 0, &arm, &dofs), sinew_v1_ErrorCode_ERR_INVALID_ARGUMENT);
+	assert_int_equal(test_create_articulation(c, world, NULL, 0, &arm, &dofs), sinew_v1_ErrorCode_ERR_INVALID_ARGUMENT);
 	// A parent that is not an earlier link.
 	sinew_v1_LinkDef links[17];
 	for (int i = 0; i < 17; ++i)
@@ -330,24 +323,25 @@ static void test_bad_articulations(void** state)
 		links[i] = chain_link(i, 0, 0);
 	}
 	links[2].parent = 5;
-	assert_int_equal(create_articulation(c, world, links, 3, &arm, &dofs), sinew_v1_ErrorCode_ERR_TOPOLOGY);
+	assert_int_equal(test_create_articulation(c, world, links, 3, &arm, &dofs), sinew_v1_ErrorCode_ERR_TOPOLOGY);
 	links[2].parent = 1;
 	// A link without mass; a NaN frame.
 	links[1].mass = 0.0;
-	assert_int_equal(create_articulation(c, world, links, 3, &arm, &dofs), sinew_v1_ErrorCode_ERR_NON_POSITIVE_MASS);
+	assert_int_equal(test_create_articulation(c, world, links, 3, &arm, &dofs),
+					 sinew_v1_ErrorCode_ERR_NON_POSITIVE_MASS);
 	links[1].mass = 2.0;
 	links[2].parent_frame.position.y = NAN;
-	assert_int_equal(create_articulation(c, world, links, 3, &arm, &dofs), sinew_v1_ErrorCode_ERR_NOT_FINITE);
+	assert_int_equal(test_create_articulation(c, world, links, 3, &arm, &dofs), sinew_v1_ErrorCode_ERR_NOT_FINITE);
 	links[2].parent_frame.position.y = 0.0;
 	// More links than max_links_per_articulation (16 here).
-	assert_int_equal(create_articulation(c, world, links, 17, &arm, &dofs), sinew_v1_ErrorCode_ERR_LIMIT_REACHED);
+	assert_int_equal(test_create_articulation(c, world, links, 17, &arm, &dofs), sinew_v1_ErrorCode_ERR_LIMIT_REACHED);
 	// Nothing was created by the refusals.
 	snc_message st;
 	test_get_state(c, world, 0, &st);
 	assert_int_equal(st.articulation_count, 0);
 	snc_message_free(&st);
 	// Stale and foreign ids.
-	assert_int_equal(create_articulation(c, world, links, 16, &arm, &dofs), 0);
+	assert_int_equal(test_create_articulation(c, world, links, 16, &arm, &dofs), 0);
 	assert_int_equal(dofs, 15);
 	uint64_t other = weightless_world(c);
 	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
@@ -361,7 +355,7 @@ static void test_bad_articulations(void** state)
 static void test_snapshot_with_articulation_is_bit_exact(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "snap", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "snap", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = test_create_world(c, "gravity"); // default TGS, gravity on
 	sinew_v1_LinkDef links[6];
 	for (int i = 0; i < 6; ++i)
@@ -370,7 +364,7 @@ static void test_snapshot_with_articulation_is_bit_exact(void** state)
 	}
 	uint64_t arm = 0;
 	uint32_t dofs = 0;
-	assert_int_equal(create_articulation(c, world, links, 6, &arm, &dofs), 0);
+	assert_int_equal(test_create_articulation(c, world, links, 6, &arm, &dofs), 0);
 	test_step(c, world, 100);
 	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
 	m.which_command = sinew_v1_ClientMessage_snapshot_tag;
@@ -411,5 +405,5 @@ int main(void)
 		cmocka_unit_test(test_bad_articulations),
 		cmocka_unit_test(test_snapshot_with_articulation_is_bit_exact),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, test_group_teardown);
 }

@@ -2,7 +2,7 @@
 // commands, stale ids, NaN and infinite numbers, messages before the handshake, a wrong version, a
 // missing token, limits. Each gets a typed error or a close with a reason; the server stays up and serves
 // the other clients; and it exits cleanly (leak-free under ASan) at the end.
-#include "harness.h"
+#include "fixture.h"
 
 #include "wire.h"
 
@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static test_server server;
 static snc_client* witness; // a client that must keep being served throughout
 
 static int setup(void** state)
@@ -28,8 +27,8 @@ static int setup(void** state)
 										"--max-requests-in-flight",
 										"4",
 										NULL };
-	test_server_start(&server, args);
-	witness = test_connect(&server, SNC_TCP, "witness", sinew_v1_Role_ROLE_CONTROLLER);
+	test_group_start(args);
+	witness = test_connect(&group_server, SNC_TCP, "witness", sinew_v1_Role_ROLE_CONTROLLER);
 	return 0;
 }
 
@@ -37,20 +36,13 @@ static int teardown(void** state)
 {
 	(void)state;
 	snc_close(witness);
-	return test_server_stop(&server);
-}
-
-static sinew_v1_ClientMessage command(pb_size_t tag)
-{
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = tag;
-	return m;
+	return test_group_teardown(state);
 }
 
 // The witness still gets answers: the server is up and serving others.
 static void assert_still_serving(void)
 {
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_ping_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_ping_tag);
 	test_expect(witness, &m, 0, NULL);
 }
 
@@ -69,7 +61,7 @@ static void test_random_bytes_before_handshake(void** state)
 	(void)state;
 	for (int round = 0; round < 20; ++round)
 	{
-		snc_client* c = test_connect_raw(&server, round % 2 == 0 ? SNC_TCP : SNC_WS);
+		snc_client* c = test_connect_raw(&group_server, round % 2 == 0 ? SNC_TCP : SNC_WS);
 		uint8_t junk[512];
 		for (size_t i = 0; i < sizeof(junk); ++i)
 		{
@@ -88,7 +80,7 @@ static void test_random_bytes_before_handshake(void** state)
 static void test_random_messages_after_handshake(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "fuzzy", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "fuzzy", sinew_v1_Role_ROLE_CONTROLLER);
 	// Well-framed messages with random contents: each is answered (whatever it decodes to), the
 	// connection stays open.
 	for (int i = 0; i < 200; ++i)
@@ -102,7 +94,7 @@ static void test_random_messages_after_handshake(void** state)
 		}
 		assert_int_equal(snc_send_raw(c, frame, n + size), 0);
 	}
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_ping_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_ping_tag);
 	m.request_id = 0xfeedbeefull;
 	assert_int_equal(snc_send(c, &m), 0);
 	for (;;)
@@ -124,15 +116,15 @@ static void test_truncated_frames(void** state)
 {
 	(void)state;
 	// A length prefix promising more than ever comes, then the client goes away mid-frame.
-	snc_client* c = test_connect(&server, SNC_TCP, "truncated", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "truncated", sinew_v1_Role_ROLE_CONTROLLER);
 	uint8_t partial[12] = { 100, 8, 1, 2, 3 };
 	snc_send_raw(c, partial, sizeof(partial));
 	snc_close(c);
 	assert_still_serving();
 
 	// A whole frame whose protobuf is cut short: BAD_MESSAGE, the session goes on.
-	c = test_connect(&server, SNC_TCP, "cut", sinew_v1_Role_ROLE_CONTROLLER);
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_world_tag);
+	c = test_connect(&group_server, SNC_TCP, "cut", sinew_v1_Role_ROLE_CONTROLLER);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_world_tag);
 	m.request_id = 77;
 	snprintf(m.command.create_world.name, sizeof(m.command.create_world.name), "a name long enough to cut");
 	uint8_t* bytes = NULL;
@@ -148,7 +140,7 @@ static void test_truncated_frames(void** state)
 	test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
 	assert_int_equal(snc_reply_code(&reply), sinew_v1_ErrorCode_ERR_BAD_MESSAGE);
 	snc_message_free(&reply);
-	m = command(sinew_v1_ClientMessage_ping_tag);
+	m = test_command(sinew_v1_ClientMessage_ping_tag);
 	test_expect(c, &m, 0, NULL);
 	snc_close(c);
 }
@@ -156,7 +148,7 @@ static void test_truncated_frames(void** state)
 static void test_oversize_and_malformed_prefix(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "oversize", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "oversize", sinew_v1_Role_ROLE_CONTROLLER);
 	uint8_t prefix[WIRE_VARINT_MAX];
 	size_t n = wire_varint_put(prefix, 65537); // max_message_bytes + 1
 	snc_send_raw(c, prefix, n);
@@ -166,7 +158,7 @@ static void test_oversize_and_malformed_prefix(void** state)
 	snc_close(c);
 
 	// A varint that never ends.
-	c = test_connect(&server, SNC_TCP, "malformed", sinew_v1_Role_ROLE_CONTROLLER);
+	c = test_connect(&group_server, SNC_TCP, "malformed", sinew_v1_Role_ROLE_CONTROLLER);
 	uint8_t endless[11];
 	memset(endless, 0xff, sizeof(endless));
 	snc_send_raw(c, endless, sizeof(endless));
@@ -174,7 +166,7 @@ static void test_oversize_and_malformed_prefix(void** state)
 	snc_close(c);
 
 	// A WebSocket message above the limit.
-	c = test_connect(&server, SNC_WS, "ws-oversize", sinew_v1_Role_ROLE_CONTROLLER);
+	c = test_connect(&group_server, SNC_WS, "ws-oversize", sinew_v1_Role_ROLE_CONTROLLER);
 	uint8_t* big = calloc(1, 70000);
 	snc_send_raw(c, big, 70000);
 	free(big);
@@ -186,7 +178,7 @@ static void test_oversize_and_malformed_prefix(void** state)
 static void test_unknown_command(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "unknown", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "unknown", sinew_v1_Role_ROLE_CONTROLLER);
 	// No command at all.
 	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_UNKNOWN_COMMAND, NULL);
@@ -202,7 +194,7 @@ static void test_unknown_command(void** state)
 	assert_int_equal(snc_reply_code(&reply), sinew_v1_ErrorCode_ERR_UNKNOWN_COMMAND);
 	snc_message_free(&reply);
 	// A second handshake.
-	m = command(sinew_v1_ClientMessage_handshake_tag);
+	m = test_command(sinew_v1_ClientMessage_handshake_tag);
 	m.command.handshake.protocol_version = 1;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_ALREADY_HANDSHAKEN, NULL);
 	snc_close(c);
@@ -211,30 +203,30 @@ static void test_unknown_command(void** state)
 static void test_unknown_and_stale_ids(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "stale", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "stale", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = test_create_world(c, "stale");
 	uint64_t body = test_create_body(c, world, 0, 0, 0);
 	uint64_t other = test_create_body(c, world, 1, 0, 0);
 	uint64_t joint = test_create_hinge(c, world, body, other, 0.5, 0, 0, -0.5, 0, 0);
 	// Destroy, then use the old ids.
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_destroy_joint_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_destroy_joint_tag);
 	m.command.destroy_joint.world_id = world;
 	m.command.destroy_joint.joint_id = joint;
 	test_expect(c, &m, 0, NULL);
-	m = command(sinew_v1_ClientMessage_destroy_body_tag);
+	m = test_command(sinew_v1_ClientMessage_destroy_body_tag);
 	m.command.destroy_body.world_id = world;
 	m.command.destroy_body.body_id = body;
 	test_expect(c, &m, 0, NULL);
 	// A new body may reuse the slot; the old id must still be refused.
 	test_create_body(c, world, 2, 0, 0);
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ID, NULL);
-	m = command(sinew_v1_ClientMessage_set_drive_targets_tag);
+	m = test_command(sinew_v1_ClientMessage_set_drive_targets_tag);
 	m.command.set_drive_targets.world_id = world;
 	m.command.set_drive_targets.joints_count = 1;
 	m.command.set_drive_targets.joints[0].joint_id = joint;
 	m.command.set_drive_targets.joints[0].axis = sinew_v1_Axis_AXIS_RX;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ID, NULL);
-	m = command(sinew_v1_ClientMessage_create_joint_tag);
+	m = test_command(sinew_v1_ClientMessage_create_joint_tag);
 	m.command.create_joint.world_id = world;
 	m.command.create_joint.has_base = true;
 	m.command.create_joint.base.body_b = body; // stale
@@ -255,23 +247,23 @@ static void test_unknown_and_stale_ids(void** state)
 	m.command.destroy_world.world_id = elsewhere;
 	test_expect(c, &m, 0, NULL);
 	// Ids that never existed (including garbage bit patterns).
-	m = command(sinew_v1_ClientMessage_apply_forces_tag);
+	m = test_command(sinew_v1_ClientMessage_apply_forces_tag);
 	m.command.apply_forces.world_id = world;
 	m.command.apply_forces.bodies_count = 1;
 	m.command.apply_forces.bodies[0].body_id = 0xffffffffffffffffull;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ID, NULL);
-	m = command(sinew_v1_ClientMessage_step_tag);
+	m = test_command(sinew_v1_ClientMessage_step_tag);
 	m.command.step.world_id = 0x123456789ull;
 	m.command.step.count = 1;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_UNKNOWN_WORLD, NULL);
-	m = command(sinew_v1_ClientMessage_unsubscribe_tag);
+	m = test_command(sinew_v1_ClientMessage_unsubscribe_tag);
 	m.command.unsubscribe.subscription_id = 42;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_UNKNOWN_SUBSCRIPTION, NULL);
 	// A destroyed world's id.
-	m = command(sinew_v1_ClientMessage_destroy_world_tag);
+	m = test_command(sinew_v1_ClientMessage_destroy_world_tag);
 	m.command.destroy_world.world_id = world;
 	test_expect(c, &m, 0, NULL);
-	m = command(sinew_v1_ClientMessage_get_state_tag);
+	m = test_command(sinew_v1_ClientMessage_get_state_tag);
 	m.command.get_state.world_id = world;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_UNKNOWN_WORLD, NULL);
 	snc_close(c);
@@ -280,8 +272,8 @@ static void test_unknown_and_stale_ids(void** state)
 static void test_not_finite_numbers(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "nan", sinew_v1_Role_ROLE_CONTROLLER);
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_world_tag);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "nan", sinew_v1_Role_ROLE_CONTROLLER);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_world_tag);
 	m.command.create_world.has_settings = true;
 	m.command.create_world.settings.has_gravity = true;
 	m.command.create_world.settings.gravity.z = INFINITY;
@@ -297,7 +289,7 @@ static void test_not_finite_numbers(void** state)
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_NOT_FINITE, NULL);
 
 	uint64_t world = test_create_world(c, "finite");
-	m = command(sinew_v1_ClientMessage_create_body_tag);
+	m = test_command(sinew_v1_ClientMessage_create_body_tag);
 	m.command.create_body.world_id = world;
 	m.command.create_body.has_body = true;
 	m.command.create_body.body.has_pose = true;
@@ -317,11 +309,11 @@ static void test_not_finite_numbers(void** state)
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_ZERO_AXIS, NULL);
 
 	uint64_t body = test_create_body(c, world, 0, 0, 0);
-	m = command(sinew_v1_ClientMessage_subscribe_tag);
+	m = test_command(sinew_v1_ClientMessage_subscribe_tag);
 	m.command.subscribe.world_id = world;
 	m.command.subscribe.rate_hz = NAN;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_NOT_FINITE, NULL);
-	m = command(sinew_v1_ClientMessage_set_body_state_tag);
+	m = test_command(sinew_v1_ClientMessage_set_body_state_tag);
 	m.command.set_body_state.world_id = world;
 	m.command.set_body_state.body_id = body;
 	m.command.set_body_state.has_angular_velocity = true;
@@ -339,8 +331,8 @@ static void test_not_finite_numbers(void** state)
 static void test_before_handshake_and_wrong_version(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect_raw(&server, SNC_TCP);
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_ping_tag);
+	snc_client* c = test_connect_raw(&group_server, SNC_TCP);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_ping_tag);
 	snc_message reply;
 	assert_int_equal(snc_request(c, &m, &reply, TEST_TIMEOUT_MS), 0);
 	assert_int_equal(snc_reply_code(&reply), sinew_v1_ErrorCode_ERR_NOT_HANDSHAKEN);
@@ -348,8 +340,8 @@ static void test_before_handshake_and_wrong_version(void** state)
 	assert_int_equal(test_wait_closed(c, NULL, 0), sinew_v1_ErrorCode_ERR_NOT_HANDSHAKEN);
 	snc_close(c);
 
-	c = test_connect_raw(&server, SNC_WS);
-	m = command(sinew_v1_ClientMessage_handshake_tag);
+	c = test_connect_raw(&group_server, SNC_WS);
+	m = test_command(sinew_v1_ClientMessage_handshake_tag);
 	m.command.handshake.protocol_version = 2;
 	snc_send(c, &m);
 	test_wait_for(c, sinew_v1_ServerMessage_handshake_tag, &reply);
@@ -360,7 +352,7 @@ static void test_before_handshake_and_wrong_version(void** state)
 	snc_close(c);
 
 	// A connection that never shakes hands is closed after handshake_timeout_ms.
-	c = test_connect_raw(&server, SNC_TCP);
+	c = test_connect_raw(&group_server, SNC_TCP);
 	assert_int_equal(test_wait_closed(c, NULL, 0), sinew_v1_ErrorCode_ERR_TIMEOUT);
 	snc_close(c);
 	assert_still_serving();
@@ -396,13 +388,13 @@ static void test_token(void** state)
 static void test_limits(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "limits", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "limits", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t worlds[3];
 	for (int i = 0; i < 3; ++i)
 	{
 		worlds[i] = test_create_world(c, "quota");
 	}
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_world_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_world_tag);
 	snc_message reply;
 	assert_int_equal(test_request(c, &m, &reply), sinew_v1_ErrorCode_ERR_LIMIT_REACHED);
 	assert_non_null(strstr(snc_reply_text(&reply), "max_worlds_per_client"));
@@ -411,7 +403,7 @@ static void test_limits(void** state)
 	{
 		test_create_body(c, worlds[0], i, 0, 0);
 	}
-	m = command(sinew_v1_ClientMessage_create_body_tag);
+	m = test_command(sinew_v1_ClientMessage_create_body_tag);
 	m.command.create_body.world_id = worlds[0];
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_LIMIT_REACHED, NULL);
 	snc_close(c);
@@ -419,10 +411,10 @@ static void test_limits(void** state)
 	// them all, in order.
 	for (int t = 0; t < 2; ++t)
 	{
-		c = test_connect(&server, t == 0 ? SNC_TCP : SNC_WS, "pipeline", sinew_v1_Role_ROLE_CONTROLLER);
+		c = test_connect(&group_server, t == 0 ? SNC_TCP : SNC_WS, "pipeline", sinew_v1_Role_ROLE_CONTROLLER);
 		for (int i = 0; i < 300; ++i)
 		{
-			m = command(sinew_v1_ClientMessage_ping_tag);
+			m = test_command(sinew_v1_ClientMessage_ping_tag);
 			m.request_id = 1000 + (uint64_t)i;
 			assert_int_equal(snc_send(c, &m), 0);
 		}

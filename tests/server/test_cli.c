@@ -1,5 +1,5 @@
 // The sinew command-line tool against a real sinewd: each subcommand's output and exit status.
-#include "harness.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -10,26 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static test_server server;
-
-static int setup(void** state)
-{
-	(void)state;
-	test_server_start(&server, NULL);
-	return 0;
-}
-
-static int teardown(void** state)
-{
-	(void)state;
-	return test_server_stop(&server);
-}
-
 // Run `sinew --port PORT args...`, capture stdout into out; returns the exit status. Bounded to 20 s.
 static int run_cli(char* out, size_t capacity, const char* const* args)
 {
 	char port[16];
-	snprintf(port, sizeof(port), "%d", server.tcp_port);
+	snprintf(port, sizeof(port), "%d", group_server.tcp_port);
 	const char* argv[32];
 	int n = 0;
 	argv[n++] = SINEW_CLI_PATH;
@@ -138,5 +123,5 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_subcommands),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }

@@ -1,23 +1,8 @@
 // A world that blows up numerically is reported (step reply, event to its members and subscribers,
 // world list) and stops, while the other worlds keep going; reset brings it back.
-#include "harness.h"
+#include "fixture.h"
 
 #include <string.h>
-
-static test_server server;
-
-static int setup(void** state)
-{
-	(void)state;
-	test_server_start(&server, NULL);
-	return 0;
-}
-
-static int teardown(void** state)
-{
-	(void)state;
-	return test_server_stop(&server);
-}
 
 // A world with one body moving at 2e6 m/s: above the default divergence speed (1e6 m/s), so its first
 // step flags it as blown up.
@@ -80,8 +65,8 @@ static void wait_diverged_event(snc_client* c, uint64_t world)
 static void test_blow_up_is_reported_and_contained(void** state)
 {
 	(void)state;
-	snc_client* owner = test_connect(&server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
-	snc_client* watcher = test_connect(&server, SNC_WS, "watcher", sinew_v1_Role_ROLE_OBSERVER);
+	snc_client* owner = test_connect(&group_server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* watcher = test_connect(&group_server, SNC_WS, "watcher", sinew_v1_Role_ROLE_OBSERVER);
 	// A healthy world running in real time.
 	uint64_t healthy = test_create_world(owner, "healthy");
 	test_create_body(owner, healthy, 0, 0, 0);
@@ -144,5 +129,5 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_blow_up_is_reported_and_contained),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }

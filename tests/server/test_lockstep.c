@@ -2,24 +2,9 @@
 // input, the silent one is demoted to observer after the timeout (and everyone is told), and the world
 // goes on with the other two. Inputs are applied: each controller pushes its own body with 1 N per tick,
 // so each body's velocity counts the ticks its controller took part in (closed form v = n F h / m).
-#include "harness.h"
+#include "fixture.h"
 
 #include <string.h>
-
-static test_server server;
-
-static int setup(void** state)
-{
-	(void)state;
-	test_server_start(&server, NULL);
-	return 0;
-}
-
-static int teardown(void** state)
-{
-	(void)state;
-	return test_server_stop(&server);
-}
 
 enum
 {
@@ -132,7 +117,7 @@ static double velocity_x(snc_client* c, uint64_t world, uint64_t body)
 static void test_three_controllers_one_stops(void** state)
 {
 	(void)state;
-	snc_client* owner = test_connect(&server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* owner = test_connect(&group_server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
 	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
 	m.which_command = sinew_v1_ClientMessage_create_world_tag;
 	m.command.create_world.has_settings = true;
@@ -150,7 +135,7 @@ static void test_three_controllers_one_stops(void** state)
 	{
 		c[i].body = test_create_body(owner, world, 2.0 * i, 0, 0);
 		c[i].demoted = 0;
-		c[i].client = test_connect_raw(&server, i == 1 ? SNC_WS : SNC_TCP);
+		c[i].client = test_connect_raw(&group_server, i == 1 ? SNC_WS : SNC_TCP);
 		sinew_v1_HandshakeReply hr;
 		assert_int_equal(snc_handshake(c[i].client, "controller", NULL, sinew_v1_Role_ROLE_CONTROLLER, &hr), 0);
 		c[i].session = hr.session_id;
@@ -236,5 +221,5 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_three_controllers_one_stops),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }

@@ -1,34 +1,12 @@
 // Roles and several clients on one world: the owner (who created it), controllers (joined to control),
 // observers (everyone else, and observer sessions everywhere). Every command checks the role.
-#include "harness.h"
+#include "fixture.h"
 
 #include <string.h>
 
-static test_server server;
-
-static int setup(void** state)
-{
-	(void)state;
-	test_server_start(&server, NULL);
-	return 0;
-}
-
-static int teardown(void** state)
-{
-	(void)state;
-	return test_server_stop(&server);
-}
-
-static sinew_v1_ClientMessage command(pb_size_t tag)
-{
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = tag;
-	return m;
-}
-
 static void expect_step(snc_client* c, uint64_t world, int32_t code)
 {
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_step_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_step_tag);
 	m.command.step.world_id = world;
 	m.command.step.count = 1;
 	test_expect(c, &m, code, NULL);
@@ -36,7 +14,7 @@ static void expect_step(snc_client* c, uint64_t world, int32_t code)
 
 static void expect_join(snc_client* c, uint64_t world, sinew_v1_Role role, int32_t code)
 {
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_join_world_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_join_world_tag);
 	m.command.join_world.world_id = world;
 	m.command.join_world.role = role;
 	test_expect(c, &m, code, NULL);
@@ -45,39 +23,39 @@ static void expect_join(snc_client* c, uint64_t world, sinew_v1_Role role, int32
 static void test_observer_cannot_mutate(void** state)
 {
 	(void)state;
-	snc_client* owner = test_connect(&server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
-	snc_client* observer = test_connect(&server, SNC_WS, "observer", sinew_v1_Role_ROLE_OBSERVER);
+	snc_client* owner = test_connect(&group_server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* observer = test_connect(&group_server, SNC_WS, "observer", sinew_v1_Role_ROLE_OBSERVER);
 	uint64_t world = test_create_world(owner, "watched");
 	uint64_t body = test_create_body(owner, world, 0, 0, 1);
 	const int32_t forbidden = sinew_v1_ErrorCode_ERR_FORBIDDEN_BY_ROLE;
 
 	// Everything that changes something is refused to an observer session.
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_world_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_world_tag);
 	test_expect(observer, &m, forbidden, NULL);
 	expect_step(observer, world, forbidden);
 	expect_join(observer, world, sinew_v1_Role_ROLE_CONTROLLER, forbidden);
 	expect_join(observer, world, sinew_v1_Role_ROLE_OWNER, forbidden);
-	m = command(sinew_v1_ClientMessage_create_body_tag);
+	m = test_command(sinew_v1_ClientMessage_create_body_tag);
 	m.command.create_body.world_id = world;
 	test_expect(observer, &m, forbidden, NULL);
-	m = command(sinew_v1_ClientMessage_apply_forces_tag);
+	m = test_command(sinew_v1_ClientMessage_apply_forces_tag);
 	m.command.apply_forces.world_id = world;
 	m.command.apply_forces.bodies_count = 1;
 	m.command.apply_forces.bodies[0].body_id = body;
 	test_expect(observer, &m, forbidden, NULL);
-	m = command(sinew_v1_ClientMessage_destroy_world_tag);
+	m = test_command(sinew_v1_ClientMessage_destroy_world_tag);
 	m.command.destroy_world.world_id = world;
 	test_expect(observer, &m, forbidden, NULL);
-	m = command(sinew_v1_ClientMessage_set_time_mode_tag);
+	m = test_command(sinew_v1_ClientMessage_set_time_mode_tag);
 	m.command.set_time_mode.world_id = world;
 	test_expect(observer, &m, forbidden, NULL);
-	m = command(sinew_v1_ClientMessage_snapshot_tag);
+	m = test_command(sinew_v1_ClientMessage_snapshot_tag);
 	m.command.snapshot.world_id = world;
 	m.command.snapshot.make_reset_point = true;
 	test_expect(observer, &m, forbidden, NULL);
 
 	// Reading is allowed: the list, the state, a snapshot, a subscription.
-	m = command(sinew_v1_ClientMessage_list_worlds_tag);
+	m = test_command(sinew_v1_ClientMessage_list_worlds_tag);
 	snc_message reply;
 	test_expect(observer, &m, 0, &reply);
 	bool listed = false;
@@ -94,10 +72,10 @@ static void test_observer_cannot_mutate(void** state)
 	test_get_state(observer, world, 0, &reply);
 	assert_int_equal(reply.body_count, 1);
 	snc_message_free(&reply);
-	m = command(sinew_v1_ClientMessage_snapshot_tag);
+	m = test_command(sinew_v1_ClientMessage_snapshot_tag);
 	m.command.snapshot.world_id = world;
 	test_expect(observer, &m, 0, NULL);
-	m = command(sinew_v1_ClientMessage_subscribe_tag);
+	m = test_command(sinew_v1_ClientMessage_subscribe_tag);
 	m.command.subscribe.world_id = world;
 	test_expect(observer, &m, 0, NULL);
 
@@ -113,8 +91,8 @@ static void test_observer_cannot_mutate(void** state)
 static void test_controller_and_owner(void** state)
 {
 	(void)state;
-	snc_client* owner = test_connect(&server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
-	snc_client* other = test_connect(&server, SNC_TCP, "other", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* owner = test_connect(&group_server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* other = test_connect(&group_server, SNC_TCP, "other", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = test_create_world(owner, "shared");
 	const int32_t forbidden = sinew_v1_ErrorCode_ERR_FORBIDDEN_BY_ROLE;
 	// Not joined: an observer of this world.
@@ -123,14 +101,14 @@ static void test_controller_and_owner(void** state)
 	expect_join(other, world, sinew_v1_Role_ROLE_CONTROLLER, 0);
 	expect_step(other, world, 0);
 	// A controller drives the world but does not reshape it.
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_body_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_body_tag);
 	m.command.create_body.world_id = world;
 	test_expect(other, &m, forbidden, NULL);
-	m = command(sinew_v1_ClientMessage_destroy_world_tag);
+	m = test_command(sinew_v1_ClientMessage_destroy_world_tag);
 	m.command.destroy_world.world_id = world;
 	test_expect(other, &m, forbidden, NULL);
 	// After leaving it is an observer again.
-	m = command(sinew_v1_ClientMessage_leave_world_tag);
+	m = test_command(sinew_v1_ClientMessage_leave_world_tag);
 	m.command.leave_world.world_id = world;
 	test_expect(other, &m, 0, NULL);
 	expect_step(other, world, forbidden);
@@ -141,10 +119,10 @@ static void test_controller_and_owner(void** state)
 static void test_world_follows_its_owner(void** state)
 {
 	(void)state;
-	snc_client* watcher = test_connect(&server, SNC_TCP, "watcher", sinew_v1_Role_ROLE_CONTROLLER);
-	snc_client* owner = test_connect(&server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* watcher = test_connect(&group_server, SNC_TCP, "watcher", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* owner = test_connect(&group_server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = test_create_world(owner, "ephemeral");
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_subscribe_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_subscribe_tag);
 	m.command.subscribe.world_id = world;
 	test_expect(watcher, &m, 0, NULL);
 	// A world that is not kept goes with its owner, and its subscribers are told.
@@ -168,8 +146,8 @@ static void test_world_follows_its_owner(void** state)
 	expect_step(watcher, world, sinew_v1_ErrorCode_ERR_UNKNOWN_WORLD);
 
 	// A kept world becomes ownerless; another session can take it over and destroy it.
-	owner = test_connect(&server, SNC_TCP, "owner2", sinew_v1_Role_ROLE_CONTROLLER);
-	m = command(sinew_v1_ClientMessage_create_world_tag);
+	owner = test_connect(&group_server, SNC_TCP, "owner2", sinew_v1_Role_ROLE_CONTROLLER);
+	m = test_command(sinew_v1_ClientMessage_create_world_tag);
 	m.command.create_world.keep_after_disconnect = true;
 	snc_message reply;
 	test_expect(owner, &m, 0, &reply);
@@ -179,7 +157,7 @@ static void test_world_follows_its_owner(void** state)
 	// The server notices the disconnect asynchronously: retry the takeover until the owner is gone.
 	for (int i = 0;; ++i)
 	{
-		m = command(sinew_v1_ClientMessage_join_world_tag);
+		m = test_command(sinew_v1_ClientMessage_join_world_tag);
 		m.command.join_world.world_id = kept;
 		m.command.join_world.role = sinew_v1_Role_ROLE_OWNER;
 		int32_t code = test_request(watcher, &m, &reply);
@@ -192,7 +170,7 @@ static void test_world_follows_its_owner(void** state)
 		assert_true(i < 200);
 		test_sleep_ms(20);
 	}
-	m = command(sinew_v1_ClientMessage_destroy_world_tag);
+	m = test_command(sinew_v1_ClientMessage_destroy_world_tag);
 	m.command.destroy_world.world_id = kept;
 	test_expect(watcher, &m, 0, NULL);
 	snc_close(watcher);
@@ -201,14 +179,14 @@ static void test_world_follows_its_owner(void** state)
 static void test_several_clients_on_one_world(void** state)
 {
 	(void)state;
-	snc_client* owner = test_connect(&server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* owner = test_connect(&group_server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
 	snc_client* viewers[3];
 	uint64_t world = test_create_world(owner, "crowd");
 	test_create_body(owner, world, 0, 0, 0);
 	for (int i = 0; i < 3; ++i)
 	{
-		viewers[i] = test_connect(&server, i == 1 ? SNC_WS : SNC_TCP, "viewer", sinew_v1_Role_ROLE_OBSERVER);
-		sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_subscribe_tag);
+		viewers[i] = test_connect(&group_server, i == 1 ? SNC_WS : SNC_TCP, "viewer", sinew_v1_Role_ROLE_OBSERVER);
+		sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_subscribe_tag);
 		m.command.subscribe.world_id = world;
 		m.command.subscribe.rate_hz = 1000;
 		test_expect(viewers[i], &m, 0, NULL);
@@ -245,5 +223,5 @@ int main(void)
 		cmocka_unit_test(test_world_follows_its_owner),
 		cmocka_unit_test(test_several_clients_on_one_world),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }

@@ -1,6 +1,6 @@
 // A full session per command against a real sinewd: every command once with its result checked, physics
 // results against closed forms where a command's effect has one.
-#include "harness.h"
+#include "fixture.h"
 
 #include "wire.h"
 
@@ -8,33 +8,10 @@
 #include <signal.h>
 #include <string.h>
 
-static test_server server;
-
-static int setup(void** state)
-{
-	(void)state;
-	test_server_start(&server, NULL);
-	return 0;
-}
-
-static int teardown(void** state)
-{
-	(void)state;
-	// A clean exit (0) includes, under ASan, "no leaks".
-	return test_server_stop(&server);
-}
-
-static sinew_v1_ClientMessage command(pb_size_t tag)
-{
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = tag;
-	return m;
-}
-
 // A PGS world without gravity unless given, dt 1 ms.
 static uint64_t create_pgs_world(snc_client* c, double gz)
 {
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_world_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_world_tag);
 	sinew_v1_CreateWorld* w = &m.command.create_world;
 	snprintf(w->name, sizeof(w->name), "pgs");
 	w->has_settings = true;
@@ -91,7 +68,7 @@ static bool has_capability(const sinew_v1_HandshakeReply* r, const char* name)
 static void test_handshake_and_ping(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect_raw(&server, SNC_TCP);
+	snc_client* c = test_connect_raw(&group_server, SNC_TCP);
 	sinew_v1_HandshakeReply hr;
 	assert_int_equal(snc_handshake(c, "session-test", NULL, sinew_v1_Role_ROLE_CONTROLLER, &hr), 0);
 	assert_int_equal(hr.status.code, 0);
@@ -102,7 +79,7 @@ static void test_handshake_and_ping(void** state)
 	assert_true(has_capability(&hr, "snapshots"));
 	assert_true(has_capability(&hr, "articulations"));
 	assert_true(hr.max_message_bytes >= 1024);
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_ping_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_ping_tag);
 	snc_message reply;
 	test_expect(c, &m, 0, &reply);
 	assert_int_equal(reply.msg.message.reply.request_id, m.request_id);
@@ -113,8 +90,8 @@ static void test_handshake_and_ping(void** state)
 static void test_world_lifecycle(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "worlds", sinew_v1_Role_ROLE_CONTROLLER);
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_world_tag);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "worlds", sinew_v1_Role_ROLE_CONTROLLER);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_world_tag);
 	sinew_v1_CreateWorld* cw = &m.command.create_world;
 	snprintf(cw->name, sizeof(cw->name), "settings");
 	cw->has_settings = true;
@@ -133,7 +110,7 @@ static void test_world_lifecycle(void** state)
 	snc_message_free(&reply);
 
 	// The list shows it with its settings and this session as owner.
-	m = command(sinew_v1_ClientMessage_list_worlds_tag);
+	m = test_command(sinew_v1_ClientMessage_list_worlds_tag);
 	test_expect(c, &m, 0, &reply);
 	const sinew_v1_WorldInfo* info = NULL;
 	for (int i = 0; i < reply.world_count; ++i)
@@ -154,7 +131,7 @@ static void test_world_lifecycle(void** state)
 	snc_message_free(&reply);
 
 	// Configure changes only what is sent.
-	m = command(sinew_v1_ClientMessage_configure_world_tag);
+	m = test_command(sinew_v1_ClientMessage_configure_world_tag);
 	m.command.configure_world.world_id = world;
 	m.command.configure_world.has_settings = true;
 	m.command.configure_world.settings.has_erp = true;
@@ -167,7 +144,7 @@ static void test_world_lifecycle(void** state)
 	m.command.configure_world.settings.erp = 2.0;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_INVALID_ARGUMENT, NULL);
 	// Warm start and DIRECT's implicit factors travel too, validated by the core.
-	m = command(sinew_v1_ClientMessage_configure_world_tag);
+	m = test_command(sinew_v1_ClientMessage_configure_world_tag);
 	m.command.configure_world.world_id = world;
 	m.command.configure_world.has_settings = true;
 	m.command.configure_world.settings.has_warm_start = true;
@@ -185,7 +162,7 @@ static void test_world_lifecycle(void** state)
 
 	// Clone, then destroy the clone; its id goes stale.
 	test_create_body(c, world, 0, 0, 1);
-	m = command(sinew_v1_ClientMessage_clone_world_tag);
+	m = test_command(sinew_v1_ClientMessage_clone_world_tag);
 	m.command.clone_world.world_id = world;
 	test_expect(c, &m, 0, &reply);
 	uint64_t clone = reply.msg.message.reply.result.created.id;
@@ -194,7 +171,7 @@ static void test_world_lifecycle(void** state)
 	test_get_state(c, clone, 0, &reply);
 	assert_int_equal(reply.body_count, 1);
 	snc_message_free(&reply);
-	m = command(sinew_v1_ClientMessage_destroy_world_tag);
+	m = test_command(sinew_v1_ClientMessage_destroy_world_tag);
 	m.command.destroy_world.world_id = clone;
 	test_expect(c, &m, 0, NULL);
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_UNKNOWN_WORLD, NULL);
@@ -206,7 +183,7 @@ static void test_world_lifecycle(void** state)
 static void test_bodies_and_every_joint_type(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "joints", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "joints", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = create_pgs_world(c, 0.0);
 	uint64_t bodies[8];
 	for (int i = 0; i < 8; ++i)
@@ -214,7 +191,7 @@ static void test_bodies_and_every_joint_type(void** state)
 		bodies[i] = test_create_body(c, world, i, 0, 0);
 	}
 	// Static and kinematic bodies.
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_body_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_body_tag);
 	m.command.create_body.world_id = world;
 	m.command.create_body.has_body = true;
 	m.command.create_body.body.type = sinew_v1_BodyType_BODY_STATIC;
@@ -239,7 +216,7 @@ static void test_bodies_and_every_joint_type(void** state)
 	uint64_t joints[7];
 	for (int i = 0; i < 7; ++i)
 	{
-		m = command(sinew_v1_ClientMessage_create_joint_tag);
+		m = test_command(sinew_v1_ClientMessage_create_joint_tag);
 		sinew_v1_CreateJoint* j = &m.command.create_joint;
 		j->world_id = world;
 		j->has_base = true;
@@ -264,7 +241,7 @@ static void test_bodies_and_every_joint_type(void** state)
 		snc_message_free(&reply);
 	}
 	// A joint without a type, and one naming the same body twice, are refused.
-	m = command(sinew_v1_ClientMessage_create_joint_tag);
+	m = test_command(sinew_v1_ClientMessage_create_joint_tag);
 	m.command.create_joint.world_id = world;
 	m.command.create_joint.has_base = true;
 	m.command.create_joint.base.body_b = bodies[0];
@@ -273,7 +250,7 @@ static void test_bodies_and_every_joint_type(void** state)
 	m.command.create_joint.base.body_a = bodies[0];
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_SELF_JOINT, NULL);
 	// Six-axis with an axis twice.
-	m = command(sinew_v1_ClientMessage_create_joint_tag);
+	m = test_command(sinew_v1_ClientMessage_create_joint_tag);
 	m.command.create_joint.world_id = world;
 	m.command.create_joint.has_base = true;
 	m.command.create_joint.base.body_b = bodies[0];
@@ -301,7 +278,7 @@ static void test_bodies_and_every_joint_type(void** state)
 	snc_message_free(&st);
 
 	// Destroying a body destroys its joints; destroying again is a stale id.
-	m = command(sinew_v1_ClientMessage_destroy_body_tag);
+	m = test_command(sinew_v1_ClientMessage_destroy_body_tag);
 	m.command.destroy_body.world_id = world;
 	m.command.destroy_body.body_id = bodies[7];
 	test_expect(c, &m, 0, NULL);
@@ -310,7 +287,7 @@ static void test_bodies_and_every_joint_type(void** state)
 	assert_int_equal(st.body_count, 9);
 	assert_int_equal(st.joint_count, 6);
 	snc_message_free(&st);
-	m = command(sinew_v1_ClientMessage_destroy_joint_tag);
+	m = test_command(sinew_v1_ClientMessage_destroy_joint_tag);
 	m.command.destroy_joint.world_id = world;
 	m.command.destroy_joint.joint_id = joints[1];
 	test_expect(c, &m, 0, NULL);
@@ -321,11 +298,11 @@ static void test_bodies_and_every_joint_type(void** state)
 static void test_step_free_fall(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "fall", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "fall", sinew_v1_Role_ROLE_CONTROLLER);
 	const double g = 9.81, h = 0.001;
 	uint64_t world = create_pgs_world(c, -g);
 	uint64_t body = test_create_body(c, world, 0, 0, 0);
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_step_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_step_tag);
 	m.command.step.world_id = world;
 	m.command.step.count = 1000;
 	snc_message reply;
@@ -352,7 +329,7 @@ static void test_step_free_fall(void** state)
 
 static void apply_force(snc_client* c, uint64_t world, uint64_t body, double fx, double tz, int32_t code)
 {
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_apply_forces_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_apply_forces_tag);
 	m.command.apply_forces.world_id = world;
 	m.command.apply_forces.bodies_count = 1;
 	m.command.apply_forces.bodies[0].body_id = body;
@@ -366,9 +343,9 @@ static void apply_force(snc_client* c, uint64_t world, uint64_t body, double fx,
 static void test_forces_and_body_state(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "forces", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "forces", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = create_pgs_world(c, 0.0);
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_body_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_body_tag);
 	m.command.create_body.world_id = world;
 	m.command.create_body.has_body = true;
 	m.command.create_body.body.has_mass = true;
@@ -394,7 +371,7 @@ static void test_forces_and_body_state(void** state)
 	snc_message_free(&st);
 
 	// Body state is set exactly and read back exactly.
-	m = command(sinew_v1_ClientMessage_set_body_state_tag);
+	m = test_command(sinew_v1_ClientMessage_set_body_state_tag);
 	m.command.set_body_state.world_id = world;
 	m.command.set_body_state.body_id = body;
 	m.command.set_body_state.has_pose = true;
@@ -420,7 +397,7 @@ static void test_forces_and_body_state(void** state)
 
 static void set_target(snc_client* c, uint64_t world, uint64_t joint, double target, uint64_t other, int32_t code)
 {
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_set_drive_targets_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_set_drive_targets_tag);
 	m.command.set_drive_targets.world_id = world;
 	m.command.set_drive_targets.joints_count = other != 0 ? 2 : 1;
 	m.command.set_drive_targets.joints[0].joint_id = joint;
@@ -435,11 +412,11 @@ static void set_target(snc_client* c, uint64_t world, uint64_t joint, double tar
 static void test_drive_targets(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "drives", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "drives", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = create_pgs_world(c, 0.0);
 	uint64_t body = test_create_body(c, world, 0.5, 0, 0);
 	// A hinge about y with a stiff, damped spring: a position servo.
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_create_joint_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_joint_tag);
 	sinew_v1_CreateJoint* j = &m.command.create_joint;
 	j->world_id = world;
 	j->has_base = true;
@@ -480,10 +457,10 @@ static void test_drive_targets(void** state)
 static void test_subscribe_and_time_modes(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "stream", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "stream", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = create_pgs_world(c, -9.81);
 	uint64_t body = test_create_body(c, world, 0, 0, 0);
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_subscribe_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_subscribe_tag);
 	m.command.subscribe.world_id = world;
 	m.command.subscribe.rate_hz = 200;
 	m.command.subscribe.include = sinew_v1_Include_INCLUDE_POSES;
@@ -514,7 +491,7 @@ static void test_subscribe_and_time_modes(void** state)
 
 	// Real time: the world advances by itself; Step is refused; paused again: it stops.
 	test_set_mode(c, world, sinew_v1_TimeMode_TIME_REALTIME, 1.0);
-	m = command(sinew_v1_ClientMessage_step_tag);
+	m = test_command(sinew_v1_ClientMessage_step_tag);
 	m.command.step.world_id = world;
 	m.command.step.count = 1;
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_WRONG_TIME_MODE, NULL);
@@ -541,7 +518,7 @@ static void test_subscribe_and_time_modes(void** state)
 	snc_message_free(&a);
 	snc_message_free(&b);
 
-	m = command(sinew_v1_ClientMessage_unsubscribe_tag);
+	m = test_command(sinew_v1_ClientMessage_unsubscribe_tag);
 	m.command.unsubscribe.subscription_id = sub;
 	test_expect(c, &m, 0, NULL);
 	test_expect(c, &m, sinew_v1_ErrorCode_ERR_UNKNOWN_SUBSCRIPTION, NULL);
@@ -551,11 +528,11 @@ static void test_subscribe_and_time_modes(void** state)
 static void test_snapshot_restore_reset(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "snapshots", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "snapshots", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = create_pgs_world(c, -9.81);
 	test_create_body(c, world, 0, 0, 0);
 	test_step(c, world, 10);
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_snapshot_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_snapshot_tag);
 	m.command.snapshot.world_id = world;
 	m.command.snapshot.make_reset_point = true;
 	snc_message snap;
@@ -565,7 +542,7 @@ static void test_snapshot_restore_reset(void** state)
 	test_step(c, world, 20);
 
 	// Reset goes back to the reset point (tick 10).
-	m = command(sinew_v1_ClientMessage_reset_tag);
+	m = test_command(sinew_v1_ClientMessage_reset_tag);
 	m.command.reset.world_id = world;
 	snc_message reply;
 	test_expect(c, &m, 0, &reply);
@@ -574,7 +551,7 @@ static void test_snapshot_restore_reset(void** state)
 
 	// Restore from bytes (sent through a callback-encoded bytes field).
 	test_step(c, world, 5);
-	m = command(sinew_v1_ClientMessage_restore_tag);
+	m = test_command(sinew_v1_ClientMessage_restore_tag);
 	m.command.restore.world_id = world;
 	wire_bytes bytes = { snap.bytes, snap.byte_count };
 	m.command.restore.data.funcs.encode = wire_encode_bytes;
@@ -603,7 +580,7 @@ static void test_shutdown_finishes_in_flight_replies(void** state)
 		test_create_hinge(c, world, previous, b, previous == 0 ? 0.0 : 0.5, 0, 0, -0.5, 0, 0);
 		previous = b;
 	}
-	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_step_tag);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_step_tag);
 	m.command.step.world_id = world;
 	m.command.step.count = 2000;
 	assert_int_equal(snc_send(c, &m), 0);
@@ -637,5 +614,5 @@ int main(void)
 		cmocka_unit_test(test_snapshot_restore_reset),
 		cmocka_unit_test(test_shutdown_finishes_in_flight_replies),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }

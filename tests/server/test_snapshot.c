@@ -1,27 +1,12 @@
 // Snapshots over the wire: a restored snapshot reproduces the same states bit for bit, a clone steps like
 // its original, bad snapshot bytes are refused without touching the world, and a 10,000-body world
 // streams and snapshots whole (no silent truncation anywhere).
-#include "harness.h"
+#include "fixture.h"
 
 #include "wire.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static test_server server;
-
-static int setup(void** state)
-{
-	(void)state;
-	test_server_start(&server, NULL);
-	return 0;
-}
-
-static int teardown(void** state)
-{
-	(void)state;
-	return test_server_stop(&server);
-}
 
 enum
 {
@@ -93,7 +78,7 @@ static void assert_same_bits(const snc_message* a, const snc_message* b)
 static void test_restore_is_bit_exact(void** state)
 {
 	(void)state;
-	snc_client* c = test_connect(&server, SNC_TCP, "snapshots", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "snapshots", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = chain_world(c, 12);
 	test_step(c, world, 200);
 	snc_message snap = snapshot(c, world);
@@ -150,7 +135,7 @@ static void test_ten_thousand_bodies_whole(void** state)
 {
 	(void)state;
 	const int n = 10000;
-	snc_client* c = test_connect(&server, SNC_TCP, "big", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* c = test_connect(&group_server, SNC_TCP, "big", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = test_create_world(c, "big");
 	// Pipelined in batches (the server bounds requests in flight and applies backpressure).
 	for (int done = 0; done < n;)
@@ -209,5 +194,5 @@ int main(void)
 		cmocka_unit_test(test_restore_is_bit_exact),
 		cmocka_unit_test(test_ten_thousand_bodies_whole),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }

@@ -2,7 +2,7 @@
 // the subprotocol check, and a slow WebSocket reader that stops reading: its outbox stays within one
 // frame per subscription (newer frames replace unsent ones, counted as dropped in /metrics), and the
 // fast clients on the same world lose nothing.
-#include "harness.h"
+#include "fixture.h"
 
 #include "wire.h"
 
@@ -18,38 +18,23 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-static test_server server;
-
-static int setup(void** state)
-{
-	(void)state;
-	test_server_start(&server, NULL);
-	return 0;
-}
-
-static int teardown(void** state)
-{
-	(void)state;
-	return test_server_stop(&server);
-}
-
 static void test_http_endpoints(void** state)
 {
 	(void)state;
 	char body[4096];
-	assert_int_equal(test_http_get(&server, "/healthz", body, sizeof(body)), 200);
+	assert_int_equal(test_http_get(&group_server, "/healthz", body, sizeof(body)), 200);
 	assert_string_equal(body, "ok\n");
-	assert_int_equal(test_http_get(&server, "/nothing-here", body, sizeof(body)), 404);
-	assert_int_equal(test_http_get(&server, "/", body, sizeof(body)), 404); // no --web-root
-	snc_client* c = test_connect(&server, SNC_WS, "metrics", sinew_v1_Role_ROLE_OBSERVER);
-	assert_true(test_metric(&server, "sinew_connections", "transport=\"ws\"") >= 1.0);
-	assert_false(isnan(test_metric(&server, "sinew_steps_total", NULL)));
-	assert_false(isnan(test_metric(&server, "sinew_frames_dropped_total", NULL)));
+	assert_int_equal(test_http_get(&group_server, "/nothing-here", body, sizeof(body)), 404);
+	assert_int_equal(test_http_get(&group_server, "/", body, sizeof(body)), 404); // no --web-root
+	snc_client* c = test_connect(&group_server, SNC_WS, "metrics", sinew_v1_Role_ROLE_OBSERVER);
+	assert_true(test_metric(&group_server, "sinew_connections", "transport=\"ws\"") >= 1.0);
+	assert_false(isnan(test_metric(&group_server, "sinew_steps_total", NULL)));
+	assert_false(isnan(test_metric(&group_server, "sinew_frames_dropped_total", NULL)));
 	// Commands are counted by command and code.
 	sinew_v1_ClientMessage ping = sinew_v1_ClientMessage_init_zero;
 	ping.which_command = sinew_v1_ClientMessage_ping_tag;
 	test_expect(c, &ping, 0, NULL);
-	assert_true(test_metric(&server, "sinew_commands_total", "command=\"ping\",code=\"OK\"") >= 1.0);
+	assert_true(test_metric(&group_server, "sinew_commands_total", "command=\"ping\",code=\"OK\"") >= 1.0);
 	snc_close(c);
 
 	// The dashboard directory, when there is one, is served at /.
@@ -80,7 +65,7 @@ static void test_websocket_needs_the_subprotocol(void** state)
 	struct sockaddr_in addr;
 	memset(&addr, 0, sizeof(addr));
 	addr.sin_family = AF_INET;
-	addr.sin_port = htons((uint16_t)server.ws_port);
+	addr.sin_port = htons((uint16_t)group_server.ws_port);
 	inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
 	assert_int_equal(connect(fd, (struct sockaddr*)&addr, sizeof(addr)), 0);
 	const char* request = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -133,16 +118,6 @@ static void* read_frames(void* p)
 	return NULL;
 }
 
-static void subscribe(snc_client* c, uint64_t world, double rate_hz, uint32_t include)
-{
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_subscribe_tag;
-	m.command.subscribe.world_id = world;
-	m.command.subscribe.rate_hz = rate_hz;
-	m.command.subscribe.include = include;
-	test_expect(c, &m, 0, NULL);
-}
-
 static void test_slow_websocket_reader(void** state)
 {
 	(void)state;
@@ -151,7 +126,7 @@ static void test_slow_websocket_reader(void** state)
 		BODIES = 500,
 		FAST = 3
 	};
-	snc_client* owner = test_connect(&server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* owner = test_connect(&group_server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = test_create_world(owner, "busy");
 	for (int i = 0; i < BODIES; ++i)
 	{
@@ -159,32 +134,32 @@ static void test_slow_websocket_reader(void** state)
 	}
 	// As fast as possible, so that frames come as fast as the server can make them whatever the build.
 	test_set_mode(owner, world, sinew_v1_TimeMode_TIME_FAST, 1.0);
-	size_t rss_before = test_server_rss(&server);
+	size_t rss_before = test_server_rss(&group_server);
 
 	// The slow reader: a tiny receive buffer, it never reads, and it asks for large frames (poses and
 	// velocities) at the highest rate, so the socket buffers fill in well under a second.
 	snc_options o = snc_default_options();
 	o.transport = SNC_WS;
-	o.port = server.ws_port;
+	o.port = group_server.ws_port;
 	o.receive_buffer_bytes = 4096;
 	snc_client* slow = NULL;
 	assert_int_equal(snc_connect(&o, &slow), 0);
 	assert_int_equal(snc_handshake(slow, "slow", NULL, sinew_v1_Role_ROLE_OBSERVER, NULL), 0);
-	subscribe(slow, world, 1000, sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_VELOCITIES);
+	test_subscribe(slow, world, 1000, sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_VELOCITIES);
 
 	reader fast[FAST];
 	memset(fast, 0, sizeof(fast));
 	for (int i = 0; i < FAST; ++i)
 	{
-		fast[i].client = test_connect(&server, i == 2 ? SNC_TCP : SNC_WS, "fast", sinew_v1_Role_ROLE_OBSERVER);
-		subscribe(fast[i].client, world, 60, sinew_v1_Include_INCLUDE_POSES);
+		fast[i].client = test_connect(&group_server, i == 2 ? SNC_TCP : SNC_WS, "fast", sinew_v1_Role_ROLE_OBSERVER);
+		test_subscribe(fast[i].client, world, 60, sinew_v1_Include_INCLUDE_POSES);
 		assert_int_equal(pthread_create(&fast[i].thread, NULL, read_frames, fast + i), 0);
 	}
 	// Wait (bounded) until the slow reader is dropping frames and the fast ones have had plenty.
 	double dropped = 0;
 	for (int i = 0; i < 600; ++i)
 	{
-		dropped = test_metric(&server, "sinew_client_frames_dropped_total", "client=\"slow\"");
+		dropped = test_metric(&group_server, "sinew_client_frames_dropped_total", "client=\"slow\"");
 		bool enough = true;
 		for (int k = 0; k < FAST; ++k)
 		{
@@ -196,8 +171,8 @@ static void test_slow_websocket_reader(void** state)
 		}
 		test_sleep_ms(50);
 	}
-	double slow_outbox = test_metric(&server, "sinew_client_outbox_bytes", "client=\"slow\"");
-	size_t rss_after = test_server_rss(&server);
+	double slow_outbox = test_metric(&group_server, "sinew_client_outbox_bytes", "client=\"slow\"");
+	size_t rss_after = test_server_rss(&group_server);
 	for (int i = 0; i < FAST; ++i)
 	{
 		fast[i].stop = 1;
@@ -322,5 +297,5 @@ int main(void)
 		cmocka_unit_test(test_slow_websocket_reader),
 		cmocka_unit_test(test_client_that_never_reads_replies_is_closed),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }

@@ -1,6 +1,7 @@
 // Unit tests of server modules that need no network: the outbox (bounded, newest frame wins, reliable
 // messages in order), value ids, the varint framing, the configuration (flags, environment, limits),
 // the error table, log quoting, include masks.
+#define _POSIX_C_SOURCE 200809L // setenv, unsetenv, open_memstream
 #include "config.h"
 #include "errors.h"
 #include "frame.h"

@@ -2,7 +2,7 @@
 // and visual went; the mimic sign survives the trip; a bad model gives the importer's typed error with its
 // file, line and element and changes nothing; and sinewd started without --no-demo hosts the demo robot
 // in real time, moving, with its gripper's fingers coupled.
-#include "harness.h"
+#include "fixture.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -260,5 +260,6 @@ int main(void)
 		cmocka_unit_test(test_bad_models),
 		cmocka_unit_test(test_demo_world),
 	};
+	test_failures_to_cmocka(); // each test starts its own sinewd
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

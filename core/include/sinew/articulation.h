@@ -1,5 +1,6 @@
-// Sinew core: reduced-coordinate articulations (trees of links in joint coordinates), implicit PD drives
-// (seed 002) and mimic joints (seed 000).
+// Sinew core: reduced-coordinate articulations (trees of links in joint coordinates, Featherstone's
+// articulated-body algorithm), implicit PD drives (after PhysX's notes "Implicit Spring Joint Drives")
+// and mimic joints (after PhysX's notes "Mimic Joints").
 //
 // An articulation is created whole from an array of link defs. Link 0 is the base (fixed to the world
 // or floating); every other link names a parent with a smaller index, so the links form a tree. Each
@@ -9,7 +10,8 @@
 // none. The base's six floating dofs are not in that numbering; use the base-pose calls.
 //
 // Rows that act on dofs (limits, drives, mimic joints, joint friction) are solved in the world's PGS or
-// TGS iterations, with responses from unit test impulses propagated through the tree (seed 000). Worlds
+// TGS iterations, with responses from unit test impulses propagated through the tree (Mirtich's test
+// impulses, as PhysX's mimic-joint notes use them). Worlds
 // whose solver is XPBD or DIRECT step their articulations with the TGS path.
 //
 // Articulations do not interact with maximal-coordinate bodies: no joint connects a link to a body, and
@@ -50,9 +52,10 @@ typedef enum sn_drive_type
 } sn_drive_type;
 
 // An implicit PD drive on one dof: F = stiffness (target_position - q) + damping (target_velocity - qdot),
-// solved implicitly (seed 002) so very large gains stay stable, clamped to max_force. max_velocity is the
-// actuator's speed: the drive never pushes the dof faster than it (in either direction); it still brakes
-// a dof that something else made faster, and the dof itself is not capped (max_joint_velocity does that).
+// solved implicitly (PhysX's implicit drive notes) so very large gains stay stable, clamped to max_force.
+// max_velocity is the actuator's speed: the drive never pushes the dof faster than it (in either
+// direction); it still brakes a dof that something else made faster, and the dof itself is not capped
+// (max_joint_velocity does that).
 typedef struct sn_drive
 {
 	bool enabled;
@@ -198,9 +201,9 @@ sn_error sn_articulation_apply_joint_force(sn_world* world, sn_articulation_id i
 sn_error sn_articulation_get_link_incoming_force(const sn_world* world, sn_articulation_id id, int link, sn_vec3* force,
 												 sn_vec3* torque);
 
-// Unit test impulse response r_ij (seed 000): the change of dof i's speed (m/s or rad/s) per unit
-// impulse (N*s or N*m*s) on dof j, at the current state, as the solver of the next step sees it
-// (armature and implicit joint damping over one substep included): element (i, j) of the inverse
+// Unit test impulse response r_ij (PhysX's mimic-joint notes): the change of dof i's speed (m/s or
+// rad/s) per unit impulse (N*s or N*m*s) on dof j, at the current state, as the solver of the next step
+// sees it (armature and implicit joint damping over one substep included): element (i, j) of the inverse
 // joint-space inertia. Zero between sub-trees of a fixed base. Costs O(links).
 sn_error sn_articulation_compute_response(sn_world* world, sn_articulation_id id, int dof_i, int dof_j,
 										  double* response);
@@ -211,18 +214,22 @@ sn_drive sn_articulation_get_drive(const sn_world* world, sn_articulation_id id,
 sn_error sn_articulation_set_drive_target(sn_world* world, sn_articulation_id id, int dof, double position,
 										  double velocity);
 // Many targets in one call; validated as a whole (nothing changes on failure). velocities may be NULL
-// (targets keep their velocity).
+// (targets keep their velocity). A later entry on the same dof overrides an earlier one.
 sn_error sn_articulation_set_drive_targets(sn_world* world, sn_articulation_id id, const int* dofs,
 										   const double* positions, const double* velocities, int count);
+// The validation of sn_articulation_set_drive_targets alone: the same error and detail line, and nothing
+// changed but the detail line.
+sn_error sn_articulation_check_drive_targets(sn_world* world, sn_articulation_id id, const int* dofs,
+											 const double* positions, const double* velocities, int count);
 // The force each drive actually applied in the last step (N or N*m), after clamping, per dof.
 sn_error sn_articulation_get_drive_efforts(const sn_world* world, sn_articulation_id id, double* efforts, int count);
 // A limit on a dof (m or rad; any finite range for revolute joints, whose positions are not wrapped).
 sn_error sn_articulation_set_limit(sn_world* world, sn_articulation_id id, int dof, sn_limit limit);
 sn_limit sn_articulation_get_limit(const sn_world* world, sn_articulation_id id, int dof);
 
-// Mimic joints: q_0 + sum_{i>=1} gearing[i] q_i + offset = 0 over dofs of one articulation (seed 000,
-// eq. 3 and 18), one row, anywhere in the tree. Dof indices out of range or repeated give
-// SN_ERR_TOPOLOGY. Destroying the articulation destroys its mimic joints.
+// Mimic joints: q_0 + sum_{i>=1} gearing[i] q_i + offset = 0 over dofs of one articulation (PhysX's
+// mimic-joint notes, eq. 3 and its N-dof form, eq. 18), one row, anywhere in the tree. Dof indices out of
+// range or repeated give SN_ERR_TOPOLOGY. Destroying the articulation destroys its mimic joints.
 #define SN_MIMIC_MAX_DOFS 8
 
 typedef struct sn_mimic_def

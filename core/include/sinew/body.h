@@ -47,6 +47,27 @@ uint64_t sn_body_get_user_data(const sn_world* world, sn_body_id id);
 sn_error sn_body_set_pose(sn_world* world, sn_body_id id, sn_transform pose);
 sn_error sn_body_set_linear_velocity(sn_world* world, sn_body_id id, sn_vec3 velocity);
 sn_error sn_body_set_angular_velocity(sn_world* world, sn_body_id id, sn_vec3 velocity);
+
+// The state of many bodies at once, all or nothing (what a server command or a controller that teleports
+// bodies sends). Each entry is checked as sn_body_set_pose, sn_body_set_linear_velocity and
+// sn_body_set_angular_velocity check it (a live body, finite numbers, a rotation that normalises, no
+// velocity for a static body), with the same errors; the detail line (sn_world_last_error_detail) names
+// the first bad entry. A later entry on the same body overrides an earlier one, part by part.
+typedef struct sn_body_state
+{
+	sn_body_id body;
+	bool has_pose;
+	sn_transform pose; // m, unit quaternion (normalised like sn_body_set_pose)
+	bool has_linear_velocity;
+	sn_vec3 linear_velocity; // m/s, of the centre of mass, world frame
+	bool has_angular_velocity;
+	sn_vec3 angular_velocity; // rad/s, world frame
+} sn_body_state;
+// Validate count >= 0 entries without changing anything but the detail line.
+sn_error sn_world_check_body_states(sn_world* world, const sn_body_state* states, int count);
+// Validate every entry first, then apply them in order; on failure nothing changed.
+sn_error sn_world_set_body_states(sn_world* world, const sn_body_state* states, int count);
+
 sn_error sn_body_set_mass_properties(sn_world* world, sn_body_id id, double mass, sn_mat33 inertia,
 									 sn_vec3 center_of_mass);
 sn_error sn_body_set_damping(sn_world* world, sn_body_id id, double linear_damping, double angular_damping);

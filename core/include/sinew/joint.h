@@ -14,24 +14,26 @@
 // Forces out: after a step each joint reports the force it applied to body B (N) and the torque about
 // B's anchor (N*m), both in the world frame, from the row impulses accumulated in that step.
 //
-// The same defs in every solver (world.h): a user switches solver, not code. What each field becomes:
+// The same defs in every solver (world.h): a user switches solver, not code. What each field becomes
+// (XPBD's blocks LimitAngle, RestrictToAxis, Servo and the velocity motor are those of Mueller's XPBD
+// joint notes, after Mueller et al. 2020; DIRECT's compliant rows are Faure's):
 //   softness (lock_soft, a limit's, a spring's)  PGS/TGS: implicit spring rows; XPBD: compliance
-//       alpha = c = 1/k in the position pass and the damping b in the velocity pass; DIRECT: seed 004's
+//       alpha = c = 1/k in the position pass and the damping b in the velocity pass; DIRECT: Faure's
 //       compliant rows with the world's implicit factors. One mapping (types.h, sn_soft): a constant load
 //       F deflects a soft row by F c in all four.
-//   limits      PGS/TGS: speculative unilateral rows; XPBD: the seed's LimitAngle or the axial part of
+//   limits      PGS/TGS: speculative unilateral rows; XPBD: LimitAngle or the axial part of
 //       RestrictToAxis while violated (inelastic: no restitution); DIRECT: complementarity solved by the
 //       active set.
 //   motors      PGS/TGS/DIRECT: a velocity row within max_force; XPBD: hinge, prismatic and cylindrical
-//       motors are the seed's velocity motor, a position target (angle at the substep's start plus
+//       motors are XPBD's velocity motor, a position target (angle at the substep's start plus
 //       hx speed) with the multiplier capped at max_force hx^2; six-axis motors act in XPBD's velocity
 //       pass, so a world with velocity_iterations = 0 leaves them off in XPBD.
-//   springs     a rigid spring is a position servo in every solver (XPBD: the seed's Servo), capped at
+//   springs     a rigid spring is a position servo in every solver (XPBD: the Servo block), capped at
 //       max_force; a soft one is a spring-damper as above.
-//   swing cone  XPBD: the seed's LimitAngle when y_angle == z_angle; an elliptic cone uses XPBD's generic
+//   swing cone  XPBD: LimitAngle when y_angle == z_angle; an elliptic cone uses XPBD's generic
 //       per-row correction on the PGS/TGS cone row.
 //   twist       the swing-twist angle of the frames in every solver (XPBD measures it on frame B's y axis
-//       turned back through the swing; the seed's bisector projection is another angle at large swing).
+//       turned back through the swing; the notes' bisector projection is another angle at large swing).
 //   break_force, break_torque  from the reported force and torque in every solver.
 // XPBD projects an error present when a substep starts at once (the others at erp per step): a joint
 // created out of place snaps into place with the velocity of that correction. Create joints in place.
@@ -101,6 +103,24 @@ sn_error sn_joint_set_drive_target(sn_world* world, sn_joint_id id, sn_axis axis
 sn_limit sn_joint_get_limit(const sn_world* world, sn_joint_id id, sn_axis axis);
 sn_motor sn_joint_get_motor(const sn_world* world, sn_joint_id id, sn_axis axis);
 sn_spring sn_joint_get_spring(const sn_world* world, sn_joint_id id, sn_axis axis);
+
+// Control inputs for many joints at once, all or nothing (what a controller or a server command sends
+// each step). Each entry is checked as sn_joint_set_drive_target and sn_joint_set_motor_speed check it
+// (a live joint, an axis that moves in its type, finite numbers), with the same errors; the detail line
+// (sn_world_last_error_detail) names the first bad entry. A later entry on the same joint and axis
+// overrides an earlier one.
+typedef struct sn_joint_target
+{
+	sn_joint_id joint;
+	sn_axis axis;  // the axis whose spring target (and motor speed) is set
+	double target; // spring target, m or rad (what sn_joint_set_drive_target sets)
+	bool has_motor_speed;
+	double motor_speed; // m/s or rad/s (what sn_joint_set_motor_speed sets)
+} sn_joint_target;
+// Validate count >= 0 entries without changing anything but the detail line.
+sn_error sn_world_check_joint_targets(sn_world* world, const sn_joint_target* targets, int count);
+// Validate every entry first, then apply them in order; on failure nothing changed.
+sn_error sn_world_set_joint_targets(sn_world* world, const sn_joint_target* targets, int count);
 
 // Spherical joint: swing cone.
 sn_error sn_joint_set_cone_limit(sn_world* world, sn_joint_id id, sn_cone_limit cone);

@@ -16,8 +16,8 @@ typedef enum sn_solver
 {
 	SN_SOLVER_PGS = 0,    // projected Gauss-Seidel sequential impulses, Baumgarte bias (erp)
 	SN_SOLVER_TGS = 1,    // temporal Gauss-Seidel: each position iteration advances positions by h / n
-	SN_SOLVER_XPBD = 2,   // extended position-based dynamics with substeps (seed 003): position corrections
-	SN_SOLVER_DIRECT = 3, // the compliant system of seed 004 solved exactly each step (sparse LDL^T)
+	SN_SOLVER_XPBD = 2,   // extended position-based dynamics, substeps of position corrections (Mueller 2020)
+	SN_SOLVER_DIRECT = 3, // Faure's compliant system solved exactly each step (sparse LDL^T)
 	SN_SOLVER_COUNT
 } sn_solver;
 
@@ -32,14 +32,15 @@ typedef struct sn_world_def
 	double time_step;
 	// Default SN_SOLVER_TGS.
 	sn_solver solver;
-	// PGS: Gauss-Seidel sweeps with position bias. TGS: sub-advances of h / n, one sweep each (seed 002,
-	// eq. 40). XPBD: XPBD substeps of h / n (seed 003's substepping), each with a forward and a backward
-	// sweep of position corrections over every joint. DIRECT: unused (the solve is exact). Default 8.
-	// Range [1, 1000].
+	// PGS: Gauss-Seidel sweeps with position bias. TGS: sub-advances of h / n, one sweep each (PhysX's
+	// implicit drive notes, eq. 40). XPBD: XPBD substeps of h / n (Mueller et al. 2020), each with a
+	// forward and a backward sweep of position corrections over every joint. DIRECT: unused (the solve is
+	// exact). Default 8. Range [1, 1000].
 	int position_iterations;
 	// Sweeps after positions are advanced, without position bias. PGS continues implicit springs; TGS
-	// freezes them (seed 002). XPBD: 0 skips the velocity pass (damping of soft rows, six-axis motors),
-	// any other value runs it once per XPBD substep. DIRECT: unused. Default 1. Range [0, 1000].
+	// freezes them (as PhysX's implicit drive notes do). XPBD: 0 skips the velocity pass (damping of soft
+	// rows, six-axis motors), any other value runs it once per XPBD substep. DIRECT: unused. Default 1.
+	// Range [0, 1000].
 	int velocity_iterations;
 	// The step is divided into this many equal sub-steps, each a complete solve. Default 1 ([1, 1000]).
 	int substeps;
@@ -52,11 +53,13 @@ typedef struct sn_world_def
 	// redundant rows (closed loops) pass between each other, which otherwise drift: TGS's one sweep per
 	// sub-advance holds a 20x20 sheet of hinges only with about 0.9 (bench_chain --warm-start). Range [0, 1].
 	double warm_start;
-	// DIRECT (seed 004): implicit velocity factor alpha, the weight of the end-of-step constraint force
-	// in the step's average force (1: backward Euler; 1/2: trapezoidal). Default 1. Range [0.5, 1].
+	// DIRECT (Faure's compliant plugin): implicit velocity factor alpha, the weight of the end-of-step
+	// constraint force in the step's average force (1: backward Euler; 1/2: trapezoidal). Default 1.
+	// Range [0.5, 1].
 	double implicit_alpha;
-	// DIRECT (seed 004): implicit position factor beta, positions advance by h (v + beta dv). Default 1.
-	// Range [0.5, 1]. Below 1/2 either factor makes stiff soft rows unstable. Other solvers ignore both.
+	// DIRECT (Faure's compliant plugin): implicit position factor beta, positions advance by
+	// h (v + beta dv). Default 1. Range [0.5, 1]. Below 1/2 either factor makes stiff soft rows unstable.
+	// Other solvers ignore both.
 	double implicit_beta;
 	// Speed (m/s, or rad/s for spin) above which a body counts as numerically blown up. Default 1e6.
 	double divergence_speed;
@@ -104,13 +107,15 @@ typedef struct sn_body_def
 // Softness of a constraint row: how far it may yield under load. One primitive serves locks, limits,
 // springs and drives. Rigid rows are hard constraints corrected by the world's erp.
 //
-// The three soft forms are one physics, mapped in one place (core/src/soft.h) and meaning the same in
-// every solver. For a row with position error C, rate Cdot and inverse effective mass K = J M^-1 J^T:
+// The three soft forms are one physics, mapped in one place (core/src/constraint/soft.h) and meaning the
+// same in every solver. For a row with position error C, rate Cdot and inverse effective mass
+// K = J M^-1 J^T:
 //   force = -k C - b Cdot                      stiffness form (k, b)
 //   k = m_eff w^2, b = 2 m_eff zeta w          frequency form (f, zeta), w = 2 pi f, m_eff = 1/K
-//   force = -(C + d Cdot) / c                  compliance form (c, d) of seed 004: k = 1/c, b = d/c
-// XPBD's compliance alpha is c = 1/k (seed 003). A static load F deflects a soft row by F c = F / k in
-// every solver and at every time step.
+//   force = -(C + d Cdot) / c                  compliance form (c, d) of Faure's compliant plugin:
+//                                              k = 1/c, b = d/c
+// XPBD's compliance alpha is c = 1/k (Mueller et al. 2020). A static load F deflects a soft row by
+// F c = F / k in every solver and at every time step.
 typedef enum sn_soft_kind
 {
 	SN_SOFT_RIGID = 0,
@@ -120,8 +125,8 @@ typedef enum sn_soft_kind
 	// natural frequency (Hz) and damping ratio of the row's own effective mass: k = m_eff (2 pi f)^2,
 	// b = 2 m_eff zeta (2 pi f). Mass-independent tuning.
 	SN_SOFT_FREQUENCY = 2,
-	// compliance c (m/N, or rad/(N*m)) and damping time d (s) of seed 004: the row acts as the force
-	// -(C + d dC/dt) / c. c = 0 is a hard row, the same as SN_SOFT_RIGID (d is then unused).
+	// compliance c (m/N, or rad/(N*m)) and damping time d (s) of Faure's compliant plugin: the row acts
+	// as the force -(C + d dC/dt) / c. c = 0 is a hard row, the same as SN_SOFT_RIGID (d is then unused).
 	SN_SOFT_COMPLIANCE = 3,
 } sn_soft_kind;
 
@@ -151,7 +156,7 @@ static inline sn_soft sn_soft_frequency(double frequency_hz, double damping_rati
 	sn_soft s = { SN_SOFT_FREQUENCY, 0.0, 0.0, frequency_hz, damping_ratio, 0.0, 0.0 };
 	return s;
 }
-// Seed 004's (c, d): compliance c (m/N or rad/(N*m)) and damping time d (s). Negative or non-finite
+// Faure's (c, d): compliance c (m/N or rad/(N*m)) and damping time d (s). Negative or non-finite
 // values are rejected (SN_ERR_NEGATIVE_VALUE, SN_ERR_NOT_FINITE) by every call that takes a softness.
 static inline sn_soft sn_soft_compliance(double compliance, double damping_time)
 {

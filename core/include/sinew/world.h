@@ -9,13 +9,14 @@
 //   TGS: rows' Jacobians fixed at the start; position_iterations sub-advances of rho = h/n, each:
 //        integrate velocities over rho, warm-start, one sweep with the position error recomputed from the
 //        accumulated displacement, advance positions by rho; then velocity_iterations sweeps without
-//        position bias (implicit springs frozen, seed 002).
-//   XPBD: position_iterations XPBD substeps of hx = h/n (seed 003), each: integrate bodies; a forward and
+//        position bias (implicit springs frozen, as PhysX's implicit drive notes freeze drives).
+//   XPBD: position_iterations XPBD substeps of hx = h/n (Mueller et al. 2020, "Detailed Rigid Body
+//        Simulation with Extended Position Based Dynamics"), each: integrate bodies; a forward and
 //        a backward sweep of position corrections over every joint, dlambda = (-C - alpha~ lambda) /
 //        (w1 + w2 + alpha~) with alpha~ = alpha/hx^2 and alpha the row's compliance (rigid rows alpha = 0);
 //        derive velocities from the positions; then, unless velocity_iterations is 0, one velocity pass
 //        (soft rows' damping, six-axis motors). erp unused.
-//   DIRECT: rows built at the start pose; the compliant system of seed 004,
+//   DIRECT: rows built at the start pose; the compliant system of Faure's SOFA compliant plugin,
 //        (J M^-1 J^T + D) P = t - J v_free with D and t from each row's compliance and the implicit
 //        factors implicit_alpha and implicit_beta, solved exactly by a sparse LDL^T over the joint graph
 //        (analysed again only when the joint graph changes), bounds by an active set; positions advance by

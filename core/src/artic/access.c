@@ -467,8 +467,8 @@ sn_error sn_articulation_set_drive_target(sn_world* world, sn_articulation_id id
 	return SN_ERR_OK;
 }
 
-sn_error sn_articulation_set_drive_targets(sn_world* world, sn_articulation_id id, const int* dofs,
-										   const double* positions, const double* velocities, int count)
+sn_error sn_articulation_check_drive_targets(sn_world* world, sn_articulation_id id, const int* dofs,
+											 const double* positions, const double* velocities, int count)
 {
 	artic* a;
 	sn_error err = get_for_set(world, id, "set drive targets", &a);
@@ -493,6 +493,18 @@ sn_error sn_articulation_set_drive_targets(sn_world* world, sn_articulation_id i
 			return world_fail(world, SN_ERR_NOT_FINITE, "set drive targets: entry %d is not finite", i);
 		}
 	}
+	return SN_ERR_OK;
+}
+
+sn_error sn_articulation_set_drive_targets(sn_world* world, sn_articulation_id id, const int* dofs,
+										   const double* positions, const double* velocities, int count)
+{
+	sn_error err = sn_articulation_check_drive_targets(world, id, dofs, positions, velocities, count);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	artic* a = artic_get(world, id);
 	for (int i = 0; i < count; ++i)
 	{
 		a->drives[dofs[i]].target_position = positions[i];

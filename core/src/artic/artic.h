@@ -6,8 +6,8 @@
 //   artic/dynamics.c    Featherstone's articulated-body algorithm (free motion), M^-1 applied to joint
 //                       impulses, position integration, incoming joint forces
 //   artic/response.c    unit test impulses: the response r_ij of dof i's speed to an impulse on dof j
-//   artic/drive.c       implicit PD drive rows (seed 002)
-//   artic/mimic.c       mimic joint rows (seed 000) and their API
+//   artic/drive.c       implicit PD drive rows (PhysX's implicit drive notes)
+//   artic/mimic.c       mimic joint rows (PhysX's mimic-joint notes) and their API
 //   artic/solve.c       the rows of a solve (limits, friction, drives, mimic) in PGS and TGS iterations,
 //                       and the entry points the world's solvers call
 //   artic/snapshot.c    the articulation section of world snapshots
@@ -399,7 +399,7 @@ void artic_step_tgs(sn_world* world, double h);
 
 // ---- artic/snapshot.c ---------------------------------------------------------------------------------
 
-// The ARTC section of a world snapshot (snapshot.h): write the pools; read them into a new world,
+// The ARTC section of a world snapshot (snapshot.c): write the pools; read them into a new world,
 // validating every field (SN_ERR_BAD_SNAPSHOT with a detail line).
 void artic_snapshot_write(struct snap_writer* w, const sn_world* world);
 sn_error artic_snapshot_read(struct snap_reader* r, sn_world* world);

@@ -1,10 +1,14 @@
-// Implicit PD drives (seed 002, with the errata of seeds/README.md).
+// Implicit PD drives, after the PhysX team's notes "Implicit Spring Joint Drives" (2024), "the notes"
+// below, whose equation numbers this derivation follows. The notes carry typos, corrected here (each is
+// derived below): the v_{i-1} term of (29) is tau (tau kp' + kd'); (32) means x' = 1 / (a' + 1); in
+// (33)-(34) a, b and k_n / k_nu stand for a', b' and kp'; in (43) k_v is kp; (42)-(45) compute a, b
+// and x with rho in place of tau, and TGS's driveImpulseMultiplier is 1.
 //
 // A drive on a dof with response r (= r_ii, artic/response.c: the dof's speed change per unit impulse,
 // articulated inertia, armature and implicit damping included) applies over a window of length h the
 // impulse lambda = h (kp (x_T - x_end) + kd (v_T - v_end)), with the window's end position and speed.
 //
-// PGS (window = the whole solve, h = tau; seed eq. 6-24). The iterations keep lambda_{i-1}, the drive
+// PGS (window = the whole solve, h = tau; the notes' eq. 6-24). The iterations keep lambda_{i-1}, the drive
 // impulse applied so far, and v_{i-1}, the dof's speed now (which already contains r lambda_{i-1} and
 // everything the other rows did). The end speed is v_i = v_{i-1} + r dlambda and the end position
 // x_i = x_0 + h v_i (eq. 7-8). Substituting into lambda_{i-1} + dlambda = h (kp (x_T - x_i) + kd (v_T - v_i))
@@ -19,7 +23,7 @@
 // For one isolated drive the first iteration already gives the exact implicit solution: lambda_{i-1}
 // enters both through v_{i-1} = v_free + r lambda_{i-1} and directly, and the two cancel
 // (x (a r + 1) = 1), which also makes the result independent of the warm start. PGS velocity iterations
-// continue with the same x_0 (seed: "a direct continuation of position iterations").
+// continue with the same x_0 (the notes: "a direct continuation of position iterations").
 //
 // Acceleration drives (eq. 25-39): the spring produces an acceleration, converted to a force by r^-1:
 // lambda = h r^-1 (kp' (x_T - x) + kd' (v_T - v)). This is the force drive with kp = kp' / r and
@@ -27,7 +31,7 @@
 // every coefficient is eq. 35-39 with the erratum's a', b' and kp' read for a, b and k_n / k_nu. The
 // code scales the gains and uses the force-drive formulas.
 //
-// TGS (seed eq. 40-45 with the errata: kp for k_v in (43); a, b and x with rho in place of tau). Each of
+// TGS (the notes' eq. 40-45, corrected: kp for k_v in (43); a, b and x with rho in place of tau). Each of
 // the n position iterations is a window of length rho = tau / n that advances the positions. Window s
 // targets the interpolated position x_subT = x_T - (tau - s rho) v_T (eq. 41) from the position
 // x_0 + dx_{s-1} it starts at (dx: the displacement accumulated in the earlier windows), so
@@ -43,8 +47,8 @@
 // The coefficients of eq. 45:
 //   drive_pos_coef    = x rho kp        multiplies dx_{s-1}              (driveBiasCoefficient)
 //   drive_target_pos  = x rho kp v_T    multiplies the time left tau - s rho (driveTargetPosBias;
-//                                       the seed's '+' in (45) needs the minus sign of (44))
-// TGS velocity iterations freeze the drive: no impulse (seed: "TGS velocity iteration").
+//                                       the notes' '+' in (45) needs the minus sign of (44))
+// TGS velocity iterations freeze the drive: no impulse (the notes: "TGS velocity iteration").
 //
 // The impulse of one window is clamped to |lambda| <= max_force * (window length), so the effort the
 // drive applied over the step, sum(lambda) / tau, never exceeds max_force.
@@ -60,16 +64,16 @@
 // elbow), and for stiff drives the coupling dominates: Gauss-Seidel sweeps of the single-drive update
 // then converge slowly (a 7-link arm with kp = 1e6 N*m/rad at h = 1/60 s needs about 30 sweeps), and a
 // step left unconverged is partly explicit and can diverge. So the drive rows of an articulation are
-// solved as one block, the way the maximal solver solves a joint's lock rows (row.h). With the impulse
-// changes d (one per drive), each drive's implicit condition with the end speeds v + W d reads
+// solved as one block, the way the maximal solver solves a joint's lock rows (constraint/row.h). With the
+// impulse changes d (one per drive), each drive's implicit condition with the end speeds v + W d reads
 //   acc_i + d_i = C_i - a_i (v_i + sum_j W_ij d_j),   C_i = b + h kp (x_subT - x_0 - dx)
 // or, divided by a_i (a_i > 0; drives with a = 0 exert nothing),
 //   (A^-1 + W) d = A^-1 (C - acc) - v.
 // A^-1 + W is symmetric positive definite, factored once per solve (Cholesky). Its diagonal is
 // 1/a_i + r_i = 1/(x_i a_i), and the single-drive increment d1_i = lambda_i - acc_i (the formula above)
 // equals x_i (C_i - a_i v_i - acc_i), so the right-hand side is diag(A^-1 + W) d1: each sweep computes
-// the seed's single-drive increments, scales them by the diagonal and solves. For one drive this is the
-// seed's update exactly; for many it is the point all the single-drive sweeps converge to. When a
+// the notes' single-drive increments, scales them by the diagonal and solves. For one drive this is the
+// notes' update exactly; for many it is the point all the single-drive sweeps converge to. When a
 // solution would exceed a drive's max_force, the sweep falls back to the single-drive updates with
 // clamping for that sweep.
 #include "artic/artic.h"

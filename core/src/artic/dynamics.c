@@ -1,7 +1,7 @@
 // Articulation dynamics: Featherstone's articulated-body algorithm (ABA) for the free motion, the same
 // recursion applied to joint impulses (M^-1 y), position integration and the incoming joint forces.
 //
-// All spatial quantities are world-aligned and taken about one point O (spatial.h), so a child's and a
+// All spatial quantities are world-aligned and taken about one point O (math/spatial.h), so a child's and a
 // parent's vectors add without transforms. Notation per link i with parent p: S_i the 6 x n_i motion
 // subspace of its joint (revolute (a, (P - O) x a), prismatic (0, a), spherical three revolute columns
 // along the parent-side joint axes through the anchor P), I_i the rigid inertia about O, v_i and a_i
@@ -33,9 +33,10 @@
 // last term moves into D (D += h b). Armature J adds a dof inertia: D += J. Both therefore also shape
 // every impulse response below.
 //
-// Impulses (Mirtich's test impulses, seed 000). A generalised impulse y on the dofs changes the velocities
-// by M^-1 y, with M the joint-space inertia (including armature and h b). It is the same recursion with
-// no velocities, gravity or external forces (p0 = 0) and tau = y: inward, the articulated impulses
+// Impulses (Mirtich's test impulses, as PhysX's mimic-joint notes use them). A generalised impulse y on
+// the dofs changes the velocities by M^-1 y, with M the joint-space inertia (including armature and h b).
+// It is the same recursion with no velocities, gravity or external forces (p0 = 0) and tau = y: inward,
+// the articulated impulses
 //   z_p += z_i + U_i D_i^-1 (y_i - S_i^T z_i);
 // at the base dv_0 = -IA_0^-1 z_0 (floating) or 0 (fixed); outward,
 //   dqd_i = D_i^-1 (y_i - S_i^T z_i - U_i^T dv_p),  dv_i = dv_p + S_i dqd_i.
@@ -66,7 +67,7 @@
 #include <string.h>
 
 // Momentum-rate of a rigid body (mass m, centre r relative to O, world inertia ic) for the spatial
-// acceleration a: (Ic alpha + r x m a_c, m a_c) with a_c = a.v + alpha x r. I a in spatial.h's terms.
+// acceleration a: (Ic alpha + r x m a_c, m a_c) with a_c = a.v + alpha x r. I a in math/spatial.h's terms.
 static inline sv6 rigid_accel_force(double mass, sn_vec3 r, const sym33* ic, sv6 a)
 {
 	sn_vec3 f = sn_scale(mass, sn_add(a.v, sn_cross(a.w, r)));

@@ -1,5 +1,6 @@
-// Mimic joints (seed 000): q_0 + sum_{i>=1} G_i q_i + gamma = 0 over dofs of one articulation, as one
-// constraint row solved in the world's PGS and TGS iterations.
+// Mimic joints, after the PhysX team's notes "Mimic Joints" (2024), whose equation numbers the derivation
+// follows: q_0 + sum_{i>=1} G_i q_i + gamma = 0 over dofs of one articulation, as one constraint row
+// solved in the world's PGS and TGS iterations.
 //
 // Derivation. With s = (q_0, ..., q_{N-1}) the coupled positions, C(s) = q_0 + sum G_i q_i + gamma
 // (eq. 3, 18), J = dC/ds = (1, G_1, ..., G_{N-1}) (eq. 7) and the speeds v = ds/dt, the velocity
@@ -12,7 +13,7 @@
 //              = r_AA + G (r_AB + r_BA) + G^2 r_BB)
 // and dof i receives the impulse G_i dt f (eq. 13, 14; G_0 = 1). The reciprocal (eq. 16) is computed once
 // per solve, as are b and the responses in PGS (positions fixed); TGS recomputes b from the displaced
-// positions each window and keeps the responses of the solve's start, as the seed does (eq. 17).
+// positions each window and keeps the responses of the solve's start, as the notes do (eq. 17).
 // In iterations the row adds dP = -(b_n + J v_n) / (J M^-1 J^T) to its accumulated impulse (eq. 17).
 // The bias b_n is kept out of the physical impulse: a second impulse on pseudo speeds, which move the
 // positions of one window and are then dropped, drives J v_p to -beta C (artic/solve.c, split impulse),
@@ -20,7 +21,8 @@
 // the physical impulse solves J v = 0. A correction therefore never becomes lasting speed.
 //
 // Compliance: with a natural frequency f and damping ratio zeta (sn_soft) the row becomes the implicit
-// spring-damper of soft.h on the row's own effective mass 1 / (J M^-1 J^T): k = m w^2, c = 2 m zeta w.
+// spring-damper of constraint/soft.h on the row's own effective mass 1 / (J M^-1 J^T): k = m w^2,
+// c = 2 m zeta w.
 // The impulse is clamped to |P| <= max_force h_w on dof 0 (dof i then receives at most |G_i| max_force),
 // and the coupling force of a step is the row's total impulse over the step divided by dt.
 //

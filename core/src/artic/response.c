@@ -1,5 +1,6 @@
-// Unit test impulses (seed 000): the response r_ij of dof i's speed to a unit impulse on dof j, for
-// every pair of active dofs (those that carry a limit, drive, friction or mimic row).
+// Unit test impulses (Mirtich's, as PhysX's mimic-joint notes use them): the response r_ij of dof i's
+// speed to a unit impulse on dof j, for every pair of active dofs (those that carry a limit, drive,
+// friction or mimic row).
 //
 // r_ij is column j of M^-1 restricted to the active dofs. A unit impulse on dof j of link L enters the
 // recursion of artic/dynamics.c as y = e_j, and only the links on L's path to the root see it:
@@ -15,7 +16,7 @@
 // half the work of every column. Column j costs O(depth(L) + links on those paths).
 //
 // Across a fixed root the sub-trees do not talk: on the path from the root to dof i in another sub-tree
-// dv_p = 0 and u = 0, so dqd_i is exactly 0 (r_ij = 0, as PhysX's mimic note states), and those links are
+// dv_p = 0 and u = 0, so dqd_i is exactly 0 (r_ij = 0, as the mimic-joint notes state), and those links are
 // not visited. Through a floating root the base moves and r_ij is not zero.
 #include "artic/artic.h"
 

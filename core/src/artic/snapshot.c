@@ -15,7 +15,7 @@
 // storage are not state: rows are re-reserved from the restored model.
 #include "artic/artic.h"
 
-#include "snapshot.h"
+#include "snap_bytes.h"
 #include "world.h"
 
 #include <math.h>

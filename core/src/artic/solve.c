@@ -68,10 +68,10 @@
 //   friction        dP = -v_row / K, |acc| <= friction rho
 //   limit, c > 0    dP = -(v_row + c / rho) / K (speculative: only stops the gap closing within the window)
 //   limit, rigid    dP = -v_row / K;  position sweeps also dQ = -(J v_p - min(-beta c, v_max)) / K, Q >= 0
-//   limit, soft     dP = -m_soft (v_row + bias_rate c) - impulse_scale acc       (soft.h)
+//   limit, soft     dP = -m_soft (v_row + bias_rate c) - impulse_scale acc       (constraint/soft.h)
 //   mimic, rigid    PhysX's mimic note eq. (17) without the bias: dP = -J v / (J M^-1 J^T); position sweeps
 //                   also dQ = -(J v_p + clamp(beta c, v_max)) / (J M^-1 J^T); |acc|, |Q| <= max_force rho
-//   mimic, soft     the soft form with soft.h's coefficients (C enters as a spring, not as a bias)
+//   mimic, soft     the soft form with constraint/soft.h's coefficients (C enters as a spring, not as a bias)
 // Unilateral rows keep acc >= 0 (lower: J = +1, C = x - lower; upper: J = -1, C = upper - x). Every dP is
 // clamped through the window's accumulator acc, and only the clamped change is applied.
 //

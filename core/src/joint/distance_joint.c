@@ -1,6 +1,7 @@
-// Distance joint (seed 001's coupling): C = |pB - pA| - length along n = (pB - pA) / |pB - pA|.
+// Distance joint (a rigid coupling, as between two cars of a train): C = |pB - pA| - length along
+// n = (pB - pA) / |pB - pA|.
 //   dC/dt = n . (vB + wB x rB - vA - wA x rA) = n . vB + (rB x n) . wB - n . vA - (rA x n) . wA
-// so lin = n, ang_a = -(rA x n), ang_b = rB x n (seed 001 with its erratum: the last term acts on w2).
+// so lin = n, ang_a = -(rA x n), ang_b = rB x n (each angular term acts on its own body's omega).
 // Without a spring the row is a rigid rod. With a spring it is soft around `length`, and the limit adds
 // unilateral rows C = L - min >= 0 and C = max - L >= 0.
 #include "joint/joint.h"

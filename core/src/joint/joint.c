@@ -797,6 +797,82 @@ sn_error sn_joint_set_drive_target(sn_world* world, sn_joint_id id, sn_axis axis
 	return SN_ERR_OK;
 }
 
+// ---- batch control inputs ----------------------------------------------------------------------------
+
+// One entry of a batch, checked as sn_joint_set_drive_target and sn_joint_set_motor_speed check it (same
+// errors), with the entry's index in the detail line. Changes nothing.
+static sn_error check_joint_target(sn_world* world, const sn_joint_target* t, int entry)
+{
+	joint* j = joint_get(world, t->joint);
+	if (j == NULL)
+	{
+		return world_fail(world, SN_ERR_INVALID_ID, "set joint targets: entry %d: invalid joint id", entry);
+	}
+	if (!valid_axis(t->axis))
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "set joint targets: entry %d: unknown axis %d", entry,
+						  (int)t->axis);
+	}
+	if ((j->movable & (1u << t->axis)) == 0)
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT,
+						  "set joint targets: entry %d: axis %d does not move in a %s joint", entry, (int)t->axis,
+						  sn_joint_type_name(j->type));
+	}
+	if (!isfinite(t->target))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "set joint targets: entry %d: target must be finite", entry);
+	}
+	if (t->has_motor_speed && !isfinite(t->motor_speed))
+	{
+		return world_fail(world, SN_ERR_NOT_FINITE, "set joint targets: entry %d: motor speed must be finite", entry);
+	}
+	return SN_ERR_OK;
+}
+
+sn_error sn_world_check_joint_targets(sn_world* world, const sn_joint_target* targets, int count)
+{
+	if (world == NULL)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	if (count < 0 || (count > 0 && targets == NULL))
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "set joint targets: count must be >= 0 and targets given");
+	}
+	for (int i = 0; i < count; ++i)
+	{
+		sn_error err = check_joint_target(world, targets + i, i);
+		if (err != SN_ERR_OK)
+		{
+			return err;
+		}
+	}
+	return SN_ERR_OK;
+}
+
+sn_error sn_world_set_joint_targets(sn_world* world, const sn_joint_target* targets, int count)
+{
+	sn_error err = sn_world_check_joint_targets(world, targets, count);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	// Every entry is valid, and setting one changes no other's validity: apply in order, so a later entry
+	// on the same joint and axis wins, as the single setters called in order would leave it.
+	for (int i = 0; i < count; ++i)
+	{
+		const sn_joint_target* t = targets + i;
+		sn_joint_axis* ax = joint_get(world, t->joint)->axes + t->axis;
+		ax->spring.target = t->target;
+		if (t->has_motor_speed)
+		{
+			ax->motor.speed = t->motor_speed;
+		}
+	}
+	return SN_ERR_OK;
+}
+
 sn_limit sn_joint_get_limit(const sn_world* world, sn_joint_id id, sn_axis axis)
 {
 	sn_limit none = { false, 0.0, 0.0, sn_soft_rigid() };

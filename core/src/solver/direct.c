@@ -1,25 +1,27 @@
-// The DIRECT world solver: seed 004's compliant system, solved exactly each step.
+// The DIRECT world solver: the compliant system of Faure's SOFA compliant plugin (F. Faure, "Compliant
+// plugin", 2012; "the plugin" below, whose equation numbers are used), solved exactly each step.
 //
-// The system. Every joint row (the rows PGS and TGS use, joint.h) has a Jacobian J_r, a position error
-// C_r, a rate Cdot_r = J_r v_n and a compliance. With h the step, alpha and beta the world's implicit
+// The system. Every joint row (the rows PGS and TGS use, joint/joint.h) has a Jacobian J_r, a position
+// error C_r, a rate Cdot_r = J_r v_n and a compliance. With h the step, alpha and beta the world's implicit
 // factors, the free velocities v_f = v_n + h M^-1 f_ext (gravity, applied forces, the implicit
 // gyroscopic step and body damping, body.c) and the row impulses P = h lambda (lambda the step's average
-// force, seed 004 eq. 13), the end velocities are
+// force, the plugin's eq. 13), the end velocities are
 //   v_{n+1} = v_f + M^-1 J^T P
 // and each row asks J_r v_{n+1} + D_r P_r = t_r:
-//   soft row       D and t from soft.h (seed 004 with l = alpha (h beta + d)):
+//   soft row       D and t from constraint/soft.h (the plugin's, with l = alpha (h beta + d)):
 //                  D = 1/(h a), t = -(k/a) C + ((alpha h k (beta - 1) + b (alpha - 1))/a) Cdot_n,
 //                  a = alpha (h beta k + b); a static load F deflects it by F c at any h, alpha, beta
-//   hard row       c = 0: D = 0, t = -erp C / h (seed 004 at c = 0 with alpha = beta = 1 and d = h (1 - erp)
-//                  / erp, so erp means what it means in PGS; erp = 1 is the seed's phi_{n+1} = 0 projection)
-//   motor          D = 0, t = the target speed (seed 001's J v = c)
+//   hard row       c = 0: D = 0, t = -erp C / h (the plugin's row at c = 0 with alpha = beta = 1 and
+//                  d = h (1 - erp) / erp, so erp means what it means in PGS; erp = 1 is the plugin's
+//                  phi_{n+1} = 0 projection)
+//   motor          D = 0, t = the target speed (a velocity constraint J v = c, as in Baraff 1996)
 //   limit, C > 0   D = 0, t = -C / h (speculative: the gap may close, not cross, within the step)
-// Substituting v_{n+1} gives the Schur complement (seed 004's (h J P M^-1 P J^T + C/l) lambda = ...
+// Substituting v_{n+1} gives the Schur complement (the plugin's (h J P M^-1 P J^T + C/l) lambda = ...
 // multiplied by h, with P = 1 on dynamic bodies and M^-1 = 0 on static and kinematic ones):
 //   (J M^-1 J^T + D) P = t - J v_f
 // solved by the sparse LDL^T of sparse_ldl.c over the joint graph: a tree (a chain) factorises in time
 // linear in its joints with no fill (Baraff 1996), loops with the fill minimum degree leaves. Then
-// positions advance by x_{n+1} = x_n + h (v_n + beta (v_{n+1} - v_n)) (seed 004's dx = h (v + beta dv)),
+// positions advance by x_{n+1} = x_n + h (v_n + beta (v_{n+1} - v_n)) (the plugin's dx = h (v + beta dv)),
 // orientations by the exponential map of the same blend.
 //
 // Bounds: an active set. Rows with bounds (limits P >= 0, motors and capped springs |P| <= F h) are box

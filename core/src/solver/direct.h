@@ -1,5 +1,6 @@
-// The DIRECT world solver (seed 004): each step, the compliant system of every joint row solved exactly
-// with a sparse LDL^T (sparse_ldl.h) and an active set for bounded rows. Derivation in direct.c.
+// The DIRECT world solver (Faure's SOFA compliant plugin): each step, the compliant system of every joint
+// row solved exactly with a sparse LDL^T (sparse_ldl.h) and an active set for bounded rows. Derivation in
+// direct.c.
 #ifndef SINEW_DIRECT_H
 #define SINEW_DIRECT_H
 

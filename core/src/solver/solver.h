@@ -1,4 +1,5 @@
-// The step's inner loop for maximal coordinates: body integration, row building, PGS and TGS.
+// The solver dispatch: what a world step asks of the world's solver, routed to PGS and TGS
+// (solver/pgs_tgs.c), XPBD (solver/xpbd.c) or DIRECT (solver/direct.c).
 #ifndef SINEW_SOLVER_H
 #define SINEW_SOLVER_H
 

@@ -3,16 +3,16 @@
 // Structure. Row r of J touches the two bodies of its joint, so A_rs = J_r M^-1 J_s^T is nonzero only
 // when rows r and s share a dynamic body: A is block-sparse over the joint graph (a node per joint, an
 // edge where two joints share a dynamic body). Eliminating node k (block Gaussian elimination) couples
-// every pair of its remaining neighbours; those new blocks are the fill. Seed 001 cites Baraff's
-// linear-time method for tree-shaped joint graphs: in a tree every body's joints already form a clique
-// of A's graph and the graph is chordal, so eliminating leaves first creates no fill at all and the
-// factorisation costs O(n) blocks (a chain is block-tridiagonal). A graph with loops (a grid of bodies
-// joined by hinges) must fill in; the amount depends on the order. We order by minimum degree on the
-// elimination graph (eliminate the node with the fewest live neighbours, connect its neighbours, repeat;
-// ties by the most recently touched node, deterministic), which eliminates a tree leaf-first and keeps a
-// grid's fill near nested dissection's. The order and the structure of L (the neighbour set of each
-// node when it is eliminated, which is exactly its column of L) are computed once per graph, when the
-// topology changes, not per step.
+// every pair of its remaining neighbours; those new blocks are the fill. Baraff 1996 ("Linear-Time
+// Dynamics using Lagrange Multipliers") gives the linear-time method for tree-shaped joint graphs: in a
+// tree every body's joints already form a clique of A's graph and the graph is chordal, so eliminating
+// leaves first creates no fill at all and the factorisation costs O(n) blocks (a chain is
+// block-tridiagonal). A graph with loops (a grid of bodies joined by hinges) must fill in; the amount
+// depends on the order. We order by minimum degree on the elimination graph (eliminate the node with
+// the fewest live neighbours, connect its neighbours, repeat; ties by the most recently touched node,
+// deterministic), which eliminates a tree leaf-first and keeps a grid's fill near nested dissection's.
+// The order and the structure of L (the neighbour set of each node when it is eliminated, which is
+// exactly its column of L) are computed once per graph, when the topology changes, not per step.
 //
 // Factorisation (right-looking, blocks of up to 25 rows, dense within a block):
 //   for each position k:  A_kk = L_kk d_k L_kk^T (dense LDL^T of the diagonal block)

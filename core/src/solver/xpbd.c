@@ -1,4 +1,6 @@
-// The XPBD world solver (seed 003, "XPBD Algorithm for Rigid Bodies" with substeps and a velocity pass).
+// The XPBD world solver: Mueller et al. 2020, "Detailed Rigid Body Simulation with Extended Position Based
+// Dynamics", and Mueller's Ten Minute Physics notes "Joint Simulation" ("the notes" below: their "XPBD
+// Algorithm for Rigid Bodies" with substeps and a velocity pass, and the joint blocks of xpbd_blocks.c).
 //
 // One world substep h runs n = position_iterations XPBD substeps of hx = h / n. Each:
 //   1. integrate every body: v += hx (g + F/m), omega by the implicit gyroscopic step (body.c) with the
@@ -7,12 +9,12 @@
 //      sweep, see below), applies its blocks (xpbd_blocks.c), each a position correction
 //      lambda = C / (w1 + w2 + alpha/hx^2) evaluated at the current poses;
 //   3. derive the velocities: v = (x - x_prev)/hx, omega = log(q q_prev*)/hx (the exact inverse of the
-//      exponential map of step 1, where the seed's 2 vec(dq)/hx is its small-angle form), computed as the
+//      exponential map of step 1, where the notes' 2 vec(dq)/hx is its small-angle form), computed as the
 //      predicted velocity plus the corrections' displacement over hx;
 //   4. the velocity pass (skipped when velocity_iterations is 0): soft blocks damp their relative
 //      velocity with their damping b as implicit dashpots; six-axis motors drive their axis speed.
 //      Restitution does not apply: the core has no contacts, and limits are inelastic as in PGS/TGS.
-// Seed 003 makes the case for substeps over iterations ("much faster convergence, like a global
+// The notes make the case for substeps over iterations ("much faster convergence, like a global
 // solver"), so n is the number of substeps, and the world's substeps multiply it.
 //   Why the pass is symmetric. What one sweep leaves of an error e, G e (G the Gauss-Seidel iteration
 // matrix of the joints' linearised system), becomes velocity when velocities are derived, and the next
@@ -24,11 +26,12 @@
 // followed by a backward one is symmetric Gauss-Seidel, whose iteration matrix has real eigenvalues in
 // [0, 1) for the symmetric positive semi-definite systems of rigid joints: the same grids then hold
 // their joints to 1e-5 m. Alternating the direction from one substep to the next is not enough (it
-// diverged faster). A substep therefore costs two sweeps. Joint impulses (lambda / hx per position correction, lambda per velocity correction) accumulate
-// into the joint's force and torque, which the world divides by the step: the same N and N*m on body B
-// (torque about B's anchor) as PGS/TGS report, so breakable joints work unchanged.
+// diverged faster). A substep therefore costs two sweeps. Joint impulses (lambda / hx per position
+// correction, lambda per velocity correction) accumulate into the joint's force and torque, which the
+// world divides by the step: the same N and N*m on body B (torque about B's anchor) as PGS/TGS report,
+// so breakable joints work unchanged.
 //
-// The joint types from the seed's blocks (a1, b1: frame A's x and y axes; a2, b2: frame B's; p1, p2:
+// The joint types from the notes' blocks (a1, b1: frame A's x and y axes; a2, b2: frame B's; p1, p2:
 // the anchors; b2u = unswing(b2), see xpbd_blocks.c; "lock", "limit", "spring" the def's softness;
 // [..]: solved as one block, see below):
 //   fixed        [Attach(p1, p2, 0, lock); AlignAxes(a1, a2, lock); LimitAngle(a1, b1, b2u, 0, 0, lock)]
@@ -41,22 +44,22 @@
 //                a1, a2, 0, half-angle) when circular; Attach(0, lock)
 //   distance     Attach(p1, p2, length, lock) as a rod; with a spring, Attach(length, spring) and, while
 //                the length is outside [min, max], Attach(min or max, limit)
-//   drives       servo (rigid spring): LimitAngle(target, target, alpha = 0) (the seed's "Servo"), or its
+//   drives       servo (rigid spring): LimitAngle(target, target, alpha = 0) (the notes' "Servo"), or its
 //                linear twin; soft spring: the same with the spring's compliance and damping; velocity
-//                motor: LimitAngle(phi_start + hx speed) (the seed's "Velocity Motor" with phi_motor
+//                motor: LimitAngle(phi_start + hx speed) (the notes' "Velocity Motor" with phi_motor
 //                restarted from the substep's starting angle phi_start, so a motor that cannot keep up
 //                does not wind up an ever larger lag); force caps bound lambda by max_force hx^2.
-// Features without a seed block take the generic per-row correction of xpbd_blocks.c on the rows PGS
+// Features without a block of the notes take the generic per-row correction of xpbd_blocks.c on the rows PGS
 // and TGS use: the elliptic swing cone (y_angle != z_angle) and the whole six-axis joint.
 //
-// Two refinements of the seed, both about levers. (1) A joint's locks (the Attach or RestrictToAxis,
+// Two refinements of the notes, both about levers. (1) A joint's locks (the Attach or RestrictToAxis,
 // AlignAxes and LimitAngle(0, 0) above) are solved as one block, their errors and directions those of
-// the seed's blocks: solved one after the other, each undoes the others through the lever between the
+// the notes' blocks: solved one after the other, each undoes the others through the lever between the
 // anchor and the body's centre, and a 3 kg load held 0.5 m off a weld reported 17 N of its 29 N wrong in
-// transients. (2) The drives and limits keep the seed's LimitAngle and RestrictToAxis for what they
+// transients. (2) The drives and limits keep the notes' LimitAngle and RestrictToAxis for what they
 // measure and target, but move the bodies along the joint's free axis with its locks held (the projected
-// row of joint.h): a bob of inertia 1e-3 kg*m^2 on a 1 m arm is cheapest to turn about its own centre,
-// so the seed's correction is mostly undone by the point lock that follows it; a hinge limit overshot by
+// row of joint/joint.h): a bob of inertia 1e-3 kg*m^2 on a 1 m arm is cheapest to turn about its own centre,
+// so the notes' correction is mostly undone by the point lock that follows it; a hinge limit overshot by
 // 4e-2 rad, a servo drifted by 4e-3 rad and a torsion spring held a lever at 0.031 rad instead of
 // 0.049. Along the free axis they are exact, and the spring's compliance acts on the axis's own
 // effective mass, as PGS/TGS's projected rows do.
@@ -64,12 +67,12 @@
 // Errors that exist when a substep starts (a joint created out of place, a violated limit at creation)
 // are projected in that substep like any other, and the derived velocity keeps the displacement: the
 // bodies snap together at error / hx, where PGS, TGS and DIRECT remove such errors at erp per step.
-// This is the seed's behaviour; a distance joint created 0.3 m short of its minimum length throws its
+// This is the notes' behaviour; a distance joint created 0.3 m short of its minimum length throws its
 // bodies at ~100 m/s. Create joints in place for XPBD.
 //
 // Def fields and world settings in XPBD:
 //   lock_soft, limit soft, spring soft: compliance alpha = c = 1/k in the position pass, damping b in the
-//     velocity pass (soft.h maps every form); a static load deflects a soft block by F c.
+//     velocity pass (constraint/soft.h maps every form); a static load deflects a soft block by F c.
 //   erp: unused (positions are projected directly). velocity_iterations: 0 skips the velocity pass,
 //     any positive value runs it once per XPBD substep (a second pass would compound the dashpots).
 //   Motors: the hinge, prismatic and cylindrical motors are position targets (above); six-axis motors act
@@ -325,7 +328,7 @@ static void restrict_to_line(xpbd_ctx* c)
 
 // The locks of a joint: the point (Attach, rest 0) or the line (RestrictToAxis), and the axis
 // (AlignAxes) with or without the twist (LimitAngle(0, 0)), solved as one block in the position pass
-// (see the header); in the velocity pass each seed block damps its own.
+// (see the header); in the velocity pass each block damps its own.
 enum
 {
 	LOCK_POINT = 0,
@@ -427,7 +430,7 @@ static void swing_cone(xpbd_ctx* c, const sn_world* world, const xpbd_axis* alon
 	}
 	if (cone->y_angle != cone->z_angle)
 	{
-		xpbd_solve_rows(c, world, SLOT_CONE, SLOT_CONE); // elliptic: no seed block
+		xpbd_solve_rows(c, world, SLOT_CONE, SLOT_CONE); // elliptic: no block of the notes
 		return;
 	}
 	xpbd_frames f;

@@ -1,4 +1,4 @@
-// The XPBD world solver (seed 003): substeps of position corrections and a velocity pass. The algorithm
+// The XPBD world solver (Mueller et al. 2020): substeps of position corrections and a velocity pass. The algorithm
 // and what each joint def field means in it are at the top of xpbd.c.
 #ifndef SINEW_XPBD_H
 #define SINEW_XPBD_H

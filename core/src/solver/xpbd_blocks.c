@@ -1,45 +1,48 @@
-// XPBD building blocks (seed 003, with its errata).
+// XPBD building blocks: Attach, RestrictToAxis, AlignAxes and LimitAngle, and the corrections they are
+// made of, from Mueller's "Joint Simulation" notes (Ten Minute Physics, after Mueller et al. 2020,
+// "Detailed Rigid Body Simulation with Extended Position Based Dynamics"; "the notes" below, with the
+// corrections of their typos marked as errata).
 //
 // Sign convention. A correction moves B by +lambda and A by -lambda along a direction: a linear
 // correction along unit n applied at p1 on A and p2 on B (levers r1 = p1 - x1, r2 = p2 - x2) moves
 //   x1 -= m1^-1 n lambda,  theta1 -= I1^-1 (r1 x n) lambda,  x2 += m2^-1 n lambda,  theta2 += I2^-1 (r2 x n) lambda
 // so p2 - p1 changes by w lambda n with w = w1 + w2, w_i = m_i^-1 + (r_i x n)^T I_i^-1 (r_i x n). An
 // angular correction about unit n rotates A by -I1^-1 n lambda and B by +I2^-1 n lambda, turning B
-// relative to A by w lambda n with w_i = n^T I_i^-1 n. (The seed's "x_i <- x_i +- lambda n m_i^-1" with
+// relative to A by w lambda n with w_i = n^T I_i^-1 n. (The notes' "x_i <- x_i +- lambda n m_i^-1" with
 // its lambda = -C/w is the same move with the sign folded into lambda; we keep lambda >= 0 along the
 // wanted displacement.)
 //
 // Position corrections (ApplyLinearCorrection, ApplyAngularCorrection). The wanted displacement dp of
 // p2 relative to p1 (or rotation dphi of B relative to A) has length C and direction n. XPBD with
-// compliance alpha (seed 004's c = 1/k, soft.h) and alpha~ = alpha / h^2 solves
+// compliance alpha (Faure's c = 1/k, constraint/soft.h) and alpha~ = alpha / h^2 solves
 //   dlambda = (C - alpha~ lambda) / (w + alpha~)
 // with lambda the multiplier this block has accumulated in the substep (0 in its first correction, where
-// this is the seed's lambda <- -C (w1 + w2 + alpha/dt^2)^-1 up to the sign convention; xpbd.c sweeps
+// this is the notes' lambda <- -C (w1 + w2 + alpha/dt^2)^-1 up to the sign convention; xpbd.c sweeps
 // twice per substep, and the second correction must continue the first for a soft block to keep its
 // compliance). Blocks that constrain more than one direction (Attach with rest 0: three; RestrictToAxis
 // as a line: two; AlignAxes: two) are solved in all of them at once,
 //   (E^T K E + alpha~ I) dlambda = E^T dp - alpha~ E^T lambda,   K_ij = e_i^T (M^-1 seen at p1, p2) e_j,
-// with E the block's directions: the seed's single correction along n is exact only when K is
+// with E the block's directions: the notes' single correction along n is exact only when K is
 // isotropic; for a small inertia on a long lever (a bob of 1 cm radius on a 1 m arm: eigenvalues 1/m and
-// 1/m + r^2/I, 25000 apart) it leaves an error across n as large as the one it removes, and the seed's
+// 1/m + r^2/I, 25000 apart) it leaves an error across n as large as the one it removes, and the notes'
 // pendulum drifted by 1 cm and spun at 74 rad/s. The force on B
-// is lambda n / h^2 (N) and the torque lambda n / h^2 (N*m) (seed: "lambda n / dt^2 yields the
+// is lambda n / h^2 (N) and the torque lambda n / h^2 (N*m) (the notes: "lambda n / dt^2 yields the
 // constraint force"); over the substep that is the impulse lambda n / h, which is what the joint
 // accumulates, so its reported force has the units and meaning of PGS/TGS. Rotations apply as
-// q <- normalise(q + 1/2 [dtheta, 0] q) as in the seed. A force cap F (motors, capped springs) bounds
+// q <- normalise(q + 1/2 [dtheta, 0] q) as in the notes. A force cap F (motors, capped springs) bounds
 // lambda by F h^2.
 //   Under a constant load F the fixed point of "predict, correct" is C = F alpha (the prediction moves
 //   the row by F w h^2 per substep, the correction removes C w / (w + alpha~) of the result): the
 //   static deflection is F c whatever h, as in the other solvers.
 //
 // Velocity corrections (ApplyLinearVelocityCorrection, ApplyAngularVelocityCorrection), with the errata:
-// n <- dv / |dv| (the seed's |dv| / |dv| is a typo), the angular multiplier has the sign of the linear
-// one (the seed's "lambda <- dw (w1 + w2)^-1" would turn the relative velocity the wrong way), and the
-// velocity of a body point is v + omega x r (the seed's damping writes (p - x) x omega = -omega x r).
+// n <- dv / |dv| (the notes' |dv| / |dv| is a typo), the angular multiplier has the sign of the linear
+// one (the notes' "lambda <- dw (w1 + w2)^-1" would turn the relative velocity the wrong way), and the
+// velocity of a body point is v + omega x r (the notes' damping writes (p - x) x omega = -omega x r).
 // A velocity correction dv of the relative velocity along n takes lambda = |dv| / (w + compliance)
 // (N*s), applied like the position move with velocities in place of positions. compliance = 0 is the
-// seed's full correction; compliance 1/(h b) makes it the implicit Euler step of a dashpot b:
-// P = -h b (Cdot + w P) gives P = -Cdot / (w + 1/(h b)). The seed's damping Dv <- Dv min(h c, 1) (c = b w)
+// notes' full correction; compliance 1/(h b) makes it the implicit Euler step of a dashpot b:
+// P = -h b (Cdot + w P) gives P = -Cdot / (w + 1/(h b)). The notes' damping Dv <- Dv min(h c, 1) (c = b w)
 // is the explicit form of the same dashpot; the implicit fraction h b w / (1 + h b w) never overshoots.
 //
 // The blocks:
@@ -47,32 +50,34 @@
 //                              (rest = 0: dp = -(p2 - p1)). The forces act at p1 and p2 along the line
 //                              through both, so the pair also conserves angular momentum.
 //   RestrictToAxis(a, p1, p2, pmin, pmax)  p = p2 - p1, p_a = a . p clamped to [pmin, pmax],
-//                              dp = -(p - p_a a). Both bodies are pushed at p2 (the seed passes p1 for A):
+//                              dp = -(p - p_a a). Both bodies are pushed at p2 (the notes pass p1 for A):
 //                              the correction is not along p2 - p1, and forces at two different points
 //                              would exert a net couple on the pair; at one point they do not (PGS's rows
-//                              do the same, joint.h).
-//   AlignAxes(a1, a2)          dphi = angle(a1, a2) (a2 x a1)/|a2 x a1|: B turns a2 onto a1. The seed's
+//                              do the same, joint/joint.h).
+//   AlignAxes(a1, a2)          dphi = angle(a1, a2) (a2 x a1)/|a2 x a1|: B turns a2 onto a1. The notes'
 //                              -a1 x a2 has the same direction and the sine of the angle as length; we
 //                              use the angle itself so a compliant lock is a linear spring in the angle, as
 //                              the PGS/TGS swing rows are.
 //   LimitAngle(n, a1, a2, lo, hi)  phi = atan2((a1 x a2) . n, a1 . a2); outside [lo, hi] B turns by
-//                              dphi = (clamp(phi) - phi) n (wrapped to (-pi, pi]). The seed builds the
+//                              dphi = (clamp(phi) - phi) n (wrapped to (-pi, pi]). The notes build the
 //                              rotated a2' and corrects by -a2 x a2', whose direction turns a2 away from
 //                              a2' with its own AlignAxes sign convention and whose length is the sine of
 //                              the error; we derive the rotation directly.
-//   Twist as joint.h defines it (swing-twist, theta = 2 atan2(q_x, q_w)): the seed measures the twist of a
-//   ball joint between b1, b2 projected onto the plane normal to the bisector (a1 + a2)/|a1 + a2|; that
+//   Twist as joint/joint.h defines it (swing-twist, theta = 2 atan2(q_x, q_w)): the notes measure the
+//   twist of a ball joint between b1, b2 projected onto the plane normal to the bisector
+//   (a1 + a2)/|a1 + a2|; that
 //   angle differs from theta once the swing is large (by 0.4 rad at a swing of 2 rad), so a twist limit
 //   would bound another coordinate than in PGS/TGS/DIRECT. We take b2 back through the swing (the
 //   shortest rotation turning a2 onto a1) and measure LimitAngle(a1, b1, unswing(b2)): exactly theta.
 //
-// Generic rows. A feature without a seed block (the elliptic swing cone, the six-axis joint's per-axis
-// locks, limits, springs and motors) uses the rows joint.h builds for PGS/TGS, at the current pose: each
+// Generic rows. A feature without a block of the notes (the elliptic swing cone, the six-axis joint's per-axis
+// locks, limits, springs and motors) uses the rows joint/joint.h builds for PGS/TGS, at the current pose: each
 // row with error C (kept current through the displacement its joint's earlier rows made), gradient J
 // and K = J M^-1 J^T takes dlambda = -(C + alpha~ lambda) / (K + alpha~) with lambda the multiplier
 // accumulated in this substep, kept within the row's bounds (a limit's lambda >= 0, so it may let go
-// again); the rigid lock rows of a joint, solved as a block in PGS, take the block step -K^-1 C. Motor rows, which have no position error, act in the velocity pass:
-// lambda = -(Cdot - speed) / K within their force bound.
+// again); the rigid lock rows of a joint, solved as a block in PGS, take the block step -K^-1 C. Motor
+// rows, which have no position error, act in the velocity pass: lambda = -(Cdot - speed) / K within their
+// force bound.
 #include "solver/xpbd_blocks.h"
 
 #include "math/mathx.h"
@@ -236,7 +241,7 @@ static bool subspace_solve(double* k, int dims, const sn_vec3* e, sn_vec3 target
 	return true;
 }
 
-// The linear correction dp of p2 relative to p1 within span(e): the seed's ApplyLinearCorrection for
+// The linear correction dp of p2 relative to p1 within span(e): the notes' ApplyLinearCorrection for
 // one direction, all of a block's directions at once otherwise (see the header).
 static void linear_correction_in(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, const sn_vec3* e, int dims, sn_vec3 dp,
 								 const sn_soft* soft, double lambda_max, sn_vec3* acc)
@@ -416,7 +421,7 @@ void xpbd_damp_angular(xpbd_ctx* c, sn_vec3 n, const sn_soft* soft)
 }
 
 // Damp the relative velocity dv of p2 against p1 along its own direction, for blocks that constrain
-// more than one direction (the seed's ApplyLinearVelocityCorrection with n = dv / |dv|).
+// more than one direction (the notes' ApplyLinearVelocityCorrection with n = dv / |dv|).
 static void damp_linear_vector(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, sn_vec3 dv, const sn_soft* soft)
 {
 	double len = sn_length(dv);
@@ -511,7 +516,7 @@ void xpbd_lock_block(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, const sn_vec3* el, con
 
 // ---- corrections along a joint's free axis ------------------------------------------------------------
 
-// A correction e (m or rad) of a free coordinate of the joint along its projected row (joint.h,
+// A correction e (m or rad) of a free coordinate of the joint along its projected row (joint/joint.h,
 // builder_project_free_rows): the row's gradient with the joint's locks held, so B moves the way the
 // joint lets it (a hinged bob turns about the hinge, not about its own centre) and w is the inverse
 // effective mass of the axis with the locks holding. The multiplier mu moves the coordinate by w mu;

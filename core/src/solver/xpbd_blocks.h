@@ -1,4 +1,5 @@
-// XPBD building blocks (seed 003): position and velocity corrections between the two bodies of a joint,
+// XPBD building blocks (Mueller's XPBD joint notes, after Mueller et al. 2020): position and velocity
+// corrections between the two bodies of a joint,
 // and the blocks Attach, RestrictToAxis, AlignAxes and LimitAngle the joint types are made of. The
 // derivation and the sign conventions are at the top of xpbd_blocks.c.
 #ifndef SINEW_XPBD_BLOCKS_H
@@ -8,7 +9,7 @@
 #include "joint/joint.h"
 #include "constraint/row.h"
 
-// The position pass projects positions; the velocity pass damps soft blocks (seed 003 "Velocity Level").
+// The position pass projects positions; the velocity pass damps soft blocks (the notes' "Velocity Level").
 typedef enum xpbd_pass
 {
 	XPBD_POSITION = 0,
@@ -50,7 +51,7 @@ typedef struct xpbd_lambda
 	double row[JOINT_SLOTS]; // the generic rows, by warm-start slot
 } xpbd_lambda;
 
-// A joint's free axis as its projected row (joint.h, builder_project_free_rows): the direction the
+// A joint's free axis as its projected row (joint/joint.h, builder_project_free_rows): the direction the
 // coordinate moves with the locks held. sign is +1 when the row's error grows with the coordinate (a
 // drive's or lower limit's row), -1 when it shrinks (an upper limit, the swing cone).
 typedef struct xpbd_axis
@@ -83,7 +84,7 @@ void xpbd_frames_now(xpbd_ctx* c, xpbd_frames* f);
 void xpbd_plane_basis(sn_vec3 a, sn_vec3* u, sn_vec3* v);
 
 // Frame B's y axis taken back through the swing (the shortest rotation from a2 to a1): the angle from
-// b1 to it about a1 is the joint's twist coordinate theta of joint.h exactly.
+// b1 to it about a1 is the joint's twist coordinate theta of joint/joint.h exactly.
 sn_vec3 xpbd_unswing(sn_vec3 a1, sn_vec3 a2, sn_vec3 b2);
 
 // Position corrections along unit n: dp is the displacement of point p2 (on B) relative to p1 (on A)
@@ -124,23 +125,23 @@ void xpbd_limit_along_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, doubl
 void xpbd_align_axes(xpbd_ctx* c, sn_vec3 a1, sn_vec3 a2, const sn_soft* soft, sn_vec3* lambda);
 // LimitAngle: the angle from a1 to a2 about unit n stays in [lo, hi] (rad); lo == hi drives it there
 // (servo, motor) with the torque capped by lambda_max. The two limits move B along `along` when given
-// (the joint's free axis with its locks held, see xpbd_axis), else by the seed's rotation about n.
+// (the joint's free axis with its locks held, see xpbd_axis), else by the notes' rotation about n.
 void xpbd_limit_angle(xpbd_ctx* c, sn_vec3 n, sn_vec3 a1, sn_vec3 a2, double lo, double hi, const sn_soft* soft,
 					  double lambda_max, const xpbd_axis* along, sn_vec3* lambda);
 
 // A joint's locks solved as one block: nl linear directions el (world) at p1 on A and p2 on B with
 // wanted displacements dl (m), and na angular directions ea with wanted rotations da (rad), the errors
-// of the seed's blocks (Attach or RestrictToAxis, AlignAxes, LimitAngle(0, 0)). acc: the nl + na
+// of the notes' blocks (Attach or RestrictToAxis, AlignAxes, LimitAngle(0, 0)). acc: the nl + na
 // multipliers accumulated in this substep. nl + na <= 6.
 void xpbd_lock_block(xpbd_ctx* c, sn_vec3 p1, sn_vec3 p2, const sn_vec3* el, const double* dl, int nl,
 					 const sn_vec3* ea, const double* da, int na, const sn_soft* soft, double* acc);
 
-// The generic fallback for features without a seed block: rows built by the joint's own row code
-// (joint.h) at the current pose, each corrected by lambda <- -(C + alpha~ lambda) / (K + alpha~), with
+// The generic fallback for features without a block of the notes: rows built by the joint's own row code
+// (joint/joint.h) at the current pose, each corrected by lambda <- -(C + alpha~ lambda) / (K + alpha~), with
 // K = J M^-1 J^T of the row. Rows whose slot is outside [slot_lo, slot_hi] are skipped.
 void xpbd_solve_rows(xpbd_ctx* c, const sn_world* world, int slot_lo, int slot_hi);
 
-// The rows of the joint at the current pose (joint.h), free rows projected against its locks, into
+// The rows of the joint at the current pose (joint/joint.h), free rows projected against its locks, into
 // rows (room for JOINT_SLOTS + 1) and blocks (room for 2). Returns the number of rows.
 int xpbd_build_rows(xpbd_ctx* c, const sn_world* world, row* rows, row_block* blocks);
 

@@ -225,7 +225,8 @@ int snm_model_find_joint(const snm_model* model, const char* name);
 int snm_joint_dof_count(snm_joint_type type);
 
 // The one place where URDF's mimic meets the core's. URDF: q_this = multiplier * q_ref + offset. The core
-// (seed 000, eq. 3): q_A + G q_B + gamma = 0. With A = this joint and B = the referenced joint:
+// (PhysX's mimic-joint notes, eq. 3): q_A + G q_B + gamma = 0. With A = this joint and B = the referenced
+// joint:
 //   q_A - multiplier * q_B - offset = 0,  so  G = -multiplier, gamma = -offset.
 void snm_urdf_mimic_to_core(double multiplier, double offset, double* gearing, double* gamma);
 

@@ -1,11 +1,15 @@
-// Integration test harness (see harness.h).
+// A real sinewd for tests and benchmarks (see harness.h).
+#define _POSIX_C_SOURCE 200809L // mkdtemp, fork, kill, waitpid, nanosleep, sockets
 #include "harness.h"
+
+#include <pb_encode.h>
 
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +19,30 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+
+static test_failure_handler failure_handler = NULL;
+static int timeout_ms = TEST_TIMEOUT_MS;
+
+void test_harness_configure(test_failure_handler handler, int timeout)
+{
+	failure_handler = handler;
+	timeout_ms = timeout > 0 ? timeout : TEST_TIMEOUT_MS;
+}
+
+void test_harness_fail(const char* format, ...)
+{
+	char message[512];
+	va_list args;
+	va_start(args, format);
+	vsnprintf(message, sizeof(message), format, args);
+	va_end(args);
+	if (failure_handler != NULL)
+	{
+		failure_handler(message);
+	}
+	fprintf(stderr, "%s\n", message);
+	exit(1);
+}
 
 void test_sleep_ms(int ms)
 {
@@ -48,7 +76,7 @@ void test_server_start(test_server* s, const char* const* extra)
 	snprintf(s->dir, sizeof(s->dir), "/tmp/sinew-test-XXXXXX");
 	if (mkdtemp(s->dir) == NULL)
 	{
-		fail_msg("mkdtemp failed: %s", strerror(errno));
+		test_harness_fail("mkdtemp failed: %s", strerror(errno));
 	}
 	snprintf(s->log_path, sizeof(s->log_path), "%s/sinewd.log", s->dir);
 	char port_file[128];
@@ -82,7 +110,7 @@ void test_server_start(test_server* s, const char* const* extra)
 	pid_t pid = fork();
 	if (pid < 0)
 	{
-		fail_msg("fork failed: %s", strerror(errno));
+		test_harness_fail("fork failed: %s", strerror(errno));
 	}
 	if (pid == 0)
 	{
@@ -109,12 +137,12 @@ void test_server_start(test_server* s, const char* const* extra)
 		{
 			s->pid = 0;
 			test_server_dump_log(s);
-			fail_msg("sinewd exited before it listened (status %d)", status);
+			test_harness_fail("sinewd exited before it listened (status %d)", status);
 		}
 		test_sleep_ms(50);
 	}
 	test_server_dump_log(s);
-	fail_msg("sinewd did not write its port file within 10 s");
+	test_harness_fail("sinewd did not write its port file within 10 s");
 }
 
 int test_server_stop(test_server* s)
@@ -178,39 +206,57 @@ size_t test_server_rss(const test_server* s)
 	return kb * 1024;
 }
 
-snc_client* test_connect_raw(const test_server* s, snc_transport transport)
+
+static snc_client* connect_options(const test_server* s, snc_options o)
 {
-	snc_options o = snc_default_options();
-	o.transport = transport;
-	o.port = transport == SNC_WS ? s->ws_port : s->tcp_port;
-	o.timeout_ms = TEST_TIMEOUT_MS;
+	o.port = o.transport == SNC_WS ? s->ws_port : s->tcp_port;
 	snc_client* c = NULL;
 	int err = snc_connect(&o, &c);
 	if (err != 0)
 	{
-		fail_msg("connect to port %d failed: %s", o.port, snc_error_string(err));
+		test_harness_fail("connect to port %d failed: %s", o.port, snc_error_string(err));
 	}
 	return c;
+}
+
+snc_client* test_connect_raw(const test_server* s, snc_transport transport)
+{
+	snc_options o = snc_default_options();
+	o.transport = transport;
+	o.timeout_ms = timeout_ms;
+	return connect_options(s, o);
+}
+
+static void handshake(snc_client* c, const char* name, sinew_v1_Role role)
+{
+	sinew_v1_HandshakeReply reply;
+	int err = snc_handshake(c, name, NULL, role, &reply);
+	if (err != 0)
+	{
+		test_harness_fail("handshake failed: %s (%s)", snc_error_string(err), reply.status.message);
+	}
 }
 
 snc_client* test_connect(const test_server* s, snc_transport transport, const char* name, sinew_v1_Role role)
 {
 	snc_client* c = test_connect_raw(s, transport);
-	sinew_v1_HandshakeReply reply;
-	int err = snc_handshake(c, name, NULL, role, &reply);
-	if (err != 0)
-	{
-		fail_msg("handshake failed: %s (%s)", snc_error_string(err), reply.status.message);
-	}
+	handshake(c, name, role);
+	return c;
+}
+
+snc_client* test_connect_with(const test_server* s, snc_options options, const char* name, sinew_v1_Role role)
+{
+	snc_client* c = connect_options(s, options);
+	handshake(c, name, role);
 	return c;
 }
 
 int32_t test_request(snc_client* c, sinew_v1_ClientMessage* m, snc_message* reply)
 {
-	int err = snc_request(c, m, reply, TEST_TIMEOUT_MS);
+	int err = snc_request(c, m, reply, timeout_ms);
 	if (err != 0)
 	{
-		fail_msg("request (command %u) failed: %s", (unsigned)m->which_command, snc_error_string(err));
+		test_harness_fail("request (command %u) failed: %s", (unsigned)m->which_command, snc_error_string(err));
 	}
 	return snc_reply_code(reply);
 }
@@ -224,7 +270,8 @@ void test_expect(snc_client* c, sinew_v1_ClientMessage* m, int32_t code, snc_mes
 		char text[300];
 		snprintf(text, sizeof(text), "%s", snc_reply_text(&reply));
 		snc_message_free(&reply);
-		fail_msg("command %u answered %d (%s), expected %d", (unsigned)m->which_command, (int)got, text, (int)code);
+		test_harness_fail("command %u answered %d (%s), expected %d", (unsigned)m->which_command, (int)got, text,
+						  (int)code);
 	}
 	if (keep != NULL)
 	{
@@ -238,18 +285,18 @@ void test_expect(snc_client* c, sinew_v1_ClientMessage* m, int32_t code, snc_mes
 
 void test_wait_for(snc_client* c, pb_size_t which, snc_message* out)
 {
-	uint64_t deadline = snc_now_ns() + (uint64_t)TEST_TIMEOUT_MS * 1000000u;
+	uint64_t deadline = snc_now_ns() + (uint64_t)timeout_ms * 1000000u;
 	for (;;)
 	{
 		uint64_t now = snc_now_ns();
 		if (now >= deadline)
 		{
-			fail_msg("no message of kind %u within %d ms", (unsigned)which, TEST_TIMEOUT_MS);
+			test_harness_fail("no message of kind %u within %d ms", (unsigned)which, timeout_ms);
 		}
 		int err = snc_receive(c, out, (int)((deadline - now) / 1000000u) + 1);
 		if (err != 0)
 		{
-			fail_msg("waiting for message kind %u: %s", (unsigned)which, snc_error_string(err));
+			test_harness_fail("waiting for message kind %u: %s", (unsigned)which, snc_error_string(err));
 		}
 		if (out->msg.which_message == which)
 		{
@@ -266,13 +313,13 @@ int32_t test_wait_closed(snc_client* c, char* reason, size_t cap)
 	{
 		reason[0] = '\0';
 	}
-	uint64_t deadline = snc_now_ns() + (uint64_t)TEST_TIMEOUT_MS * 1000000u;
+	uint64_t deadline = snc_now_ns() + (uint64_t)timeout_ms * 1000000u;
 	for (;;)
 	{
 		uint64_t now = snc_now_ns();
 		if (now >= deadline)
 		{
-			fail_msg("the server did not close the connection within %d ms", TEST_TIMEOUT_MS);
+			test_harness_fail("the server did not close the connection within %d ms", timeout_ms);
 		}
 		snc_message m;
 		int err = snc_receive(c, &m, (int)((deadline - now) / 1000000u) + 1);
@@ -282,7 +329,7 @@ int32_t test_wait_closed(snc_client* c, char* reason, size_t cap)
 		}
 		if (err != 0)
 		{
-			fail_msg("waiting for the close: %s", snc_error_string(err));
+			test_harness_fail("waiting for the close: %s", snc_error_string(err));
 		}
 		if (m.msg.which_message == sinew_v1_ServerMessage_event_tag &&
 			m.msg.message.event.which_event == sinew_v1_Event_closing_tag)
@@ -297,22 +344,32 @@ int32_t test_wait_closed(snc_client* c, char* reason, size_t cap)
 	}
 }
 
-uint64_t test_create_world(snc_client* c, const char* name)
+uint64_t test_created(snc_client* c, sinew_v1_ClientMessage* m)
 {
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_create_world_tag;
-	snprintf(m.command.create_world.name, sizeof(m.command.create_world.name), "%s", name);
 	snc_message reply;
-	test_expect(c, &m, 0, &reply);
+	test_expect(c, m, 0, &reply);
 	uint64_t id = reply.msg.message.reply.result.created.id;
 	snc_message_free(&reply);
 	return id;
 }
 
-uint64_t test_create_body(snc_client* c, uint64_t world, double x, double y, double z)
+sinew_v1_ClientMessage test_command(pb_size_t which)
 {
 	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_create_body_tag;
+	m.which_command = which;
+	return m;
+}
+
+uint64_t test_create_world(snc_client* c, const char* name)
+{
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_world_tag);
+	snprintf(m.command.create_world.name, sizeof(m.command.create_world.name), "%s", name);
+	return test_created(c, &m);
+}
+
+uint64_t test_create_body(snc_client* c, uint64_t world, double x, double y, double z)
+{
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_body_tag);
 	m.command.create_body.world_id = world;
 	m.command.create_body.has_body = true;
 	m.command.create_body.body.has_pose = true;
@@ -320,18 +377,13 @@ uint64_t test_create_body(snc_client* c, uint64_t world, double x, double y, dou
 	m.command.create_body.body.pose.position.x = x;
 	m.command.create_body.body.pose.position.y = y;
 	m.command.create_body.body.pose.position.z = z;
-	snc_message reply;
-	test_expect(c, &m, 0, &reply);
-	uint64_t id = reply.msg.message.reply.result.created.id;
-	snc_message_free(&reply);
-	return id;
+	return test_created(c, &m);
 }
 
 uint64_t test_create_hinge(snc_client* c, uint64_t world, uint64_t body_a, uint64_t body_b, double ax, double ay,
 						   double az, double bx, double by, double bz)
 {
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_create_joint_tag;
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_joint_tag);
 	sinew_v1_CreateJoint* j = &m.command.create_joint;
 	j->world_id = world;
 	j->has_base = true;
@@ -350,17 +402,51 @@ uint64_t test_create_hinge(snc_client* c, uint64_t world, uint64_t body_a, uint6
 	j->base.frame_b.has_rotation = true;
 	j->base.frame_b.rotation = (sinew_v1_Quat){ 0, 0, h, h };
 	j->which_type = sinew_v1_CreateJoint_hinge_tag;
+	return test_created(c, &m);
+}
+
+typedef struct link_list
+{
+	const sinew_v1_LinkDef* links;
+	int count;
+} link_list;
+
+static bool encode_links(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const link_list* list = *arg;
+	for (int i = 0; i < list->count; ++i)
+	{
+		if (!pb_encode_tag_for_field(stream, field) ||
+			!pb_encode_submessage(stream, sinew_v1_LinkDef_fields, list->links + i))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+int32_t test_create_articulation(snc_client* c, uint64_t world, const sinew_v1_LinkDef* links, int count, uint64_t* id,
+								 uint32_t* dofs)
+{
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_articulation_tag);
+	m.command.create_articulation.world_id = world;
+	link_list list = { links, count };
+	m.command.create_articulation.links.funcs.encode = encode_links;
+	m.command.create_articulation.links.arg = &list;
 	snc_message reply;
-	test_expect(c, &m, 0, &reply);
-	uint64_t id = reply.msg.message.reply.result.created.id;
+	int32_t code = test_request(c, &m, &reply);
+	if (code == 0)
+	{
+		*id = reply.msg.message.reply.result.created.id;
+		*dofs = reply.msg.message.reply.result.created.dof_count;
+	}
 	snc_message_free(&reply);
-	return id;
+	return code;
 }
 
 void test_step(snc_client* c, uint64_t world, uint32_t count)
 {
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_step_tag;
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_step_tag);
 	m.command.step.world_id = world;
 	m.command.step.count = count;
 	test_expect(c, &m, 0, NULL);
@@ -368,8 +454,7 @@ void test_step(snc_client* c, uint64_t world, uint32_t count)
 
 void test_set_mode(snc_client* c, uint64_t world, sinew_v1_TimeMode mode, double rate)
 {
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_set_time_mode_tag;
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_set_time_mode_tag);
 	m.command.set_time_mode.world_id = world;
 	m.command.set_time_mode.has_time = true;
 	m.command.set_time_mode.time.mode = mode;
@@ -380,17 +465,24 @@ void test_set_mode(snc_client* c, uint64_t world, sinew_v1_TimeMode mode, double
 
 void test_join(snc_client* c, uint64_t world, sinew_v1_Role role)
 {
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_join_world_tag;
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_join_world_tag);
 	m.command.join_world.world_id = world;
 	m.command.join_world.role = role;
 	test_expect(c, &m, 0, NULL);
 }
 
+uint64_t test_subscribe(snc_client* c, uint64_t world, double rate_hz, uint32_t include)
+{
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_subscribe_tag);
+	m.command.subscribe.world_id = world;
+	m.command.subscribe.rate_hz = rate_hz;
+	m.command.subscribe.include = include;
+	return test_created(c, &m);
+}
+
 void test_get_state(snc_client* c, uint64_t world, uint32_t include, snc_message* reply)
 {
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_get_state_tag;
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_get_state_tag);
 	m.command.get_state.world_id = world;
 	m.command.get_state.include = include;
 	test_expect(c, &m, 0, reply);
@@ -406,17 +498,17 @@ int test_http_get(const test_server* s, const char* path, char* out, size_t cap)
 	inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
 	if (fd < 0 || connect(fd, (struct sockaddr*)&addr, sizeof(addr)) != 0)
 	{
-		fail_msg("HTTP connect failed: %s", strerror(errno));
+		test_harness_fail("HTTP connect failed: %s", strerror(errno));
 	}
 	char request[256];
 	int n = snprintf(request, sizeof(request), "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
 	if (send(fd, request, (size_t)n, MSG_NOSIGNAL) != n)
 	{
-		fail_msg("HTTP send failed");
+		test_harness_fail("HTTP send failed");
 	}
 	size_t size = 0;
 	char* all = malloc(1 << 20);
-	uint64_t deadline = snc_now_ns() + (uint64_t)TEST_TIMEOUT_MS * 1000000u;
+	uint64_t deadline = snc_now_ns() + (uint64_t)timeout_ms * 1000000u;
 	while (size < (1u << 20) - 1 && snc_now_ns() < deadline)
 	{
 		struct pollfd p = { fd, POLLIN, 0 };

@@ -1,15 +1,9 @@
-// Snapshot byte format: bounded little-endian writers and readers, and the section layout.
-//
-// Layout (all integers little-endian, doubles as their IEEE-754 bit patterns):
-//   header   "SNWSNAP1" (8 bytes), u32 version (SN_SNAPSHOT_VERSION), u32 section count,
-//            u64 payload size, u64 FNV-1a hash of the payload
-//   payload  sections, each: u32 tag, u64 length, then `length` bytes
-// Sections, in order: WRLD (settings and clock), BODY (the body pool, dead slots included so ids and
-// free lists survive), JONT (the joint pool with warm starts), ARTC (articulations and mimic joints,
-// artic/snapshot.c). Modules with state of their own add a section after these (see snapshot.c). A reader rejects unknown tags, short or long sections, and any
-// field that a def or setter would reject.
-#ifndef SINEW_SNAPSHOT_H
-#define SINEW_SNAPSHOT_H
+// Snapshot bytes: bounded little-endian writers and readers for the fields of the snapshot format
+// (snapshot.c describes it), integers little-endian, doubles as their IEEE-754 bit patterns. A writer
+// with no buffer only counts; a reader turns `ok` false at the first short read and yields zeros from
+// then on.
+#ifndef SINEW_SNAP_BYTES_H
+#define SINEW_SNAP_BYTES_H
 
 #include "sinew/types.h"
 
@@ -29,6 +23,8 @@ typedef struct snap_reader
 	bool ok; // false after any short read
 } snap_reader;
 
+// n raw bytes (the header's magic).
+void snap_put_bytes(snap_writer* w, const void* p, size_t n);
 void snap_put_u8(snap_writer* w, uint8_t v);
 void snap_put_u32(snap_writer* w, uint32_t v);
 void snap_put_u64(snap_writer* w, uint64_t v);

@@ -1,0 +1,43 @@
+// Who is in a world and as what: its owner (if any) and whether the world outlives the owner's session,
+// and its members in join order (the owner, the controllers and observers that joined). The command gate
+// checks roles here (command.c); join order is the order lockstep inputs are applied in (lockstep.c).
+#ifndef SINEW_SERVER_MEMBERS_H
+#define SINEW_SERVER_MEMBERS_H
+
+#include "sinew.pb.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct world_member
+{
+	uint64_t session_id;
+	sinew_v1_Role role; // OBSERVER, CONTROLLER or OWNER (the owner is always a member)
+	bool controlling;   // joined as a controller: takes part in lockstep
+	// Lockstep: this member's input for the pending tick (lockstep.c).
+	bool submitted;
+	uint64_t request_id;
+	sinew_v1_LockstepInput* input; // owned; set while submitted
+} world_member;
+
+typedef struct world_members
+{
+	uint64_t owner; // session id, 0 if none
+	bool keep;      // the world survives its owner's disconnect
+	world_member* list;
+	int count;
+	int capacity;
+} world_members;
+
+// Role of a session in the world: OWNER, the member's role, or OBSERVER for everyone else.
+sinew_v1_Role members_role(const world_members* members, uint64_t session_id);
+// The member of a session, or NULL.
+world_member* members_find(world_members* members, uint64_t session_id);
+// Add (at the end of join order) or update a member. Returns false if memory ran out.
+bool members_set(world_members* members, uint64_t session_id, sinew_v1_Role role, bool controlling);
+// Remove a member, keeping the others in join order (its pending lockstep input is dropped: answer it
+// first, see world_host_remove_member).
+void members_remove(world_members* members, uint64_t session_id);
+void members_free(world_members* members);
+
+#endif

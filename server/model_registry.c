@@ -1,0 +1,150 @@
+// A world's kept models (see model_registry.h).
+#include "model_registry.h"
+
+#include "sinew/articulation.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static model_entry* find(const model_registry* r, model_kind kind, uint64_t object)
+{
+	for (int i = 0; i < r->count; ++i)
+	{
+		if (r->entries[i].kind == kind && r->entries[i].object == object)
+		{
+			return r->entries + i;
+		}
+	}
+	return NULL;
+}
+
+// Is the object an entry describes still in the world?
+static bool entry_alive(const model_entry* e, const sn_world* world)
+{
+	if (world == NULL)
+	{
+		return false;
+	}
+	switch (e->kind)
+	{
+		case MODEL_URDF:
+			return sn_articulation_is_valid(world, sn_articulation_id_load(e->object));
+	}
+	return false;
+}
+
+// Keep the entries `keep` says yes to, in order; free the others.
+static void filter(model_registry* r, bool (*keep)(const model_entry* e, const void* arg), const void* arg)
+{
+	int kept = 0;
+	for (int i = 0; i < r->count; ++i)
+	{
+		if (keep(r->entries + i, arg))
+		{
+			r->entries[kept++] = r->entries[i];
+		}
+		else
+		{
+			free(r->entries[i].bytes);
+		}
+	}
+	r->count = kept;
+}
+
+bool model_registry_keep(model_registry* r, model_kind kind, uint64_t object, uint8_t* bytes, size_t size)
+{
+	model_entry* e = find(r, kind, object);
+	if (e != NULL)
+	{
+		free(e->bytes);
+		e->bytes = bytes;
+		e->size = size;
+		return true;
+	}
+	if (r->count == r->capacity)
+	{
+		int capacity = r->capacity > 0 ? 2 * r->capacity : 4;
+		model_entry* grown = realloc(r->entries, (size_t)capacity * sizeof(model_entry));
+		if (grown == NULL)
+		{
+			return false;
+		}
+		r->entries = grown;
+		r->capacity = capacity;
+	}
+	r->entries[r->count++] = (model_entry){ kind, object, bytes, size };
+	return true;
+}
+
+const model_entry* model_registry_find(const model_registry* r, model_kind kind, uint64_t object)
+{
+	return find(r, kind, object);
+}
+
+typedef struct entry_key
+{
+	model_kind kind;
+	uint64_t object;
+} entry_key;
+
+static bool other_than(const model_entry* e, const void* arg)
+{
+	const entry_key* key = arg;
+	return e->kind != key->kind || e->object != key->object;
+}
+
+void model_registry_forget(model_registry* r, model_kind kind, uint64_t object)
+{
+	entry_key key = { kind, object };
+	filter(r, other_than, &key);
+}
+
+static bool none(const model_entry* e, const void* arg)
+{
+	(void)e;
+	(void)arg;
+	return false;
+}
+
+void model_registry_clear(model_registry* r)
+{
+	filter(r, none, NULL);
+}
+
+static bool alive_in(const model_entry* e, const void* world)
+{
+	return entry_alive(e, world);
+}
+
+void model_registry_prune(model_registry* r, const sn_world* world)
+{
+	filter(r, alive_in, world);
+}
+
+bool model_registry_copy(model_registry* to, const model_registry* from)
+{
+	for (int i = 0; i < from->count; ++i)
+	{
+		const model_entry* e = from->entries + i;
+		uint8_t* copy = malloc(e->size > 0 ? e->size : 1);
+		if (copy == NULL)
+		{
+			return false;
+		}
+		memcpy(copy, e->bytes, e->size);
+		if (!model_registry_keep(to, e->kind, e->object, copy, e->size))
+		{
+			free(copy);
+			return false;
+		}
+	}
+	return true;
+}
+
+void model_registry_free(model_registry* r)
+{
+	model_registry_clear(r);
+	free(r->entries);
+	r->entries = NULL;
+	r->capacity = 0;
+}

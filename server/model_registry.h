@@ -1,0 +1,56 @@
+// What a world keeps about where its objects came from, for clients that ask later: encoded messages
+// keyed by kind and by the object they describe. Today one kind: an articulation's UrdfModel as LoadUrdf
+// answered it (model_info.c), which DescribeWorld sends again to a client that joins later.
+//
+// An entry lives as long as its object: forgotten when the object is destroyed, pruned when the world is
+// replaced by a state without it (reset, restore), copied with a clone. A new kind (a body's collision
+// shapes, a mesh asset by content hash) is a new model_kind and one case in model_registry.c's
+// entry_alive, which says when its object is gone.
+#ifndef SINEW_SERVER_MODEL_REGISTRY_H
+#define SINEW_SERVER_MODEL_REGISTRY_H
+
+#include "sinew/sinew.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum model_kind
+{
+	MODEL_URDF = 1, // an articulation's encoded UrdfModel; object: the articulation's id (wire form)
+} model_kind;
+
+typedef struct model_entry
+{
+	model_kind kind;
+	uint64_t object;
+	uint8_t* bytes; // owned
+	size_t size;
+} model_entry;
+
+typedef struct model_registry
+{
+	model_entry* entries; // in the order they were kept
+	int count;
+	int capacity;
+} model_registry;
+
+// Keep bytes for (kind, object), replacing what was kept for it; ownership of bytes passes to the
+// registry on success. Returns false if memory ran out (then nothing changed).
+bool model_registry_keep(model_registry* registry, model_kind kind, uint64_t object, uint8_t* bytes, size_t size);
+// The entry for (kind, object), or NULL.
+const model_entry* model_registry_find(const model_registry* registry, model_kind kind, uint64_t object);
+// Forget the entry for (kind, object), if any (its object was destroyed).
+void model_registry_forget(model_registry* registry, model_kind kind, uint64_t object);
+// Forget every entry (a restore, whose bytes may come from another world with other objects under the
+// same ids).
+void model_registry_clear(model_registry* registry);
+// Forget the entries whose object is no longer in world (a reset, or any replaced world; NULL: all).
+void model_registry_prune(model_registry* registry, const sn_world* world);
+// Give `to` copies of from's entries (a clone, whose objects keep their ids). Returns false if memory
+// ran out (`to` may then hold some of them).
+bool model_registry_copy(model_registry* to, const model_registry* from);
+// Free every entry and the registry's memory.
+void model_registry_free(model_registry* registry);
+
+#endif
