@@ -6,24 +6,32 @@
 #                                               sheet of hinge loops in PGS, TGS, XPBD and DIRECT (about a
 #                                               minute); args: --seconds --grid-seconds --n --grid --solver
 #   bash scripts/bench.sh articulation [args]   bench_articulation (see README.md)
+#   bash scripts/bench.sh robots [args]         bench_robots: the published robots of models/robots against
+#                                               MuJoCo in the same run (--robot NAME, --steps, --repeat, --drives)
 #   bash scripts/bench.sh server [args]         bench_server: starts sinewd; step-1 latency, streaming to
 #                                               1/10/100 WebSocket clients, real-time capacity (--quick for a
 #                                               short run; see README.md)
+# The release build is configured with SINEW_BENCH_PEERS=ON: the benchmarks' peer engines are built in.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 case "${1:-}" in
-  ""|chain|articulation|server) ;;
-  *) echo "bench.sh: first argument chain, articulation or server (or none for every benchmark)" >&2; exit 2 ;;
+  ""|chain|articulation|robots|server) ;;
+  *) echo "bench.sh: first argument chain, articulation, robots or server (or none for every benchmark)" >&2
+     exit 2 ;;
 esac
 bash "$root/scripts/install-deps.sh"
 bash "$root/scripts/build.sh" release
+cmake -S "$root" -B "$root/build/release" -DSINEW_BENCH_PEERS=ON > /dev/null
+cmake --build "$root/build/release" --parallel "${SINEW_JOBS:-$(nproc)}"
 case "${1:-}" in
   chain) shift; "$root/build/release/bench/bench_chain" "$@" ;;
   articulation) shift; "$root/build/release/bench/bench_articulation" "$@" ;;
+  robots) shift; "$root/build/release/bench/bench_robots" "$@" ;;
   server) shift; "$root/build/release/bench/bench_server" "$@" ;;
   *)
     "$root/build/release/bench/bench_chain"
     "$root/build/release/bench/bench_articulation"
+    "$root/build/release/bench/bench_robots"
     "$root/build/release/bench/bench_server"
     ;;
 esac

@@ -42,6 +42,8 @@ if [[ "$mode" == "all" ]]; then
     chromium
     # script checks, the deployment files' checks (tests/deploy/check_deploy.py), the C formatting
     shellcheck python3-yaml clang-format
+    # benchmark peers (SINEW_BENCH_PEERS, scripts/bench.sh): MuJoCo, which reads URDF directly
+    libmujoco-dev
   )
 fi
 

@@ -15,7 +15,8 @@
 //      acts, which is symplectic; a kick spread over the windows with accelerations frozen at the start
 //      would advance positions by h qd + h^2 (n+1)/(2n) qdd and gain energy at a rate (n-1)/(2n) h^2 w^2
 //      per step for a mode of frequency w.
-//   2. Rows are built at the start positions x_0, with K = J W J^T.
+//   2. Rows are built at the start positions x_0, with K = J W J^T. A limit gets rows only on the sides
+//      the step could reach (limit_sides); the active dofs are those with rows, and W is theirs.
 //   3. TGS: the hold. PhysX's drive note ("Implicit Spring Joint Drives", TGS position iteration)
 //      makes one step of n windows the same as n steps of tau/n: each window's drive impulse is the
 //      implicit one of that window alone, from zero (its eq. 44). That is what the windows below do,
@@ -24,9 +25,9 @@
 //      step's load as speed, and at a stiff gain answers it with a deflection n times its static one
 //      (the positions reported at step ends stop being k x = F: 0.1 of it at kp = 1e6 N/m, 1/60 s, 32
 //      windows). So the kick is split: the impulse P_hold that holds it on the rows' coordinates,
-//        (J W J^T) P_hold = -J (qd* - qd)     (bilateral rows: drives, friction, mimic)
-//      with limits as inelastic contacts in the same solve: held at J v = -max(c_0, 0) / h when the
-//      step's motion would carry them past that, P_hold >= 0, never pushing a limit that separates
+//        (J W J^T) P_hold = -J (qd* - qd)     (bilateral rows: drives, friction, mimic),
+//      solved together with the limits as inelastic contacts (held at J v = -max(c_0, 0) / h when the
+//      step's motion would carry them past that, P_hold >= 0: a limit that separates is never pushed),
 //      is applied with the kick, and each window owns P_hold / n of it as impulse already applied. On
 //      the rows' coordinates the speeds are then those of n steps of rho that receive the kick in n
 //      equal parts (J v is the same in both pictures at the start of every window: the kick's part of
@@ -61,7 +62,9 @@
 // does: with n windows each removing beta rho of what is left, (1 - beta rho)^n = 1 - erp, so
 //   beta = (1 - (1 - erp)^(1/n)) / rho              (erp / h for one window)
 // and the correction speed is bounded, |J v_p| <= max_correction_speed (sn_articulation_def), so that a
-// joint that starts far outside a limit is brought back at a bounded pace.
+// joint that starts far outside a limit is brought back at a bounded pace. A row's pseudo impulse carries
+// from one window to the next (one Gauss-Seidel pass per window from zero would leave coupled corrections
+// undoing each other), and an error at rounding level (|C| <= 1e-12) is not corrected.
 //
 // Row solves (v_row = J v; c = c_0 + J dx in TGS, c_0 in PGS):
 //   drive           artic/drive.c, |acc| <= max_force rho
