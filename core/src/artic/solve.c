@@ -487,6 +487,9 @@ enum
 {
 	HOLD_PASSES = 2
 };
+// A limit approaching its floor slower than this (m/s or rad/s) is left to the windows' sweeps rather
+// than held: resting contacts whose speed is rounding noise would otherwise flip in and out of the set.
+#define HOLD_SLACK 1e-9
 
 static void hold_kick(const sn_world* world, artic* a, double h)
 {
@@ -498,7 +501,7 @@ static void hold_kick(const sn_world* world, artic* a, double h)
 	for (int i = 0; i < rs->count; ++i)
 	{
 		artic_row* ar = rs->rows + i;
-		ar->held = !unilateral(ar) || jacobian_dot(world, a, ar, rs->v) < hold_floor(ar, h);
+		ar->held = !unilateral(ar) || jacobian_dot(world, a, ar, rs->v) < hold_floor(ar, h) - HOLD_SLACK;
 	}
 	int m = 0, bilateral = 0;
 	for (int pass = 0; pass < HOLD_PASSES; ++pass)
@@ -531,7 +534,7 @@ static void hold_kick(const sn_world* world, artic* a, double h)
 			{
 				jv += jacobian_coupling(world, a, ar, rs->rows + rs->hold_rows[i]) * rs->hold_x[i];
 			}
-			if (jv < hold_floor(ar, h))
+			if (jv < hold_floor(ar, h) - HOLD_SLACK)
 			{
 				ar->held = true;
 				changed = true;
