@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+#!/bin/bash
 # Exit 0 if sinewd's /healthz answers 200 (serving), 1 otherwise (down, or 503 while shutting down).
 # Uses only bash (its /dev/tcp), so the image needs no HTTP client. The port is SINEW_WS_PORT (default
 # 7421), or the first argument.

@@ -11,27 +11,32 @@
 #   bash scripts/bench.sh server [args]         bench_server: starts sinewd; step-1 latency, streaming to
 #                                               1/10/100 WebSocket clients, real-time capacity (--quick for a
 #                                               short run; see README.md)
-# The release build is configured with SINEW_BENCH_PEERS=ON: the benchmarks' peer engines are built in.
+#   bash scripts/bench.sh collide [args]        bench_collide: broadphase, narrowphase per pair family,
+#                                               GJK/EPA against closed forms and against libccd (--quick,
+#                                               --section NAME)
+# The release build is configured with SINEW_BENCH_PEERS=ON (peer libraries such as libccd and MuJoCo, from
+# install-deps.sh) so the comparisons run.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 case "${1:-}" in
-  ""|chain|articulation|robots|server) ;;
-  *) echo "bench.sh: first argument chain, articulation, robots or server (or none for every benchmark)" >&2
+  ""|chain|articulation|server|collide|robots) ;;
+  *) echo "bench.sh: first argument chain, articulation, server, collide or robots (or none for every benchmark)" >&2
      exit 2 ;;
 esac
 bash "$root/scripts/install-deps.sh"
+(cd "$root" && cmake --preset release -DSINEW_BENCH_PEERS=ON > /dev/null)
 bash "$root/scripts/build.sh" release
-cmake -S "$root" -B "$root/build/release" -DSINEW_BENCH_PEERS=ON > /dev/null
-cmake --build "$root/build/release" --parallel "${SINEW_JOBS:-$(nproc)}"
 case "${1:-}" in
   chain) shift; "$root/build/release/bench/bench_chain" "$@" ;;
   articulation) shift; "$root/build/release/bench/bench_articulation" "$@" ;;
   robots) shift; "$root/build/release/bench/bench_robots" "$@" ;;
   server) shift; "$root/build/release/bench/bench_server" "$@" ;;
+  collide) shift; "$root/build/release/bench/bench_collide" "$@" ;;
   *)
     "$root/build/release/bench/bench_chain"
     "$root/build/release/bench/bench_articulation"
     "$root/build/release/bench/bench_robots"
     "$root/build/release/bench/bench_server"
+    "$root/build/release/bench/bench_collide"
     ;;
 esac

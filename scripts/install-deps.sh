@@ -42,7 +42,12 @@ if [[ "$mode" == "all" ]]; then
     chromium
     # script checks, the deployment files' checks (tests/deploy/check_deploy.py), the C formatting
     shellcheck python3-yaml clang-format
-    # benchmark peers (SINEW_BENCH_PEERS, scripts/bench.sh): MuJoCo, which reads URDF directly
+    # the container image, built and run (tests/deploy/container.sh): podman, runc where crun cannot run a
+    # container, debootstrap for a Debian 12 base image when podman has none, iproute2 for a loopback
+    podman runc debootstrap iproute2
+    # benchmark peers (scripts/bench.sh builds with SINEW_BENCH_PEERS=ON): bench_collide against libccd
+    libccd-dev
+    # and bench_robots against MuJoCo, which reads URDF directly
     libmujoco-dev
   )
 fi

@@ -2,11 +2,12 @@
 # Every test: install what is needed, check the scripts (shellcheck) and the C formatting (clang-format
 # with .clang-format), build the release flavour and run its tests (core, model import, server, Python
 # client, dashboard in headless chromium and deployment checks; the server, client and browser tests
-# start real sinewd processes on loopback ports chosen free), then build with AddressSanitizer +
-# UndefinedBehaviorSanitizer and run the tests again, then run each fuzz target briefly (scripts/fuzz.sh:
-# the server's decode-and-dispatch path and the URDF importer; SINEW_FUZZ_SECONDS, default 20 each). CI
-# runs this (.ci/run). The builds use the presets of CMakePresets.json (scripts/build.sh). Screenshots of
-# the dashboard: build/<flavour>/artifacts/.
+# start real sinewd processes on loopback ports chosen free), then build the container image with podman
+# and run it (tests/deploy/container.sh; alone, so its build has both cores), then build with
+# AddressSanitizer + UndefinedBehaviorSanitizer and run the tests again, then run each fuzz target
+# briefly (scripts/fuzz.sh: the server's decode-and-dispatch path and the URDF importer;
+# SINEW_FUZZ_SECONDS, default 20 each). CI runs this (.ci/run). The builds use the presets of
+# CMakePresets.json (scripts/build.sh). Screenshots of the dashboard: build/<flavour>/artifacts/.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="${SINEW_JOBS:-$(nproc)}"
@@ -15,7 +16,7 @@ start=$(date +%s)
 bash "$root/scripts/install-deps.sh"
 
 echo "== shellcheck"
-shellcheck "$root"/scripts/*.sh "$root"/deploy/*.sh "$root/.ci/run"
+shellcheck "$root"/scripts/*.sh "$root"/deploy/*.sh "$root"/tests/deploy/*.sh "$root/.ci/run"
 
 echo "== clang-format (.clang-format)"
 (cd "$root" && git ls-files -z '*.c' '*.h' | xargs -0 clang-format --dry-run --Werror)
@@ -23,6 +24,9 @@ echo "== clang-format (.clang-format)"
 echo "== release build and tests"
 bash "$root/scripts/build.sh" release
 (cd "$root" && ctest --preset release --parallel "$jobs")
+
+echo "== container image (podman build, run and checks)"
+bash "$root/tests/deploy/container.sh"
 
 echo "== sanitizer build and tests (ASan + UBSan; the preset sets ASAN_OPTIONS and UBSAN_OPTIONS)"
 bash "$root/scripts/build.sh" sanitize

@@ -86,18 +86,31 @@ def dockerfile_instructions(path):
 def check_dockerfile(known):
     path = os.path.join(DEPLOY, "Dockerfile")
     ins = dockerfile_instructions(path)
-    froms = [args for _, word, args in ins if word == "FROM"]
+    # Global ARGs (before the first FROM) with their defaults, as FROM lines use them.
+    args = dict(a.split("=", 1) for stage, word, a in ins if word == "ARG" and stage < 0 and "=" in a)
+    froms = [re.sub(r"\$\{(\w+)\}", lambda m: args.get(m.group(1), m.group(0)), a).split()[0]
+             for _, word, a in ins if word == "FROM"]
     check(len(froms) >= 2, "Dockerfile is multi-stage (%d stages)" % len(froms))
-    check(all(re.match(r"debian:(12|bookworm)(-slim)?\b", f) for f in froms), "every stage is Debian 12: %s" % froms)
+    check(all(re.match(r"debian:(12|bookworm)(-slim)?\b", f) or f == "scratch" for f in froms),
+          "every stage is Debian 12 (or scratch): %s" % froms)
     last = len(froms) - 1
     build_runs = " ".join(args for stage, word, args in ins if word == "RUN" and stage < last)
     check("scripts/install-deps.sh" in build_runs, "the build stage installs with scripts/install-deps.sh")
     check("scripts/build.sh release" in build_runs, "the build stage builds with scripts/build.sh release")
-    for script in ("scripts/install-deps.sh", "scripts/build.sh", "deploy/healthcheck.sh"):
+    for script in ("scripts/install-deps.sh", "scripts/build.sh", "deploy/healthcheck.sh", "deploy/runtime-root.sh",
+                   "deploy/with-extra-ca.sh", "deploy/runtime-packages"):
         check(os.path.isfile(os.path.join(ROOT, script)), "%s exists" % script)
+    # Every step that fetches (apt, npm) can trust the build's extra CA bundle, and only through the secret.
+    for what in ("install-deps.sh", "build.sh release", "runtime-root.sh"):
+        runs = [a for stage, word, a in ins if word == "RUN" and stage < last and what in a]
+        check(runs and all("--mount=type=secret,id=extra-ca" in a and "with-extra-ca.sh" in a for a in runs),
+              "the step running %s mounts the extra-ca secret and runs through with-extra-ca.sh" % what)
+    check(not re.search(r"(COPY|ADD)\s[^\n]*\.(pem|crt)\b", open(path).read()),
+          "no certificate file is copied into any stage (the CA bundle is a secret)")
     final = [(word, args) for stage, word, args in ins if stage == last]
     copies = [args for word, args in final if word == "COPY"]
-    check(copies and all(a.startswith("--from=") for a in copies), "the runtime stage copies only from the build stage: %s" % copies)
+    check(copies and all(a.startswith("--from=") for a in copies), "the runtime stage copies only from the build stages: %s" % copies)
+    check(not any(word in ("RUN", "ADD") for word, _ in final), "the runtime stage runs nothing at build time")
     shipped = " ".join(args for _, word, args in ins if word == "RUN" and "/out/" in args)
     for thing in ("server/sinewd", "clients/web/dist", "deploy/healthcheck.sh", "models/"):
         check(thing in shipped, "the image ships %s" % thing)
@@ -115,6 +128,70 @@ def check_dockerfile(known):
     used = variables_in(open(path).read())
     check(used <= known, "Dockerfile uses only sinewd's variables (unknown: %s)" % sorted(used - known))
     return used
+
+
+def runtime_packages():
+    """The package names of deploy/runtime-packages."""
+    names = []
+    with open(os.path.join(DEPLOY, "runtime-packages")) as f:
+        for line in f:
+            names.extend(line.split("#", 1)[0].split())
+    return names
+
+
+def installed_closure(packages):
+    """The installed packages that `packages` need (Depends and Pre-Depends, recursively), from dpkg."""
+    seen = set()
+    todo = list(packages)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Status}\t${Depends}, ${Pre-Depends}", name],
+                             capture_output=True, text=True)
+        if out.returncode != 0 or "install ok installed" not in out.stdout:
+            continue
+        seen.add(name)
+        for group in out.stdout.split("\t", 1)[1].split(","):
+            for alternative in group.split("|"):
+                dep = alternative.strip().split(" ")[0].split(":")[0]
+                if dep:
+                    todo.append(dep)
+    return seen
+
+
+def check_runtime_libraries(sinewd):
+    """sinewd's shared libraries (as this machine's loader resolves them) all come from a package of
+    deploy/runtime-packages or one they depend on: the image's root file system holds exactly those."""
+    listed = runtime_packages()
+    check(len(listed) > 0 and all(re.match(r"^[a-z0-9][a-z0-9+.-]+$", p) and not p.endswith("-dev") for p in listed),
+          "deploy/runtime-packages names run-time packages, no -dev ones: %s" % " ".join(listed))
+    closure = installed_closure(listed)
+    out = subprocess.run(["ldd", sinewd], capture_output=True, text=True, timeout=30).stdout
+    if re.search(r"\blib(asan|ubsan|tsan|lsan)\.so", out):
+        # The image ships the release build; this sanitizer build links the sanitizers' runtimes.
+        print("skip  sinewd's shared libraries against deploy/runtime-packages: a sanitizer build (the release "
+              "run checks them)")
+        return
+    missing = []
+    for line in out.splitlines():
+        m = re.match(r"\s*(\S+) => (/\S+)", line)
+        if not m:
+            continue
+        soname, path = m.groups()
+        real = os.path.realpath(path)
+        # Merged /usr: dpkg knows a file by the path its package ships (/lib/... or /usr/lib/...).
+        candidates = {path, real} | {p[4:] for p in (path, real) if p.startswith("/usr/")} | \
+                     {"/usr" + p for p in (path, real) if not p.startswith("/usr/")}
+        owners = set()
+        for c in candidates:
+            got = subprocess.run(["dpkg", "-S", c], capture_output=True, text=True)
+            if got.returncode == 0:
+                owners |= {o.strip().split(":")[0] for o in got.stdout.split(":", 1)[0].split(",")}
+        if not owners & closure:
+            missing.append("%s (%s)" % (soname, ", ".join(sorted(owners)) or "no package"))
+    check(not missing, "every shared library sinewd links comes from deploy/runtime-packages or their dependencies "
+          "(add the run-time package of: %s)" % (", ".join(missing) or "none missing"))
 
 
 # ---- compose ------------------------------------------------------------------------------------------
@@ -245,6 +322,7 @@ def main():
     known, grace_ms = sinewd_variables(sinewd)
     check(len(known) > 20 and grace_ms is not None, "sinewd --help lists its variables (%d)" % len(known))
     check_dockerfile(known)
+    check_runtime_libraries(sinewd)
     check_compose(known, grace_ms)
     check_kubernetes(known, grace_ms)
     check_healthcheck(sinewd)
