@@ -226,7 +226,10 @@ static void step_latency(const test_server* s, snc_transport transport, const ch
 		place_process(0, 0);
 	}
 	snc_client* c = connect_to(s, transport, 0);
-	uint64_t world = test_create_world(c, scene);
+	// Names are unique on a server, and the last run's world may not be gone yet.
+	char name[64];
+	snprintf(name, sizeof(name), "%s-%s%s", scene, transport == SNC_WS ? "ws" : "tcp", one_cpu ? "-1cpu" : "");
+	uint64_t world = test_create_world(c, name);
 	if (kind == SCENE_ARM)
 	{
 		build_articulation(c, world, 7, 0.3, 1e6, 1e3, 0.5);

@@ -4,7 +4,7 @@
 # Pre-Depends as apt resolves them for an empty system; no Recommends), each unpacked as dpkg unpacks it.
 # Around them, what a process needs from a root: a dpkg status database that names every package and
 # version (image scanners read it), the dynamic loader's cache, /etc/passwd and /etc/group with root,
-# nobody and the server's user sinew (10001), /tmp, and the server's home with its models directory.
+# nobody and the server's user sinew (10001), /tmp, and the server's home with its models and state directories.
 # No maintainer script runs: shared libraries and bash need none to work. As in Debian's slim images,
 # manual pages, translations and documentation other than the copyright files are left out (and
 # iconv's character set converters, see below).
@@ -92,6 +92,6 @@ mkdir -p "$dest/proc" "$dest/sys" "$dest/dev" "$dest/run" "$dest/root"
 chmod 0700 "$dest/root"
 mkdir -p "$dest/tmp"
 chmod 1777 "$dest/tmp"
-mkdir -p "$dest/var/lib/sinew/models"
+mkdir -p "$dest/var/lib/sinew/models" "$dest/var/lib/sinew/state"
 chown -R "$user_id:$user_id" "$dest/var/lib/sinew"
 echo "runtime-root: ${#packages[@]} packages listed, $(grep -c '^Package:' "$dest/var/lib/dpkg/status") with dependencies, $(du -sh "$dest" | cut -f1)"

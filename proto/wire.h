@@ -57,4 +57,37 @@ bool wire_encode_bytes(pb_ostream_t* stream, const pb_field_t* field, void* cons
 // The callback nanopb calls for every growing field (sinew.options: callback_function).
 bool wire_field_callback(pb_istream_t* istream, pb_ostream_t* ostream, const pb_field_t* field);
 
+// ---- strings ------------------------------------------------------------------------------------------
+// Protobuf strings are UTF-8 (a conforming parser refuses anything else), and ours become C strings, so a
+// NUL inside one would silently cut it. nanopb as packaged checks neither, so decoders check here.
+
+// The offset of the first byte of s[0, size) that does not begin a valid UTF-8 character (RFC 3629: no
+// overlong forms, no surrogates, nothing above U+10FFFF) or that is NUL; size if there is none.
+size_t wire_utf8_check(const uint8_t* s, size_t size);
+
+// Cut a C string at its first byte that wire_utf8_check refuses (a multi-byte character cut in half by a
+// fixed-size copy, say), so that a text the server sends is always valid UTF-8.
+void wire_utf8_trim(char* s);
+
+enum
+{
+	WIRE_PATH_MAX = 8 // nesting depth reported (the schema nests less deeply)
+};
+
+// Where a string field is not valid: the field path (message and field number at each level, outermost
+// first) and the offset of the first bad byte in the string.
+typedef struct wire_string_fault
+{
+	const pb_msgdesc_t* message[WIRE_PATH_MAX];
+	uint32_t tag[WIRE_PATH_MAX];
+	int depth;
+	size_t offset;
+	bool nul; // the bad byte is a NUL (else invalid UTF-8)
+} wire_string_fault;
+
+// Check every string field of an encoded message (one that decodes: call after wire_decode), nested and
+// repeated ones and those inside growing fields included. Returns false at the first bad one, with
+// *fault (if not NULL) saying where.
+bool wire_check_strings(const pb_msgdesc_t* fields, const uint8_t* data, size_t size, wire_string_fault* fault);
+
 #endif

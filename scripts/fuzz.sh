@@ -5,6 +5,8 @@
 # leaves the reproducer in build/fuzz/artifacts/.
 #   fuzz_dispatch  the server's decode-and-dispatch path; seeds from fuzz_make_seeds
 #   fuzz_urdf      the URDF importer (parse, build, step); seeds tests/model/urdf and models, a dictionary
+#   fuzz_http      the HTTP/WebSocket port through a real libwebsockets context; seeds from
+#                  fuzz_make_seeds --http, a dictionary
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${SINEW_FUZZ_SECONDS:-20}"
@@ -29,9 +31,12 @@ run_target() {
   grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$work/$name.log" | sed "s/^/fuzz: $name /"
 }
 
-mkdir -p "$work/fuzz_dispatch" "$work/fuzz_urdf"
+mkdir -p "$work/fuzz_dispatch" "$work/fuzz_urdf" "$work/fuzz_http"
 "$bin/fuzz_make_seeds" "$work/fuzz_dispatch"
 run_target fuzz_dispatch 8192
 
 cp "$root"/tests/model/urdf/*.urdf "$root"/models/*.urdf "$work/fuzz_urdf/"
 run_target fuzz_urdf 65536 -dict="$root/tests/fuzz/urdf.dict"
+
+"$bin/fuzz_make_seeds" --http "$work/fuzz_http"
+run_target fuzz_http 16384 -dict="$root/tests/fuzz/http.dict"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what Sinew needs to build, run and test, from Debian 12's packages only.
-#   bash scripts/install-deps.sh                everything (what CI and run.sh use)
-#   bash scripts/install-deps.sh --build-only   only what building needs (the container image's build stage)
+#   bash scripts/install-deps.sh                everything (what CI and the benchmarks use)
+#   bash scripts/install-deps.sh --build-only   only what building and running sinewd need (run.sh, the
+#                                               container image's build stage)
 # Set SINEW_SKIP_INSTALL=1 to skip (for a machine that already has them).
 # The dashboard's JavaScript packages come from the npm registry at build time (npm ci, pinned by
 # clients/web/package-lock.json), not from here.
@@ -36,8 +37,9 @@ if [[ "$mode" == "all" ]]; then
   packages+=(
     # fuzzing (libFuzzer ships with clang) and LeakSanitizer runtime
     clang libclang-rt-14-dev
-    # python client and its tests (Debian's own /usr/bin/python3 sees these)
-    python3 python3-protobuf python3-pytest python3-numpy
+    # python client and its tests (Debian's own /usr/bin/python3 sees these); venv, pip, setuptools and
+    # wheel install the client into a virtual environment without a package index (README)
+    python3 python3-protobuf python3-pytest python3-numpy python3-venv python3-pip python3-setuptools python3-wheel
     # browser tests: Debian's chromium, driven headless by playwright-core (no downloaded browser)
     chromium
     # script checks, the deployment files' checks (tests/deploy/check_deploy.py), the C formatting

@@ -2,10 +2,11 @@
 # Every test: install what is needed, check the scripts (shellcheck) and the C formatting (clang-format
 # with .clang-format), build the release flavour and run its tests (core, model import, server, Python
 # client, dashboard in headless chromium and deployment checks; the server, client and browser tests
-# start real sinewd processes on loopback ports chosen free), then build the container image with podman
-# and run it (tests/deploy/container.sh; alone, so its build has both cores), then build with
-# AddressSanitizer + UndefinedBehaviorSanitizer and run the tests again, then run each fuzz target
-# briefly (scripts/fuzz.sh: the server's decode-and-dispatch path and the URDF importer;
+# start real sinewd processes on loopback ports chosen free; the hostile client, tests/hostile, attacks
+# one), then build the container image with podman and run it (tests/deploy/container.sh; alone, so its
+# build has both cores), then build with AddressSanitizer + UndefinedBehaviorSanitizer and run the tests
+# again (the hostile client then attacks a sanitizer sinewd), then run each fuzz target briefly
+# (scripts/fuzz.sh: the server's decode-and-dispatch path, its HTTP/WebSocket port and the URDF importer;
 # SINEW_FUZZ_SECONDS, default 20 each). CI runs this (.ci/run). The builds use the presets of
 # CMakePresets.json (scripts/build.sh). Screenshots of the dashboard: build/<flavour>/artifacts/.
 set -euo pipefail

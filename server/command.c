@@ -3,6 +3,7 @@
 
 #include "errors.h"
 #include "log.h"
+#include "persist.h"
 #include "server.h"
 #include "wire.h"
 
@@ -344,6 +345,69 @@ static void finish(command_ctx* ctx, int32_t code)
 	session_reply(ctx->session, ctx->request_id, code, ctx->detail, code == 0 ? &ctx->reply : NULL);
 }
 
+// Names of the fields on the way to every string of a ClientMessage, for the errors of the string check
+// (nanopb's descriptors carry numbers only; its field lists carry the names). A string field added to
+// another message is checked all the same and named by its number.
+typedef struct field_name
+{
+	const pb_msgdesc_t* message;
+	uint32_t tag;
+	const char* name;
+} field_name;
+
+#define FIELD_NAME_(message, atype, htype, ltype, name, tag) { &message##_msg, tag, #name },
+// clang-format off
+static const field_name field_names[] = {
+	sinew_v1_Handshake_FIELDLIST(FIELD_NAME_, sinew_v1_Handshake)
+	sinew_v1_CreateWorld_FIELDLIST(FIELD_NAME_, sinew_v1_CreateWorld)
+	sinew_v1_CloneWorld_FIELDLIST(FIELD_NAME_, sinew_v1_CloneWorld)
+	sinew_v1_LoadUrdf_FIELDLIST(FIELD_NAME_, sinew_v1_LoadUrdf)
+	sinew_v1_JointDrive_FIELDLIST(FIELD_NAME_, sinew_v1_JointDrive)
+	sinew_v1_JointValue_FIELDLIST(FIELD_NAME_, sinew_v1_JointValue)
+};
+// clang-format on
+#undef FIELD_NAME_
+
+// "load_urdf.drives.joint" for a fault's path.
+static void fault_path(const wire_string_fault* fault, char* out, size_t cap)
+{
+	size_t n = 0;
+	out[0] = '\0';
+	for (int d = 0; d < fault->depth && n < cap; ++d)
+	{
+		const char* name = NULL;
+		if (d == 0 && fault->message[0] == &sinew_v1_ClientMessage_msg)
+		{
+			int index = command_index((pb_size_t)fault->tag[0]);
+			name = index >= 0 ? command_name(index) : NULL;
+		}
+		for (size_t i = 0; name == NULL && i < sizeof(field_names) / sizeof(field_names[0]); ++i)
+		{
+			if (field_names[i].message == fault->message[d] && field_names[i].tag == fault->tag[d])
+			{
+				name = field_names[i].name;
+			}
+		}
+		int w = name != NULL ? snprintf(out + n, cap - n, "%s%s", d > 0 ? "." : "", name)
+							 : snprintf(out + n, cap - n, "%sfield %u", d > 0 ? "." : "", (unsigned)fault->tag[d]);
+		n += w > 0 ? (size_t)w : 0;
+	}
+}
+
+// A message that cannot be taken: BAD_MESSAGE for its request id (if that much decoded), and the close
+// of a session that has not shaken hands (its first message must be a handshake).
+static void refuse_message(command_ctx* ctx, const char* first_reason)
+{
+	session* s = ctx->session;
+	ctx->request_id = ctx->msg.request_id;
+	finish(ctx, SV_ERR_BAD_MESSAGE);
+	if (s->state == SESSION_NEW)
+	{
+		session_close(s, SV_ERR_BAD_MESSAGE, first_reason);
+	}
+	ctx_free(ctx);
+}
+
 // Decode, check, and run or queue one command. `queued_host` is the host whose FIFO it came from.
 static void execute(session* s, const uint8_t* data, size_t size, world_host* queued_host)
 {
@@ -358,33 +422,39 @@ static void execute(session* s, const uint8_t* data, size_t size, world_host* qu
 	if (!wire_decode(sinew_v1_ClientMessage_fields, &ctx->msg, data, size, decode_hook, ctx, &why))
 	{
 		// The request id may have been decoded before the failure: answer it if so.
-		uint64_t id = ctx->msg.request_id;
-		ctx->request_id = id;
 		cmd_fail(ctx, SV_ERR_BAD_MESSAGE, "the message could not be decoded: %s", why != NULL ? why : "unknown");
-		finish(ctx, SV_ERR_BAD_MESSAGE);
-		if (s->state == SESSION_NEW)
-		{
-			session_close(s, SV_ERR_BAD_MESSAGE, "the first message could not be decoded");
-		}
-		ctx_free(ctx);
+		refuse_message(ctx, "the first message could not be decoded");
+		return;
+	}
+	// Every string, at every depth, is UTF-8 without NUL (wire.h): checked here, once, for every command.
+	wire_string_fault fault;
+	if (!wire_check_strings(sinew_v1_ClientMessage_fields, data, size, &fault))
+	{
+		char path[160];
+		fault_path(&fault, path, sizeof(path));
+		cmd_fail(ctx, SV_ERR_BAD_MESSAGE, "%s: %s at byte %zu (strings must be UTF-8 without NUL)", path,
+				 fault.nul ? "a NUL" : "not valid UTF-8", fault.offset);
+		refuse_message(ctx, "the first message has a string that is not valid UTF-8");
 		return;
 	}
 	ctx->request_id = ctx->msg.request_id;
 	ctx->index = command_index(ctx->msg.which_command);
 	int32_t code = 0;
 	const command_def* row = ctx->index >= 0 ? table + ctx->index : NULL;
-	if (row == NULL)
+	if (s->state == SESSION_NEW && (row == NULL || row->tag != sinew_v1_ClientMessage_handshake_tag))
 	{
-		code = cmd_fail(ctx, SV_ERR_UNKNOWN_COMMAND, "no command this server knows (oneof case %u)",
-						(unsigned)ctx->msg.which_command);
-	}
-	else if (s->state == SESSION_NEW && row->tag != sinew_v1_ClientMessage_handshake_tag)
-	{
-		code = cmd_fail(ctx, SV_ERR_NOT_HANDSHAKEN, "the first message must be a handshake, got %s", row->name);
+		// Whatever else comes first (no command, an unknown one, any other), the session ends.
+		code = cmd_fail(ctx, SV_ERR_NOT_HANDSHAKEN, "the first message must be a handshake, got %s",
+						row != NULL ? row->name : "no command this server knows");
 		finish(ctx, code);
 		session_close(s, SV_ERR_NOT_HANDSHAKEN, "the first message was not a handshake");
 		ctx_free(ctx);
 		return;
+	}
+	if (row == NULL)
+	{
+		code = cmd_fail(ctx, SV_ERR_UNKNOWN_COMMAND, "no command this server knows (oneof case %u)",
+						(unsigned)ctx->msg.which_command);
 	}
 	else if (s->state == SESSION_READY && row->tag == sinew_v1_ClientMessage_handshake_tag)
 	{
@@ -431,6 +501,10 @@ static void execute(session* s, const uint8_t* data, size_t size, world_host* qu
 	if (code == 0 && row != NULL)
 	{
 		code = row->handler(ctx);
+		if (code == 0 && (row->flags & CMD_MUTATES) != 0 && ctx->host != NULL)
+		{
+			persist_world_changed(ctx->host); // its next snapshot for the state directory is due
+		}
 	}
 	if (!ctx->deferred)
 	{

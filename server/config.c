@@ -14,6 +14,7 @@ typedef enum option_kind
 	OPT_PORT,
 	OPT_INT,
 	OPT_FLAG_OFF, // a flag without value that sets a bool to false (env: 1/true/yes)
+	OPT_FLAG_ON,  // a flag without value that sets a bool to true (env: 1/true/yes)
 	OPT_LEVEL,
 } option_kind;
 
@@ -43,10 +44,17 @@ static const option_def options[] = {
 	{ "token", "SINEW_TOKEN", OPT_STRING, STR_(token), "TOKEN",
 	  "require this token at the handshake (default: none; prefer the variable to keep it out of ps)" },
 	{ "web-root", "SINEW_WEB_ROOT", OPT_STRING, STR_(web_root), "DIR",
-	  "directory served at / on the HTTP port, e.g. clients/web/dist (default: none, 404)" },
+	  "directory served at / on the HTTP port (the dashboard), e.g. build/release/clients/web/dist; default: "
+	  "found beside sinewd (../clients/web/dist of its build tree, ../share/sinew/web of an install; the log "
+	  "says where it looked); none: 404" },
+	{ "state-dir", "SINEW_STATE_DIR", OPT_STRING, STR_(state_dir), "DIR",
+	  "kept worlds are written there (every state_snapshot_interval_ms and at shutdown) and restored at start "
+	  "with their names and ids (default: none; created if missing)" },
 	{ "no-demo", "SINEW_NO_DEMO", OPT_FLAG_OFF, VAL_(demo), NULL, "do not create the demo world at start" },
 	{ "demo-model", "SINEW_DEMO_MODEL", OPT_STRING, STR_(demo_model), "URDF",
 	  "the robot of the demo world, moved by its drives (default: the built-in sinew_arm)" },
+	{ "allow-demo-destroy", "SINEW_ALLOW_DEMO_DESTROY", OPT_FLAG_ON, VAL_(allow_demo_destroy), NULL,
+	  "let clients destroy the demo world (default: DestroyWorld on it is refused, ERR_PROTECTED)" },
 	{ "log-level", "SINEW_LOG_LEVEL", OPT_LEVEL, VAL_(log_level), "LEVEL",
 	  "debug, info, warn or error (default info)" },
 	{ "workers", "SINEW_WORKERS", OPT_INT, VAL_(workers), "N", "threads that step worlds (default 0: one per core)" },
@@ -164,14 +172,15 @@ static bool set_option(server_config* config, const option_def* o, const char* v
 			*(int*)field = (int)v;
 			return true;
 		case OPT_FLAG_OFF:
+		case OPT_FLAG_ON:
 			if (strcmp(value, "1") == 0 || strcmp(value, "true") == 0 || strcmp(value, "yes") == 0)
 			{
-				*(bool*)field = false;
+				*(bool*)field = o->kind == OPT_FLAG_ON;
 			}
 			else if (strcmp(value, "0") == 0 || strcmp(value, "false") == 0 || strcmp(value, "no") == 0 ||
 					 value[0] == '\0')
 			{
-				*(bool*)field = true;
+				*(bool*)field = o->kind == OPT_FLAG_OFF;
 			}
 			else
 			{
@@ -266,7 +275,7 @@ int config_from_args(server_config* config, int argc, char** argv, FILE* out, ch
 				continue;
 			}
 			found = true;
-			if (options[i].kind == OPT_FLAG_OFF)
+			if (options[i].kind == OPT_FLAG_OFF || options[i].kind == OPT_FLAG_ON)
 			{
 				if (!set_option(config, options + i, value != NULL ? value : "1", arg, error, cap))
 				{
@@ -348,6 +357,46 @@ void config_print_help(FILE* out)
 				limits[i].reason);
 	}
 	fprintf(out,
-			"\nSignals: SIGINT and SIGTERM shut down cleanly (stop accepting, tell clients, finish\n"
-			"in-flight replies, exit 0).\n");
+			"\nSignals: SIGINT and SIGTERM shut down cleanly within shutdown_grace_ms (stop accepting, tell\n"
+			"clients, finish in-flight replies: a long Step stops between steps and answers what it did; exit 0).\n");
+}
+
+bool config_find_web_root(server_config* config, const char* exe, char* looked, size_t cap)
+{
+	static const char* const below[] = { "clients/web/dist", "share/sinew/web" };
+	looked[0] = '\0';
+	const char* slash = exe != NULL ? strrchr(exe, '/') : NULL;
+	if (slash == NULL)
+	{
+		snprintf(looked, cap, "nowhere (sinewd's own path is unknown)");
+		return false;
+	}
+	// The folder above the one sinewd is in: build/<flavour> for build/<flavour>/server/sinewd, the
+	// prefix for <prefix>/bin/sinewd.
+	size_t dir = (size_t)(slash - exe);
+	size_t used = 0;
+	for (size_t i = 0; i < sizeof(below) / sizeof(below[0]); ++i)
+	{
+		char candidate[sizeof(config->web_root)];
+		char index[sizeof(config->web_root) + 16];
+		int n = snprintf(candidate, sizeof(candidate), "%.*s/../%s", (int)dir, exe, below[i]);
+		if (n < 0 || (size_t)n >= sizeof(candidate))
+		{
+			continue;
+		}
+		int m = snprintf(looked + used, cap - used, "%s%s", used > 0 ? ", " : "", candidate);
+		used = m > 0 && used + (size_t)m < cap ? used + (size_t)m : used;
+		snprintf(index, sizeof(index), "%s/index.html", candidate);
+		FILE* f = fopen(index, "r");
+		if (f != NULL)
+		{
+			fclose(f);
+			char* resolved = realpath(candidate, NULL);
+			snprintf(config->web_root, sizeof(config->web_root), "%s",
+					 resolved != NULL && strlen(resolved) < sizeof(config->web_root) ? resolved : candidate);
+			free(resolved);
+			return true;
+		}
+	}
+	return false;
 }

@@ -12,14 +12,18 @@
 
 typedef struct server_config
 {
-	char host[64];        // listen address of both listeners
-	int tcp_port;         // varint-delimited protobuf; 0: any free port
-	int ws_port;          // HTTP and WebSocket; 0: any free port; -1: no HTTP/WebSocket listener
-	char port_file[512];  // if set, "tcp=PORT\nws=PORT\n" is written there once both are bound
-	char token[128];      // if set, required at the handshake
-	char web_root[512];   // directory served at / on the HTTP port (the dashboard); "" or missing: 404
-	bool demo;            // start with the demo world
-	char demo_model[512]; // URDF of the demo robot; "": the embedded models/sinew_arm.urdf
+	char host[64];       // listen address of both listeners
+	int tcp_port;        // varint-delimited protobuf; 0: any free port
+	int ws_port;         // HTTP and WebSocket; 0: any free port; -1: no HTTP/WebSocket listener
+	char port_file[512]; // if set, "tcp=PORT\nws=PORT\n" is written there once both are bound
+	char token[128];     // if set, required at the handshake
+	// Directory served at / on the HTTP port (the dashboard). "": not given, sinewd looks for the bundle
+	// next to its own binary (config_find_web_root); "none": nothing is served at / (404).
+	char web_root[512];
+	char state_dir[512];     // kept worlds written there and restored at start (persist.h); "": none
+	bool demo;               // start with the demo world
+	char demo_model[512];    // URDF of the demo robot; "": the embedded models/sinew_arm.urdf
+	bool allow_demo_destroy; // clients may destroy the demo world (default: ERR_PROTECTED)
 	log_level log_level;
 	int workers; // threads that step worlds; 0: one per core
 	server_limits limits;
@@ -35,5 +39,11 @@ bool config_from_env(server_config* config, char* error, size_t error_capacity);
 int config_from_args(server_config* config, int argc, char** argv, FILE* out, char* error, size_t error_capacity);
 
 void config_print_help(FILE* out);
+
+// When no web root was given: the dashboard bundle of the build tree sinewd was built in
+// (<dir of sinewd>/../clients/web/dist) or of an install (<dir of sinewd>/../share/sinew/web), the first
+// that holds an index.html, into config->web_root. `exe` is sinewd's own path (/proc/self/exe). Returns
+// true if one was found; `looked` gets the places tried either way (for the log).
+bool config_find_web_root(server_config* config, const char* exe, char* looked, size_t looked_capacity);
 
 #endif

@@ -244,6 +244,7 @@ int32_t demo_world_create(server* srv)
 		log_error("could not host the demo world", "detail=\"out of memory\"");
 		return SN_ERR_NO_MEMORY;
 	}
+	host->destroy_protected = !srv->config.allow_demo_destroy;
 	host->controller = (world_controller){ .drive = demo_control, .hold = demo_hold, .release = free, .context = m };
 	pacing_set(host, (time_settings){ sinew_v1_TimeMode_TIME_REALTIME, 1.0, host->pacing.lockstep_timeout_ms });
 	char quoted[160];

@@ -27,7 +27,9 @@
 	X(SLOW_CLIENT, -113, "the client did not read what the server sent within the server's limit")                     \
 	X(SHUTTING_DOWN, -114, "the server is shutting down")                                                              \
 	X(TIMEOUT, -115, "the client took too long")                                                                       \
-	X(INTERNAL, -116, "internal server error")
+	X(INTERNAL, -116, "internal server error")                                                                         \
+	X(NAME_TAKEN, -117, "another world on this server has that name")                                                  \
+	X(PROTECTED, -118, "the world is protected from this command")
 
 typedef enum sv_error
 {

@@ -6,6 +6,7 @@
 #include "frame.h"
 #include "lockstep.h"
 #include "log.h"
+#include "persist.h"
 #include "server.h"
 #include "stream.h"
 #include "wire.h"
@@ -17,12 +18,28 @@
 
 // ---- session ------------------------------------------------------------------------------------------
 
-// Compare without an early exit, so the time taken does not tell how much of a token was right.
-static bool same_token(const char* a, const char* b)
+// Compare two tokens in time that depends on neither their contents nor their lengths: both are copied
+// into zeroed buffers of the largest token's size and every byte of the two buffers is compared, so
+// neither how much of a token was right nor how long the server's token is shows in the time taken. The
+// lengths are compared too (a NUL inside a token never reaches here: the command gate refuses strings
+// with NUL, wire.h).
+static bool same_token(const char* expected, const char* given)
 {
-	size_t na = strlen(a), nb = strlen(b);
+	enum
+	{
+		TOKEN_CAPACITY = sizeof(((sinew_v1_Handshake*)0)->token)
+	};
+	volatile unsigned char a[TOKEN_CAPACITY];
+	volatile unsigned char b[TOKEN_CAPACITY];
+	size_t na = strnlen(expected, TOKEN_CAPACITY);
+	size_t nb = strnlen(given, TOKEN_CAPACITY);
+	for (size_t i = 0; i < TOKEN_CAPACITY; ++i)
+	{
+		a[i] = i < na ? (unsigned char)expected[i] : 0u;
+		b[i] = i < nb ? (unsigned char)given[i] : 0u;
+	}
 	unsigned diff = (unsigned)(na ^ nb);
-	for (size_t i = 0; i < na && i < nb; ++i)
+	for (size_t i = 0; i < TOKEN_CAPACITY; ++i)
 	{
 		diff |= (unsigned)(a[i] ^ b[i]);
 	}
@@ -113,6 +130,38 @@ int32_t handle_ping(command_ctx* ctx)
 
 // ---- worlds -------------------------------------------------------------------------------------------
 
+// Kept worlds count against their client's address, across its reconnections (server_limits.h,
+// max_kept_worlds_per_client); `except` is a world changing hands, not counted.
+static int32_t check_kept_quota(command_ctx* ctx, const world_host* except)
+{
+	const server* srv = ctx->srv;
+	const char* address = ctx->session->address;
+	int64_t kept = 0;
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		const world_host* h = srv->worlds.items[i];
+		if (h != NULL && h != except && !h->closed && h->members.keep && strcmp(h->members.keeper, address) == 0)
+		{
+			kept += 1;
+		}
+	}
+	int64_t max = srv->config.limits.max_kept_worlds_per_client;
+	if (kept >= max)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED,
+						"max_kept_worlds_per_client (%lld) reached for %s: kept worlds count against their client's "
+						"address across reconnections",
+						(long long)max, address);
+	}
+	return 0;
+}
+
+// A world that now outlives its owner counts against the owner's address.
+static void keep_for(world_host* host, const session* s)
+{
+	snprintf(host->members.keeper, sizeof(host->members.keeper), "%s", s->address);
+}
+
 static int32_t check_world_quota(command_ctx* ctx)
 {
 	const server_limits* l = &ctx->srv->config.limits;
@@ -147,6 +196,10 @@ int32_t handle_create_world(command_ctx* ctx)
 {
 	const sinew_v1_CreateWorld* c = &ctx->msg.command.create_world;
 	int32_t code = check_world_quota(ctx);
+	if (code == 0 && c->keep_after_disconnect)
+	{
+		code = check_kept_quota(ctx, NULL);
+	}
 	if (code != 0)
 	{
 		return code;
@@ -185,6 +238,10 @@ int32_t handle_create_world(command_ctx* ctx)
 		return code;
 	}
 	ctx->session->worlds_owned += 1;
+	if (c->keep_after_disconnect)
+	{
+		keep_for(host, ctx->session);
+	}
 	pacing_set(host, time);
 	ctx->reply.which_result = sinew_v1_Reply_created_tag;
 	ctx->reply.result.created.id = host->id;
@@ -193,6 +250,13 @@ int32_t handle_create_world(command_ctx* ctx)
 
 int32_t handle_destroy_world(command_ctx* ctx)
 {
+	if (ctx->host->destroy_protected)
+	{
+		return cmd_fail(ctx, SV_ERR_PROTECTED,
+						"world \"%s\" is the demo world: this server refuses to destroy it (start sinewd with "
+						"--allow-demo-destroy or SINEW_ALLOW_DEMO_DESTROY=1 to allow it)",
+						ctx->host->name);
+	}
 	world_host_destroy(ctx->host, "destroyed by its owner");
 	return 0;
 }
@@ -280,10 +344,53 @@ static int32_t check_world_limits(command_ctx* ctx, const sn_world* world)
 	return 0;
 }
 
+// The default name of a clone of `base`: "<base> clone", or "<base> clone N" with N one above the largest
+// such number on the server (at least 2) when that is taken. One pass over the worlds.
+static void clone_name(const server* srv, const char* base, char* out, size_t cap)
+{
+	char stem[64];
+	snprintf(stem, sizeof(stem), "%.50s", base);
+	wire_utf8_trim(stem); // never cut inside a character
+	snprintf(stem + strlen(stem), sizeof(stem) - strlen(stem), " clone");
+	size_t n = strlen(stem);
+	bool taken = false;
+	long highest = 1;
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		const world_host* host = srv->worlds.items[i];
+		if (host == NULL || host->doomed || host->closed || strncmp(host->name, stem, n) != 0)
+		{
+			continue;
+		}
+		if (host->name[n] == '\0')
+		{
+			taken = true;
+		}
+		else if (host->name[n] == ' ')
+		{
+			char* end = NULL;
+			long k = strtol(host->name + n + 1, &end, 10);
+			highest = end != host->name + n + 1 && *end == '\0' && k > highest && k < 1000000000 ? k : highest;
+		}
+	}
+	if (taken)
+	{
+		snprintf(out, cap, "%s %ld", stem, highest + 1);
+	}
+	else
+	{
+		snprintf(out, cap, "%s", stem);
+	}
+}
+
 int32_t handle_clone_world(command_ctx* ctx)
 {
 	const sinew_v1_CloneWorld* c = &ctx->msg.command.clone_world;
 	int32_t code = check_world_quota(ctx);
+	if (code == 0 && c->keep_after_disconnect)
+	{
+		code = check_kept_quota(ctx, NULL);
+	}
 	if (code != 0)
 	{
 		return code;
@@ -309,7 +416,7 @@ int32_t handle_clone_world(command_ctx* ctx)
 	}
 	else
 	{
-		snprintf(name, sizeof(name), "%.50s clone", ctx->host->name);
+		clone_name(ctx->srv, ctx->host->name, name, sizeof(name));
 	}
 	world_host* host = NULL;
 	code = world_host_create(ctx->srv, world, name, ctx->session->id, c->keep_after_disconnect, &host, ctx->detail,
@@ -319,6 +426,10 @@ int32_t handle_clone_world(command_ctx* ctx)
 		return code;
 	}
 	ctx->session->worlds_owned += 1;
+	if (c->keep_after_disconnect)
+	{
+		keep_for(host, ctx->session);
+	}
 	// The clone's articulations keep their ids: their robot descriptions go with them (without them,
 	// DescribeWorld still gives the links).
 	if (!model_registry_copy(&host->models, &ctx->host->models))
@@ -409,7 +520,14 @@ int32_t handle_join_world(command_ctx* ctx)
 					return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "world %llu already has an owner",
 									(unsigned long long)host->id);
 				}
+				// A client's kept world now counts against its new owner; the server's own (the demo world,
+				// no keeper) stays the server's.
+				bool clients = host->members.keeper[0] != '\0';
 				int32_t code = check_world_quota(ctx);
+				if (code == 0 && clients)
+				{
+					code = check_kept_quota(ctx, host);
+				}
 				if (code != 0)
 				{
 					return code;
@@ -421,6 +539,11 @@ int32_t handle_join_world(command_ctx* ctx)
 				}
 				host->members.owner = s->id;
 				host->members.keep = true; // adopted worlds stay ownerless-safe
+				if (clients)
+				{
+					keep_for(host, s);
+					persist_world_changed(host); // its keeper changed
+				}
 				s->worlds_owned += 1;
 			}
 			break;
@@ -485,6 +608,10 @@ int32_t handle_step(command_ctx* ctx)
 	if (st->count == 0)
 	{
 		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "step: count must be at least 1");
+	}
+	if (ctx->srv->shutting_down)
+	{
+		return cmd_fail(ctx, SV_ERR_SHUTTING_DOWN, "step: the server is shutting down");
 	}
 	if ((int64_t)st->count > ctx->srv->config.limits.max_steps_per_request)
 	{
@@ -638,10 +765,10 @@ int32_t handle_subscribe(command_ctx* ctx)
 	{
 		return cmd_fail(ctx, SN_ERR_NOT_FINITE, "subscribe: rate_hz must be finite");
 	}
-	if (!(rate > 0.0) || rate > (double)l->max_stream_rate_hz)
+	if (!(rate >= SV_MIN_STREAM_RATE_HZ) || rate > (double)l->max_stream_rate_hz)
 	{
-		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "subscribe: rate_hz must be in (0, %lld], got %g",
-						(long long)l->max_stream_rate_hz, rate);
+		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "subscribe: rate_hz must be in [%g, %lld], got %g",
+						SV_MIN_STREAM_RATE_HZ, (long long)l->max_stream_rate_hz, rate);
 	}
 	if (sub->include > 63u)
 	{

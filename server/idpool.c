@@ -77,6 +77,48 @@ uint64_t idpool_add(idpool* pool, void* item)
 	return idpool_id_at(pool, index);
 }
 
+uint64_t idpool_add_at(idpool* pool, uint64_t id, void* item, int max_index)
+{
+	uint32_t index1 = (uint32_t)(id >> 32);
+	uint32_t generation = (uint32_t)id;
+	if (index1 == 0 || generation == 0 || index1 > (uint32_t)max_index)
+	{
+		return 0;
+	}
+	int index = (int)(index1 - 1);
+	while (pool->high <= index)
+	{
+		// The slots up to it exist from now on, free.
+		if (pool->high == pool->capacity && !grow(pool))
+		{
+			return 0;
+		}
+		int fresh = pool->high++;
+		pool->items[fresh] = NULL;
+		pool->generations[fresh] = 0;
+		pool->next_free[fresh] = pool->free_head;
+		pool->free_head = fresh;
+	}
+	if (pool->items[index] != NULL)
+	{
+		return 0;
+	}
+	// Unlink the slot from the free list.
+	for (int32_t* link = &pool->free_head; *link >= 0; link = &pool->next_free[*link])
+	{
+		if (*link == index)
+		{
+			*link = pool->next_free[index];
+			break;
+		}
+	}
+	pool->generations[index] = generation;
+	pool->items[index] = item;
+	pool->next_free[index] = -1;
+	pool->count += 1;
+	return id;
+}
+
 static int slot_of(const idpool* pool, uint64_t id)
 {
 	uint32_t index1 = (uint32_t)(id >> 32);

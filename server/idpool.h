@@ -22,6 +22,9 @@ void idpool_init(idpool* pool);
 void idpool_free(idpool* pool);
 // Store item (not NULL); returns its id, or 0 if memory ran out.
 uint64_t idpool_add(idpool* pool, void* item);
+// Store item under a given id (a world restored with the id it had): its slot must be free and its index
+// below max_index. Returns the id, or 0 if not (or if memory ran out).
+uint64_t idpool_add_at(idpool* pool, uint64_t id, void* item, int max_index);
 // The item of a live id, or NULL.
 void* idpool_get(const idpool* pool, uint64_t id);
 // Remove and return the item of a live id (NULL if stale).

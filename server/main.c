@@ -2,11 +2,13 @@
 #include "config.h"
 #include "demo_world.h"
 #include "log.h"
+#include "persist.h"
 #include "server.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static void on_signal(uv_signal_t* handle, int signum)
@@ -36,6 +38,29 @@ int main(int argc, char** argv)
 		return parsed < 0 ? 2 : 0;
 	}
 	log_set_level(config.log_level);
+	// The dashboard: the directory given, none, or the bundle found next to sinewd's own binary.
+	if (strcmp(config.web_root, "none") == 0)
+	{
+		config.web_root[0] = '\0';
+	}
+	else if (config.web_root[0] == '\0' && config.ws_port >= 0)
+	{
+		char exe[512];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		char looked[1200];
+		char quoted[1300];
+		if (config_find_web_root(&config, exe, looked, sizeof(looked)))
+		{
+			log_info("dashboard found", "web_root=%s", log_quote(quoted, sizeof(quoted), config.web_root));
+		}
+		else
+		{
+			log_warn(
+				"no dashboard bundle: / answers 404 (build it with scripts/build.sh release, or give --web-root DIR)",
+				"looked_in=%s", log_quote(quoted, sizeof(quoted), looked));
+		}
+	}
 	if (config.workers == 0)
 	{
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -58,7 +83,12 @@ int main(int argc, char** argv)
 		fprintf(stderr, "sinewd: out of memory\n");
 		return 1;
 	}
-	if (server_listen(&srv) != 0)
+	if (persist_start(&srv) != 0)
+	{
+		status = 1;
+		server_shutdown(&srv, "the state directory cannot be used");
+	}
+	else if (server_listen(&srv) != 0)
 	{
 		status = 1;
 		server_shutdown(&srv, "could not start");

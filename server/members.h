@@ -22,8 +22,10 @@ typedef struct world_member
 
 typedef struct world_members
 {
-	uint64_t owner; // session id, 0 if none
-	bool keep;      // the world survives its owner's disconnect
+	uint64_t owner;   // session id, 0 if none
+	bool keep;        // the world survives its owner's disconnect
+	char keeper[64];  // kept worlds: the address of the client they count against (session.h: address)
+	uint64_t idle_ns; // kept worlds: since when nobody owns, joined or watches it (0: somebody does)
 	world_member* list;
 	int count;
 	int capacity;

@@ -5,6 +5,7 @@
 #include "errors.h"
 #include "server.h"
 #include "session.h"
+#include "ws.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -159,8 +160,16 @@ char* metrics_render(const server* srv, size_t* size)
 		put(&t, "sinew_connections_total{transport=\"%s\"} %llu\n", transports[i],
 			(unsigned long long)m->connections_total[i]);
 	}
+	header(&t, "sinew_http_connections", "gauge",
+		   "Connections the HTTP/WebSocket port holds (WebSocket sessions among them, and those with no session "
+		   "yet).");
+	put(&t, "sinew_http_connections %d\n", ws_connections(srv->ws));
 	header(&t, "sinew_connections_refused_total", "counter", "Connections closed at once because of max_connections.");
 	put(&t, "sinew_connections_refused_total %llu\n", (unsigned long long)m->connections_refused);
+	header(&t, "sinew_connection_yields_total", "counter",
+		   "Times a connection used its share of a loop pass (max_commands_per_pass, max_bytes_per_pass, "
+		   "max_pass_time_us) and waited for the next.");
+	put(&t, "sinew_connection_yields_total %llu\n", (unsigned long long)m->connection_yields);
 	header(&t, "sinew_sessions_closed_with_error_total", "counter",
 		   "Sessions the server closed with a reason (protocol errors, slow readers, timeouts).");
 	put(&t, "sinew_sessions_closed_with_error_total %llu\n", (unsigned long long)m->sessions_closed_with_error);
@@ -207,6 +216,12 @@ char* metrics_render(const server* srv, size_t* size)
 	put(&t, "sinew_realtime_lag_resets_total %llu\n", (unsigned long long)m->lag_resets);
 	header(&t, "sinew_http_requests_total", "counter", "HTTP requests on the HTTP/WebSocket port.");
 	put(&t, "sinew_http_requests_total %llu\n", (unsigned long long)m->http_requests);
+	header(&t, "sinew_state_saves_total", "counter", "Kept worlds written to the state directory.");
+	put(&t, "sinew_state_saves_total %llu\n", (unsigned long long)m->state_saves);
+	header(&t, "sinew_state_save_failures_total", "counter", "State directory writes or removals that failed.");
+	put(&t, "sinew_state_save_failures_total %llu\n", (unsigned long long)m->state_save_failures);
+	header(&t, "sinew_state_worlds_restored", "gauge", "Worlds restored from the state directory at start.");
+	put(&t, "sinew_state_worlds_restored %llu\n", (unsigned long long)m->state_worlds_restored);
 	header(&t, "sinew_commands_total", "counter", "Commands answered, by command and error code.");
 	for (int c = 0; c < m->command_count; ++c)
 	{
@@ -226,7 +241,7 @@ char* metrics_render(const server* srv, size_t* size)
 		const session* s = srv->sessions.items[i];
 		if (s != NULL)
 		{
-			char name[80];
+			char name[2 * sizeof(s->name) + 2]; // every byte escaped still fits: never cut in a character
 			label_value(name, sizeof(name), s->name);
 			put(&t, "sinew_client_outbox_bytes{session=\"%llu\",client=\"%s\"} %zu\n", (unsigned long long)s->id, name,
 				outbox_bytes(&s->out));
@@ -238,7 +253,7 @@ char* metrics_render(const server* srv, size_t* size)
 		const session* s = srv->sessions.items[i];
 		if (s != NULL)
 		{
-			char name[80];
+			char name[2 * sizeof(s->name) + 2]; // every byte escaped still fits: never cut in a character
 			label_value(name, sizeof(name), s->name);
 			put(&t, "sinew_client_frames_dropped_total{session=\"%llu\",client=\"%s\"} %llu\n",
 				(unsigned long long)s->id, name, (unsigned long long)s->out.frames_dropped);

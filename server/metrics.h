@@ -20,6 +20,7 @@ typedef struct metrics
 	int64_t connections_open[METRICS_TRANSPORTS];
 	uint64_t connections_total[METRICS_TRANSPORTS];
 	uint64_t connections_refused;
+	uint64_t connection_yields;          // a connection used its share of a loop pass and waited for the next
 	uint64_t sessions_closed_with_error; // closed by the server with a reason
 	uint64_t bytes_in;
 	uint64_t bytes_out;
@@ -37,7 +38,10 @@ typedef struct metrics
 	uint64_t lockstep_demotions;
 	uint64_t lag_resets;
 	uint64_t http_requests;
-	uint64_t* commands; // [command index][error index]
+	uint64_t state_saves;           // kept worlds written to the state directory
+	uint64_t state_save_failures;   // writes (or removals) that failed
+	uint64_t state_worlds_restored; // at start
+	uint64_t* commands;             // [command index][error index]
 	int command_count;
 	int code_count;
 } metrics;

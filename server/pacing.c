@@ -5,6 +5,15 @@
 // floor((t - base_ns) / period) - (steps done since base_step), computed from the monotonic clock each
 // time; timer lateness never accumulates. A world that falls more than max_catchup_ms behind rebases the
 // schedule at now (counted in lag_resets) instead of stepping in a burst.
+//
+// Robust to every time step and rate validation lets through (time_step in (0, 1] s, denormals included;
+// rate in [0.001, 1000]): the period is rounded to whole nanoseconds within [1 ns, PERIOD_MAX_NS] and the
+// schedule is kept in integers, so no quotient overflows or becomes infinite. A period below 1 ns asks
+// for more than a billion steps a second: the world steps as fast as it can, falls behind and gives up
+// the missed steps, like an as-fast-as-possible world. Each paced batch stops after fast_slice_ms, and
+// the timer that waits for the next step waits at least 1 ms: a timer of 0 ms re-armed from its own
+// callback would run again within the same pass of the loop, forever (the freeze a rate of 1e-300 once
+// caused).
 #include "pacing.h"
 
 #include "errors.h"
@@ -38,9 +47,10 @@ int32_t pacing_check(const sinew_v1_TimeSettings* t, time_settings current, time
 			snprintf(detail, cap, "rate must be finite");
 			return SN_ERR_NOT_FINITE;
 		}
-		if (!(t->rate > 0.0 && t->rate <= 1000.0))
+		if (!(t->rate >= SV_MIN_REALTIME_RATE && t->rate <= SV_MAX_REALTIME_RATE))
 		{
-			snprintf(detail, cap, "rate must be in (0, 1000], got %g", t->rate);
+			snprintf(detail, cap, "rate must be in [%g, %g] (real-time factor), got %g", SV_MIN_REALTIME_RATE,
+					 SV_MAX_REALTIME_RATE, t->rate);
 			return SN_ERR_INVALID_ARGUMENT;
 		}
 		out->rate = t->rate;
@@ -85,9 +95,23 @@ void pacing_rebase(world_host* host, uint64_t now_ns)
 	host->pacing.base_step = host->cached.step_count;
 }
 
-static double period_ns(const world_host* host)
+enum
 {
-	return sn_world_get_time_step(host->world) * 1e9 / host->pacing.rate;
+	WAIT_MAX_MS = 3600000 // the longest timer wait; the schedule is read again when it fires
+};
+
+// Above the longest period validation allows (1 s / 0.001 = 1000 s) with room; keeps products in range.
+#define PERIOD_MAX_NS 1e15
+
+// The real-time period, ns, within [1, PERIOD_MAX_NS].
+static uint64_t period_ns(const world_host* host)
+{
+	double period = sn_world_get_time_step(host->world) * 1e9 / host->pacing.rate;
+	if (!(period >= 1.0))
+	{
+		return 1u; // below a nanosecond (or not a number): as fast as it can
+	}
+	return period < PERIOD_MAX_NS ? (uint64_t)llround(period) : (uint64_t)PERIOD_MAX_NS;
 }
 
 void pacing_set(world_host* host, time_settings time)
@@ -116,10 +140,11 @@ double pacing_lag_s(const world_host* host, uint64_t now_ns)
 	{
 		return 0.0;
 	}
-	double due = (double)(now_ns - p->base_ns) / period_ns(host);
-	double done = (double)(host->cached.step_count - p->base_step);
-	double behind = due - done;
-	return behind > 1.0 ? (behind - 1.0) * sn_world_get_time_step(host->world) / p->rate : 0.0;
+	uint64_t period = period_ns(host);
+	uint64_t due = (now_ns - p->base_ns) / period;
+	uint64_t done = host->cached.step_count - p->base_step;
+	// Steps behind the schedule (beyond the one in progress), as wall time.
+	return due > done + 1 ? (double)(due - done - 1) * (double)period * 1e-9 : 0.0;
 }
 
 void pacing_stop(world_host* host)
@@ -137,36 +162,44 @@ void pacing_pace(world_host* host)
 		return;
 	}
 	uint64_t now = server_now_ns();
+	uint64_t slice_end = now + (uint64_t)srv->config.limits.fast_slice_ms * 1000000u;
 	if (p->mode == sinew_v1_TimeMode_TIME_REALTIME)
 	{
-		double period = period_ns(host);
+		uint64_t period = period_ns(host);
 		uint64_t done = host->cached.step_count - p->base_step;
-		double elapsed = now > p->base_ns ? (double)(now - p->base_ns) : 0.0;
-		uint64_t target = (uint64_t)(elapsed / period);
+		uint64_t target = now > p->base_ns ? (now - p->base_ns) / period : 0;
 		uint64_t due = target > done ? target - done : 0;
-		double catchup = (double)srv->config.limits.max_catchup_ms * 1e6 / period;
-		uint64_t max_due = catchup > 1.0 ? (uint64_t)catchup : 1u;
+		uint64_t max_due = (uint64_t)srv->config.limits.max_catchup_ms * 1000000u / period;
+		if (max_due < 1)
+		{
+			max_due = 1;
+		}
 		if (due > max_due)
 		{
-			// Too far behind to catch up: give up the missed steps and continue from now.
+			// Too far behind to catch up: give up the missed steps and continue from now, one step due.
 			p->lag_resets += 1;
 			srv->metrics.lag_resets += 1;
-			pacing_rebase(host, now - (uint64_t)period);
+			pacing_rebase(host, now > period ? now - period : 0);
 			due = 1;
 		}
 		if (due > 0)
 		{
-			world_host_start_step(host, STEP_PACED, (uint32_t)(due < 1000000u ? due : 1000000u), 0, false);
+			world_host_start_step(host, STEP_PACED, (uint32_t)(due < 1000000u ? due : 1000000u), slice_end, false);
 			return;
 		}
-		double next = (double)p->base_ns + (double)(done + 1) * period;
-		double wait_ns = next - (double)now;
-		uint64_t wait_ms = wait_ns > 0.0 ? (uint64_t)ceil(wait_ns / 1e6) : 0;
+		// The next step is due at base + (done + 1) * period, which is after now (else it would be due).
+		uint64_t wait_ms = WAIT_MAX_MS;
+		if (done + 1 <= UINT64_MAX / period)
+		{
+			uint64_t next = p->base_ns + (done + 1) * period;
+			uint64_t wait_ns = next > now ? next - now : 0;
+			wait_ms = (wait_ns + 999999u) / 1000000u;
+		}
+		wait_ms = wait_ms < 1 ? 1 : wait_ms > WAIT_MAX_MS ? WAIT_MAX_MS : wait_ms;
 		uv_timer_start(&p->timer, on_timer, wait_ms, 0);
 	}
 	else if (p->mode == sinew_v1_TimeMode_TIME_FAST)
 	{
-		uint64_t slice = (uint64_t)srv->config.limits.fast_slice_ms * 1000000u;
-		world_host_start_step(host, STEP_PACED, (uint32_t)srv->config.limits.max_steps_per_request, now + slice, false);
+		world_host_start_step(host, STEP_PACED, (uint32_t)srv->config.limits.max_steps_per_request, slice_end, false);
 	}
 }

@@ -18,7 +18,7 @@ typedef struct world_host world_host;
 typedef struct time_settings
 {
 	sinew_v1_TimeMode mode;
-	double rate;                  // real-time factor, (0, 1000]
+	double rate;                  // real-time factor, [SV_MIN_REALTIME_RATE, SV_MAX_REALTIME_RATE]
 	uint32_t lockstep_timeout_ms; // how long a lockstep tick waits for its last input, [1, 3600000]
 } time_settings;
 

@@ -12,11 +12,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum
 {
 	HOUSEKEEPING_MS = 100
 };
+
+// Shutdown: steps stop this long (or a quarter of the grace, if less) before the grace deadline, so their
+// replies go out; a single step still running this long after the deadline is not waited for.
+#define SHUTDOWN_REPLY_MARGIN_NS 500000000ull
+#define SHUTDOWN_STEP_WAIT_NS 1000000000ull
 
 uint64_t server_now_ns(void)
 {
@@ -46,12 +52,27 @@ void server_housekeeping(server* srv)
 			session_housekeeping(s, now);
 		}
 	}
+	if (!srv->shutting_down)
+	{
+		world_host_expire_idle(srv, now);
+	}
 	if (srv->shutting_down && !srv->stopped)
 	{
 		bool steps_done = srv->stepper.jobs_in_flight == 0 && srv->stepper.batch_count == 0;
-		if (srv->sessions.count == 0 && steps_done)
+		if (srv->sessions.count == 0 && steps_done && !persist_busy(srv))
 		{
 			finish_shutdown(srv);
+		}
+		else if (!steps_done &&
+				 now - srv->shutdown_ns >
+					 (uint64_t)srv->config.limits.shutdown_grace_ms * 1000000u + SHUTDOWN_STEP_WAIT_NS)
+		{
+			// One step alone outlives the grace (the core cannot stop inside a step): leave without it
+			// rather than past every orchestrator's patience. The process's memory goes with it.
+			log_warn("a step is still running after the shutdown grace; exiting without waiting for it",
+					 "grace_ms=%lld jobs=%d", (long long)srv->config.limits.shutdown_grace_ms,
+					 srv->stepper.jobs_in_flight);
+			_exit(0);
 		}
 	}
 }
@@ -59,6 +80,74 @@ void server_housekeeping(server* srv)
 static void on_housekeeping(uv_timer_t* timer)
 {
 	server_housekeeping(timer->data);
+}
+
+// ---- fairness -----------------------------------------------------------------------------------------
+//
+// Each connection gets a bounded share of a loop pass (session.c). One that used it up yields: it is
+// listed here and stops being read from. After the poll phase (where every other connection's input was
+// handled) a new pass begins and each listed session, in the order it yielded, takes one more share.
+// While any session waits, an idle handle keeps poll from blocking, so the loop goes round at once.
+
+static void on_pass_idle(uv_idle_t* idle)
+{
+	(void)idle;
+}
+
+void server_yield(server* srv, uint64_t session_id)
+{
+	if (srv->yielded_count == srv->yielded_capacity)
+	{
+		int capacity = srv->yielded_capacity > 0 ? 2 * srv->yielded_capacity : 16;
+		uint64_t* ids = realloc(srv->yielded, (size_t)capacity * sizeof(uint64_t));
+		if (ids == NULL)
+		{
+			// Without room to remember it, let it go on now rather than never.
+			session* s = server_session(srv, session_id);
+			if (s != NULL)
+			{
+				s->yielded = false;
+			}
+			return;
+		}
+		srv->yielded = ids;
+		srv->yielded_capacity = capacity;
+	}
+	srv->yielded[srv->yielded_count++] = session_id;
+	if (srv->pass_open)
+	{
+		uv_idle_start(&srv->pass_idle, on_pass_idle);
+	}
+}
+
+static void on_pass_check(uv_check_t* check)
+{
+	server* srv = check->data;
+	srv->pass += 1;
+	int n = srv->yielded_count;
+	if (n == 0)
+	{
+		uv_idle_stop(&srv->pass_idle);
+		return;
+	}
+	// Sessions that yield again while being resumed go on the list for the pass after this one.
+	uint64_t* ids = srv->yielded;
+	srv->yielded = NULL;
+	srv->yielded_count = 0;
+	srv->yielded_capacity = 0;
+	for (int i = 0; i < n; ++i)
+	{
+		session* s = server_session(srv, ids[i]);
+		if (s != NULL)
+		{
+			session_resume_pass(s);
+		}
+	}
+	free(ids);
+	if (srv->yielded_count == 0)
+	{
+		uv_idle_stop(&srv->pass_idle);
+	}
 }
 
 int server_init(server* srv, uv_loop_t* loop, const server_config* config)
@@ -79,6 +168,14 @@ int server_init(server* srv, uv_loop_t* loop, const server_config* config)
 	srv->housekeeping.data = srv;
 	uv_timer_start(&srv->housekeeping, on_housekeeping, HOUSEKEEPING_MS, HOUSEKEEPING_MS);
 	srv->housekeeping_open = true;
+	uv_check_init(loop, &srv->pass_check);
+	uv_idle_init(loop, &srv->pass_idle);
+	srv->pass_check.data = srv;
+	srv->pass_idle.data = srv;
+	uv_check_start(&srv->pass_check, on_pass_check);
+	// The check handle alone must not keep the loop alive.
+	uv_unref((uv_handle_t*)&srv->pass_check);
+	srv->pass_open = true;
 	return 0;
 }
 
@@ -141,6 +238,11 @@ void server_shutdown(server* srv, const char* reason)
 	}
 	srv->shutting_down = true;
 	srv->shutdown_ns = server_now_ns();
+	// Steps stop between steps a little before the grace deadline, so that their replies (what was done,
+	// and ERR_SHUTTING_DOWN) and the Closing after them are written before the connections close.
+	uint64_t grace_ns = (uint64_t)srv->config.limits.shutdown_grace_ms * 1000000u;
+	uint64_t margin_ns = grace_ns / 4 < SHUTDOWN_REPLY_MARGIN_NS ? grace_ns / 4 : SHUTDOWN_REPLY_MARGIN_NS;
+	stepper_set_cutoff(&srv->stepper, srv->shutdown_ns + grace_ns - margin_ns);
 	log_info("shutting down", "reason=%s sessions=%d worlds=%d", reason, srv->sessions.count, srv->worlds.count);
 	// Stop accepting.
 	if (srv->tcp != NULL)
@@ -173,6 +275,9 @@ void server_shutdown(server* srv, const char* reason)
 static void finish_shutdown(server* srv)
 {
 	srv->stopped = true;
+	// Every step has ended: the kept worlds go to the state directory as they are now, and keep their
+	// files when they are destroyed below.
+	persist_final(srv);
 	for (int i = 0; i < srv->worlds.high; ++i)
 	{
 		world_host* host = srv->worlds.items[i];
@@ -188,16 +293,25 @@ static void finish_shutdown(server* srv)
 		uv_close((uv_handle_t*)&srv->housekeeping, NULL);
 		srv->housekeeping_open = false;
 	}
+	if (srv->pass_open)
+	{
+		uv_close((uv_handle_t*)&srv->pass_check, NULL);
+		uv_close((uv_handle_t*)&srv->pass_idle, NULL);
+		srv->pass_open = false;
+	}
 	log_info("stopped", "uptime_s=%.3f steps=%llu", (double)(server_now_ns() - srv->start_ns) * 1e-9,
 			 (unsigned long long)srv->metrics.steps_total);
 }
 
 void server_free(server* srv)
 {
+	persist_free(srv);
 	ws_free(srv->ws);
 	srv->ws = NULL;
 	idpool_free(&srv->sessions);
 	idpool_free(&srv->worlds);
 	idpool_free(&srv->subscriptions);
 	metrics_free(&srv->metrics);
+	free(srv->yielded);
+	srv->yielded = NULL;
 }

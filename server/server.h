@@ -27,6 +27,7 @@ typedef struct session session;
 typedef struct world_host world_host;
 typedef struct tcp_listener tcp_listener;
 typedef struct ws_server ws_server;
+typedef struct persist persist;
 
 typedef struct server
 {
@@ -39,7 +40,8 @@ typedef struct server
 	stepper stepper;
 	tcp_listener* tcp;
 	ws_server* ws;
-	int tcp_port; // bound ports (0 if that listener is off)
+	persist* persist; // the state directory (persist.h), NULL without one
+	int tcp_port;     // bound ports (0 if that listener is off)
 	int ws_port;
 	uint64_t start_ns;
 	uint32_t next_id_tag; // each new world's sn_world_def.id_tag, so ids of one world fail in another
@@ -48,6 +50,15 @@ typedef struct server
 	bool stopped; // everything closed; the loop may end
 	uv_timer_t housekeeping;
 	bool housekeeping_open;
+	// Fairness: the loop pass (counted after each poll), and the sessions that used their share of it
+	// and wait for the next (session.h). While any wait, poll does not block.
+	uint64_t pass;
+	uint64_t* yielded; // session ids
+	int yielded_count;
+	int yielded_capacity;
+	uv_check_t pass_check;
+	uv_idle_t pass_idle;
+	bool pass_open;
 } server;
 
 // Set up a server on the loop: no listeners yet, no demo world. Returns 0 or a negative errno-style code.
@@ -61,6 +72,9 @@ void server_shutdown(server* srv, const char* reason);
 void server_housekeeping(server* srv);
 // Free what is left after the loop ended (safe to call once the loop has no more handles).
 void server_free(server* srv);
+
+// A session used its share of this loop pass: resume it on the next one.
+void server_yield(server* srv, uint64_t session_id);
 
 // CLOCK_MONOTONIC in ns (what uv_hrtime gives).
 uint64_t server_now_ns(void);

@@ -19,6 +19,15 @@
 	X(max_worlds, 1024, 1, 1000000, "worlds", "worlds on the server: each holds a core world and a thread-pool share") \
 	X(max_worlds_per_client, 256, 1, 1000000, "worlds",                                                                \
 	  "worlds one session may own, so one client cannot take them all")                                                \
+	X(max_kept_worlds_per_client, 64, 0, 1000000, "worlds",                                                            \
+	  "worlds kept after their owner disconnects (keep_after_disconnect, or adopted by JoinWorld as owner) "           \
+	  "that one client may have. A client is its address (the peer's IP, without the port: what reconnecting "         \
+	  "cannot change; clients behind one proxy or NAT share it), so reconnecting does not escape it and one "          \
+	  "address cannot fill max_worlds with worlds nobody is connected to")                                             \
+	X(kept_world_idle_ms, 3600000, 1000, 2592000000, "ms",                                                             \
+	  "a kept world that has had no owner, member or subscriber for this long is destroyed: an abandoned world "       \
+	  "does not hold memory, a world slot and (in real time) a worker forever. An hour covers a reconnect, a "         \
+	  "dashboard reload or a client's restart")                                                                        \
 	X(max_bodies_per_world, 20000, 1, 10000000, "bodies",                                                              \
 	  "bodies plus articulation links in one world: bounds a world's memory and its state frames")                     \
 	X(max_joints_per_world, 20000, 1, 10000000, "joints", "maximal-coordinate joints in one world")                    \
@@ -32,30 +41,63 @@
 	  "that client (backpressure) until replies go out")                                                               \
 	X(max_steps_per_request, 100000, 1, 1000000000, "steps",                                                           \
 	  "steps one Step command may ask for, so one command cannot hold a world for hours")                              \
+	X(max_commands_per_pass, 16, 1, 100000, "commands",                                                                \
+	  "commands of one connection handled in one pass of the event loop; then it waits until every other "             \
+	  "connection had its turn, so a client pipelining requests cannot hold the loop")                                 \
+	X(max_bytes_per_pass, 262144, 1024, 1073741824, "bytes",                                                           \
+	  "bytes of requests and replies of one connection in one loop pass (at least one command always runs): "          \
+	  "a client pipelining large replies (GetState of a big world) yields after about this much")                      \
+	X(max_pass_time_us, 2000, 10, 10000000, "us",                                                                      \
+	  "loop time the commands of one connection may take in one pass (at least one command always runs): with "        \
+	  "the command and byte shares it bounds how long another client waits for its turn, about this times the "        \
+	  "busy connections plus one command each")                                                                        \
+	X(outbox_pause_bytes, 1048576, 1024, 4294967296, "bytes",                                                          \
+	  "replies and events queued for one client above which the server stops reading its commands until it "           \
+	  "reads (or half of max_outbox_bytes if that is less): a client that does not read its replies holds about "      \
+	  "this much, plus one reply and the socket buffers")                                                              \
 	X(max_outbox_bytes, 67108864, 65536, 4294967296, "bytes",                                                          \
-	  "replies and events queued for one client and not yet written; above it the server stops reading "               \
-	  "from that client, and closes it if they are still undelivered after reply_timeout_ms")                          \
+	  "replies and events queued for one client and not yet written, at most: past it the client is closed "           \
+	  "(ERR_SLOW_CLIENT). Reading stops at outbox_pause_bytes, so only events and the replies of commands "            \
+	  "already read can reach it; it bounds a non-reading client's memory")                                            \
 	X(socket_send_buffer_bytes, 262144, 4096, 67108864, "bytes",                                                       \
 	  "kernel send buffer of each client socket (SO_SNDBUF): bounds the kernel memory a slow reader holds "            \
 	  "and keeps undelivered frames in the outbox, where a newer one replaces them, instead of queued "                \
 	  "stale in the kernel")                                                                                           \
 	X(reply_timeout_ms, 10000, 10, 3600000, "ms",                                                                      \
 	  "how long replies may wait undelivered (the client is not reading) before the client is closed")                 \
-	X(handshake_timeout_ms, 5000, 10, 3600000, "ms", "how long a new connection may take to send its handshake")       \
+	X(handshake_timeout_ms, 5000, 10, 3600000, "ms",                                                                   \
+	  "how long a new connection may take to send its handshake, and an HTTP request or WebSocket upgrade its "        \
+	  "headers (in whole seconds there): a slow sender holds a socket no longer")                                      \
 	X(lockstep_timeout_ms, 1000, 1, 3600000, "ms",                                                                     \
 	  "default wait for a lockstep controller's input after the first input of a tick; then it is "                    \
 	  "demoted to observer so one dead client never stalls the others")                                                \
 	X(max_stream_rate_hz, 1000, 1, 100000, "Hz", "highest state frame rate a subscription may ask for")                \
 	X(inline_step_budget_us, 50, 0, 1000000, "us",                                                                     \
-	  "a Step command whose estimated cost is below this runs on the loop thread: handing it to a "                    \
-	  "worker costs more than the step. 0 sends every step to the workers")                                            \
+	  "a Step command whose cost, measured on the world as it is now (same objects and solver settings), is "          \
+	  "below this runs on the loop thread: handing it to a worker costs more than the step. A world's first "          \
+	  "step, and its first after it changed, always goes to a worker. 0 sends every step to the workers")              \
 	X(fast_slice_ms, 5, 1, 10000, "ms",                                                                                \
 	  "an as-fast-as-possible world steps at most this long before it yields to its queued commands")                  \
 	X(max_catchup_ms, 250, 1, 60000, "ms",                                                                             \
 	  "a real-time world that falls this far behind its schedule gives up catching up (counted as a lag "              \
 	  "reset) instead of stepping in a burst")                                                                         \
+	X(state_snapshot_interval_ms, 10000, 100, 86400000, "ms",                                                          \
+	  "how often kept worlds that changed are written to the state directory (--state-dir): a crash or a "             \
+	  "kill loses at most this much of them; each write serialises the world on the loop thread")                      \
 	X(shutdown_grace_ms, 2000, 0, 600000, "ms",                                                                        \
-	  "how long shutdown waits for in-flight steps and for replies to be written before closing")
+	  "how long shutdown waits for in-flight steps and for replies to be written before closing: a Step still "        \
+	  "running near its end stops between steps and answers what it did; a single step still running 1 s "             \
+	  "after it is not waited for. Orchestrators stop a container after 10 s (docker) or the pod's grace")
+
+// Ranges of values clients choose, fixed by what they mean rather than by the server's resources.
+// A real-time world's rate (TimeSettings.rate, simulated seconds per wall-clock second): slower than a
+// thousandth of real time is a pause (TIME_PAUSED and Step do that), faster than a thousand times is what
+// TIME_FAST is for. Pacing stays robust to any rate and time step in range (world_host.c).
+#define SV_MIN_REALTIME_RATE 1e-3
+#define SV_MAX_REALTIME_RATE 1e3
+// The slowest state stream (Subscribe.rate_hz): a frame every 1000 s. Slower would be a subscription that
+// never sends a second frame; GetState does that.
+#define SV_MIN_STREAM_RATE_HZ 1e-3
 
 typedef struct server_limits
 {

@@ -21,6 +21,25 @@ enum
 
 static void push_closing_event(session* s);
 
+// "1.2.3.4:5678" -> "1.2.3.4", "[::1]:5678" -> "::1"; an address without a port ("::1", as lws gives
+// it) stays as it is.
+static void peer_address(const char* peer, char* out, size_t cap)
+{
+	const char* colon = strrchr(peer, ':');
+	size_t n = strlen(peer);
+	if (peer[0] == '[')
+	{
+		const char* close = strchr(peer, ']');
+		peer += 1;
+		n = close != NULL ? (size_t)(close - peer) : strlen(peer);
+	}
+	else if (colon != NULL && strchr(peer, ':') == colon)
+	{
+		n = (size_t)(colon - peer); // one colon: IPv4 with a port
+	}
+	snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), peer);
+}
+
 session* session_open(server* srv, const transport_ops* ops, void* conn, const char* peer)
 {
 	session* s = calloc(1, sizeof(session));
@@ -35,6 +54,7 @@ session* session_open(server* srv, const transport_ops* ops, void* conn, const c
 	s->role = sinew_v1_Role_ROLE_CONTROLLER;
 	s->opened_ns = server_now_ns();
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);
+	peer_address(peer, s->address, sizeof(s->address));
 	outbox_init(&s->out);
 	s->id = idpool_add(&srv->sessions, s);
 	if (s->id == 0)
@@ -47,26 +67,85 @@ session* session_open(server* srv, const transport_ops* ops, void* conn, const c
 	char quoted[96];
 	log_info("client connected", "session=%llu transport=%s peer=%s", (unsigned long long)s->id, ops->name,
 			 log_quote(quoted, sizeof(quoted), peer));
+	return s;
+}
+
+bool session_admit(session* s)
+{
+	server* srv = s->srv;
 	if (srv->shutting_down)
 	{
 		session_close(s, SV_ERR_SHUTTING_DOWN, "the server is shutting down");
+		return false;
 	}
-	else if (srv->sessions.count > srv->config.limits.max_connections)
+	if (srv->sessions.count > srv->config.limits.max_connections)
 	{
 		srv->metrics.connections_refused += 1;
 		char reason[128];
 		snprintf(reason, sizeof(reason), "max_connections (%lld) reached",
 				 (long long)srv->config.limits.max_connections);
 		session_close(s, SV_ERR_LIMIT_REACHED, reason);
+		return false;
 	}
-	return s;
+	return true;
 }
 
 bool session_accepting(const session* s)
 {
 	const server_limits* l = &s->srv->config.limits;
-	return s->state != SESSION_CLOSING && s->in_flight < l->max_requests_in_flight &&
-		(int64_t)s->out.reliable_bytes < l->max_outbox_bytes;
+	// Reading stops at outbox_pause_bytes, or at half of max_outbox_bytes if that is less: the replies to
+	// commands already read then still fit before the client would be closed.
+	int64_t pause = l->outbox_pause_bytes < l->max_outbox_bytes / 2 ? l->outbox_pause_bytes : l->max_outbox_bytes / 2;
+	return s->state != SESSION_CLOSING && !s->yielded && s->in_flight < l->max_requests_in_flight &&
+		(int64_t)s->out.reliable_bytes < pause;
+}
+
+uint64_t session_max_message(const session* s)
+{
+	uint64_t max = (uint64_t)s->srv->config.limits.max_message_bytes;
+	return s->state == SESSION_NEW && max > SESSION_HANDSHAKE_MAX_BYTES ? SESSION_HANDSHAKE_MAX_BYTES : max;
+}
+
+// Count work against this pass's share; past it, yield until the next pass.
+static void charge(session* s, int64_t commands, int64_t bytes, uint64_t ns)
+{
+	server* srv = s->srv;
+	if (s->pass != srv->pass)
+	{
+		s->pass = srv->pass;
+		s->pass_commands = 0;
+		s->pass_bytes = 0;
+		s->pass_ns = 0;
+	}
+	s->pass_commands += commands;
+	s->pass_bytes += bytes;
+	s->pass_ns += ns;
+	const server_limits* l = &srv->config.limits;
+	if (!s->yielded && s->state != SESSION_CLOSING &&
+		(s->pass_commands >= l->max_commands_per_pass || s->pass_bytes >= l->max_bytes_per_pass ||
+		 s->pass_ns >= (uint64_t)l->max_pass_time_us * 1000u))
+	{
+		s->yielded = true;
+		srv->metrics.connection_yields += 1;
+		server_yield(srv, s->id);
+	}
+}
+
+void session_resume_pass(session* s)
+{
+	if (!s->yielded)
+	{
+		return;
+	}
+	s->yielded = false;
+	s->pass = s->srv->pass;
+	s->pass_commands = 0;
+	s->pass_bytes = 0;
+	s->pass_ns = 0;
+	if (s->state != SESSION_CLOSING && session_accepting(s))
+	{
+		s->ops->resume(s->conn);
+	}
 }
 
 void session_receive(session* s, const uint8_t* data, size_t size)
@@ -75,7 +154,9 @@ void session_receive(session* s, const uint8_t* data, size_t size)
 	s->srv->metrics.bytes_in += size;
 	s->in_flight += 1;
 	s->requests += 1;
+	uint64_t t0 = uv_hrtime();
 	command_receive(s, data, size);
+	charge(s, 1, (int64_t)size, uv_hrtime() - t0);
 }
 
 bool session_pop(session* s, outbox_item* item)
@@ -120,24 +201,40 @@ bool session_flushed(const session* s)
 	return s->state == SESSION_CLOSING && s->closing_sent && s->out.head == NULL;
 }
 
-bool session_send(session* s, const sinew_v1_ServerMessage* message)
+// Encode and queue; *size receives the encoded size. Past max_outbox_bytes of replies and events unread,
+// the client is closed (it stopped being read from at outbox_pause_bytes).
+static bool queue_message(session* s, const sinew_v1_ServerMessage* message, size_t* size)
 {
+	*size = 0;
 	if (s->close_requested)
 	{
 		return false;
 	}
 	uint8_t* buffer = NULL;
-	size_t size = 0;
-	if (!wire_encode_alloc(sinew_v1_ServerMessage_fields, message, OUTBOX_MSG_HEADROOM, &buffer, &size))
+	if (!wire_encode_alloc(sinew_v1_ServerMessage_fields, message, OUTBOX_MSG_HEADROOM, &buffer, size))
 	{
 		log_error("could not encode a message", "session=%llu", (unsigned long long)s->id);
 		return false;
 	}
-	outbox_msg* msg = outbox_msg_adopt(buffer, size);
+	outbox_msg* msg = outbox_msg_adopt(buffer, *size);
 	msg->queued_ns = server_now_ns();
 	outbox_push(&s->out, msg);
+	const server_limits* l = &s->srv->config.limits;
+	if (s->state != SESSION_CLOSING && (int64_t)s->out.reliable_bytes > l->max_outbox_bytes)
+	{
+		char reason[160];
+		snprintf(reason, sizeof(reason), "replies and events unread past max_outbox_bytes (%lld bytes)",
+				 (long long)l->max_outbox_bytes);
+		session_close(s, SV_ERR_SLOW_CLIENT, reason);
+	}
 	s->ops->kick(s->conn);
 	return true;
+}
+
+bool session_send(session* s, const sinew_v1_ServerMessage* message)
+{
+	size_t size = 0;
+	return queue_message(s, message, &size);
 }
 
 static void set_status(sinew_v1_Status* status, int32_t code, const char* detail)
@@ -145,25 +242,38 @@ static void set_status(sinew_v1_Status* status, int32_t code, const char* detail
 	status->code = (sinew_v1_ErrorCode)code;
 	const char* text = detail != NULL && detail[0] != '\0' ? detail : sv_error_message(code);
 	snprintf(status->message, sizeof(status->message), "%s", text);
+	// A detail may quote a client's (valid) string and be cut in the middle of a character.
+	wire_utf8_trim(status->message);
 }
 
-void session_reply(session* s, uint64_t request_id, int32_t code, const char* detail, sinew_v1_Reply* reply)
+static void send_reply(session* s, uint64_t request_id, int32_t code, const char* detail, sinew_v1_Reply* result,
+					   bool keep_result);
+
+void session_reply(session* s, uint64_t request_id, int32_t code, const char* detail, sinew_v1_Reply* result)
+{
+	send_reply(s, request_id, code, detail, result, false);
+}
+
+static void send_reply(session* s, uint64_t request_id, int32_t code, const char* detail, sinew_v1_Reply* result,
+					   bool keep_result)
 {
 	sinew_v1_ServerMessage message = sinew_v1_ServerMessage_init_zero;
 	message.which_message = sinew_v1_ServerMessage_reply_tag;
-	if (reply != NULL)
+	if (result != NULL)
 	{
-		message.message.reply = *reply;
+		message.message.reply = *result;
 	}
 	sinew_v1_Reply* r = &message.message.reply;
 	r->request_id = request_id;
 	r->has_status = true;
 	set_status(&r->status, code, detail);
-	if (code != 0)
+	if (code != 0 && !keep_result)
 	{
 		r->which_result = 0; // an error carries no result
 	}
-	if (!session_send(s, &message) && code == 0)
+	size_t size = 0;
+	bool sent = queue_message(s, &message, &size);
+	if (!sent && code == 0)
 	{
 		// The result could not be encoded (a callback failed): say so instead.
 		sinew_v1_ServerMessage failed = sinew_v1_ServerMessage_init_zero;
@@ -177,6 +287,7 @@ void session_reply(session* s, uint64_t request_id, int32_t code, const char* de
 	{
 		s->in_flight -= 1;
 	}
+	charge(s, 0, (int64_t)size, 0);
 	if (s->state == SESSION_CLOSING)
 	{
 		if (s->in_flight == 0)
@@ -197,6 +308,16 @@ void session_reply_to(server* srv, uint64_t session_id, uint64_t request_id, int
 	if (s != NULL)
 	{
 		session_reply(s, request_id, code, detail, reply);
+	}
+}
+
+void session_reply_partial_to(server* srv, uint64_t session_id, uint64_t request_id, int32_t code, const char* detail,
+							  sinew_v1_Reply* result)
+{
+	session* s = server_session(srv, session_id);
+	if (s != NULL)
+	{
+		send_reply(s, request_id, code, detail, result, true);
 	}
 }
 

@@ -1,7 +1,13 @@
 // A client session, whatever its transport. The transport (tcp.c, ws.c) frames bytes into whole
-// messages and hands them here one at a time while session_accepting() says so (backpressure: a session
-// stops accepting while max_requests_in_flight requests wait for replies, or while max_outbox_bytes of
-// replies wait to be written); it asks session_pop() for what to write and calls session_written()
+// messages and hands them here one at a time while session_accepting() says so. A session stops
+// accepting:
+// - while max_requests_in_flight requests wait for replies, or while outbox_pause_bytes of replies and
+//   events wait to be written (backpressure: the client is not reading; past max_outbox_bytes it is
+//   closed);
+// - when it has used its share of this loop pass: max_commands_per_pass commands, max_bytes_per_pass
+//   bytes of requests and replies, or max_pass_time_us of loop time (fairness: it yields, and server.c
+//   resumes it on the next pass, after every other connection had its turn).
+// The transport asks session_pop() for what to write and calls session_written()
 // after. A session that must end (protocol error, slow reader, shutdown) is told why with a Closing event,
 // flushed, and then closed by its transport, which finally calls session_detach().
 #ifndef SINEW_SERVER_SESSION_H
@@ -40,6 +46,7 @@ typedef struct session
 	void* conn;
 	session_state state;
 	char peer[64];
+	char address[64]; // the peer without its port: who the client is across reconnections (kept worlds)
 	char name[64];
 	sinew_v1_Role role; // OBSERVER or CONTROLLER
 	uint64_t opened_ns;
@@ -52,17 +59,35 @@ typedef struct session
 	int in_flight;               // requests received, not yet answered
 	int unwritten_count;         // replies and events handed to the transport, not yet written
 	uint64_t unwritten_since_ns; // when the oldest of those was queued
-	int worlds_owned;
+	int worlds_owned;            // live worlds this session owns (max_worlds_per_client)
 	int subscription_count;
 	uint64_t requests;
+	// This loop pass's share: commands handled and bytes of requests and replies (server.h: pass).
+	uint64_t pass;
+	int64_t pass_commands;
+	int64_t pass_bytes;
+	uint64_t pass_ns; // loop time its commands took
+	bool yielded;     // the share is used up: resumed on the next pass
 } session;
 
-// A new connection. Returns NULL if memory ran out (the transport then closes it). Over the connection
-// limit, or while shutting down, the session is opened only to be told why and closed.
+// The most bytes a message may have before the handshake: a Handshake with the longest name and token
+// takes under 220, so an unauthenticated connection never makes the server buffer more.
+#define SESSION_HANDSHAKE_MAX_BYTES 1024
+
+// A new connection. Returns NULL if memory ran out (the transport then closes it). Nothing is sent yet:
+// the transport attaches the session to its connection, then calls session_admit.
 session* session_open(struct server* srv, const transport_ops* ops, void* conn, const char* peer);
+// Once attached: over max_connections, or while shutting down, the session is told why and closed
+// (returns false; the transport reads nothing from it). Returns true for a session that may go on.
+bool session_admit(session* s);
 
 // May the transport hand over another message now?
 bool session_accepting(const session* s);
+// The largest message the transport may buffer for this session now (max_message_bytes, or
+// SESSION_HANDSHAKE_MAX_BYTES before the handshake).
+uint64_t session_max_message(const session* s);
+// The next loop pass has begun and this yielded session may take its share (server.c).
+void session_resume_pass(session* s);
 // One whole message from the client.
 void session_receive(session* s, const uint8_t* data, size_t size);
 
@@ -92,5 +117,9 @@ void session_housekeeping(session* s, uint64_t now_ns);
 // Reply to a request of a session that may be gone (deferred replies: steps, lockstep).
 void session_reply_to(struct server* srv, uint64_t session_id, uint64_t request_id, int32_t code, const char* detail,
 					  sinew_v1_Reply* reply);
+// The same for a command that failed part way and says how far it got: the error code and the result
+// both (a Step stopped by shutdown: ERR_SHUTTING_DOWN with the StepResult of the steps done).
+void session_reply_partial_to(struct server* srv, uint64_t session_id, uint64_t request_id, int32_t code,
+							  const char* detail, sinew_v1_Reply* reply);
 
 #endif

@@ -25,6 +25,13 @@ void step_item_run(world_host* host)
 	uint64_t now = t0;
 	for (item->done = 0; item->done < item->steps;)
 	{
+		// Shutdown: no step starts after the cutoff (one clock read per step only once it is set).
+		uint64_t cutoff = atomic_load_explicit(&host->srv->stepper.cutoff_ns, memory_order_relaxed);
+		if (cutoff != 0 && server_now_ns() >= cutoff)
+		{
+			item->interrupted = true;
+			break;
+		}
 		controller_step(&host->controller, host->world);
 		sn_error err = sn_world_step(host->world);
 		if (err != SN_ERR_OK)
@@ -173,6 +180,7 @@ static void on_idle(uv_idle_t* idle)
 int stepper_init(stepper* st, server* srv, int workers)
 {
 	memset(st, 0, sizeof(*st));
+	atomic_init(&st->cutoff_ns, 0);
 	st->srv = srv;
 	st->workers = workers > 0 ? workers : 1;
 	uv_check_init(srv->loop, &st->check);
@@ -184,6 +192,11 @@ int stepper_init(stepper* st, server* srv, int workers)
 	uv_unref((uv_handle_t*)&st->check);
 	st->open = true;
 	return 0;
+}
+
+void stepper_set_cutoff(stepper* st, uint64_t cutoff_ns)
+{
+	atomic_store_explicit(&st->cutoff_ns, cutoff_ns != 0 ? cutoff_ns : 1u, memory_order_relaxed);
 }
 
 void stepper_close(stepper* st)

@@ -15,6 +15,7 @@
 
 #include <uv.h>
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -45,6 +46,7 @@ typedef struct step_item
 	int32_t error; // sn_error of the step that failed, or 0
 	char detail[256];
 	uint64_t elapsed_ns;
+	bool interrupted; // stopped between steps at the stepper's cutoff (shutdown), done < steps
 	frame_buf* frames[STEP_MASKS];
 } step_item;
 
@@ -59,11 +61,16 @@ typedef struct stepper
 	uv_check_t check; // flushes the batch after the loop's poll phase
 	uv_idle_t idle;   // keeps poll from blocking while a batch waits
 	bool open;
+	// CLOCK_MONOTONIC time after which no step starts (0: none); steps in progress stop between steps and
+	// report what they did (step_item.interrupted). Set by the loop at shutdown, read by the workers.
+	_Atomic uint64_t cutoff_ns;
 } stepper;
 
 int stepper_init(stepper* st, struct server* srv, int workers);
 // Close the stepper's handles (jobs in flight still complete).
 void stepper_close(stepper* st);
+// From cutoff_ns on no step starts: long steps stop between steps (the shutdown grace deadline).
+void stepper_set_cutoff(stepper* st, uint64_t cutoff_ns);
 
 // Queue host's step (host->busy set, host->step filled) for the next batch.
 void stepper_submit(stepper* st, struct world_host* host);

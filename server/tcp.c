@@ -22,6 +22,8 @@ struct tcp_listener
 {
 	uv_tcp_t handle;
 	struct server* srv;
+	uint64_t accept_failures; // since the last warning
+	uint64_t accept_logged_ns;
 };
 
 typedef struct tcp_conn
@@ -131,9 +133,9 @@ static void process(tcp_conn* c)
 	}
 	c->processing = true;
 	size_t pos = 0;
-	uint64_t max = (uint64_t)c->srv->config.limits.max_message_bytes;
 	while (c->session->state != SESSION_CLOSING && session_accepting(c->session))
 	{
+		uint64_t max = session_max_message(c->session); // smaller before the handshake
 		uint64_t size = 0;
 		int n = wire_varint_get(c->in + pos, c->in_size - pos, &size);
 		if (n == 0)
@@ -148,8 +150,9 @@ static void process(tcp_conn* c)
 		if (size > max)
 		{
 			char reason[160];
-			snprintf(reason, sizeof(reason), "length prefix %llu is above max_message_bytes (%llu)",
-					 (unsigned long long)size, (unsigned long long)max);
+			snprintf(reason, sizeof(reason), "length prefix %llu is above %s (%llu)", (unsigned long long)size,
+					 c->session->state == SESSION_NEW ? "the largest handshake" : "max_message_bytes",
+					 (unsigned long long)max);
 			session_close(c->session, SV_ERR_MESSAGE_TOO_LARGE, reason);
 			break;
 		}
@@ -311,6 +314,8 @@ static void peer_name(uv_tcp_t* handle, char* out, size_t cap)
 		const struct sockaddr_in6* a = (const struct sockaddr_in6*)&addr;
 		uv_ip6_name(a, ip, sizeof(ip));
 		port = ntohs(a->sin6_port);
+		snprintf(out, cap, "[%s]:%d", ip, port);
+		return;
 	}
 	snprintf(out, cap, "%s:%d", ip, port);
 }
@@ -320,7 +325,16 @@ static void on_connection(uv_stream_t* server_handle, int status)
 	tcp_listener* l = server_handle->data;
 	if (status < 0)
 	{
-		log_warn("tcp accept failed", "error=%s", uv_err_name(status));
+		// Out of descriptors under a connection flood this fails once per attempt: say so once a second.
+		l->accept_failures += 1;
+		uint64_t now = server_now_ns();
+		if (now - l->accept_logged_ns >= 1000000000u)
+		{
+			log_warn("tcp accept failed", "error=%s failures=%llu", uv_err_name(status),
+					 (unsigned long long)l->accept_failures);
+			l->accept_logged_ns = now;
+			l->accept_failures = 0;
+		}
 		return;
 	}
 	tcp_conn* c = calloc(1, sizeof(tcp_conn));
@@ -348,7 +362,7 @@ static void on_connection(uv_stream_t* server_handle, int status)
 		uv_close((uv_handle_t*)&c->handle, on_closed);
 		return;
 	}
-	if (c->session->state != SESSION_CLOSING)
+	if (session_admit(c->session))
 	{
 		start_reading(c);
 	}

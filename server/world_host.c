@@ -41,9 +41,40 @@ static double guess_step_ns(const sn_world* world)
 	return 200.0 + 500.0 * (sn_world_get_body_count(world) + 2.0 * sn_world_get_joint_count(world));
 }
 
+world_host* world_host_find_name(const server* srv, const char* name)
+{
+	if (name == NULL || name[0] == '\0')
+	{
+		return NULL;
+	}
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		world_host* host = srv->worlds.items[i];
+		if (host != NULL && !host->doomed && !host->closed && strcmp(host->name, name) == 0)
+		{
+			return host;
+		}
+	}
+	return NULL;
+}
+
 int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64_t owner, bool keep, world_host** out,
 						  char* detail, size_t cap)
 {
+	return world_host_create_at(srv, world, name, owner, keep, 0, out, detail, cap);
+}
+
+int32_t world_host_create_at(server* srv, sn_world* world, const char* name, uint64_t owner, bool keep, uint64_t id,
+							 world_host** out, char* detail, size_t cap)
+{
+	const world_host* same = world_host_find_name(srv, name);
+	if (same != NULL)
+	{
+		sn_world_destroy(world);
+		snprintf(detail, cap, "a world named \"%s\" exists already (id %llu): world names are unique on a server", name,
+				 (unsigned long long)same->id);
+		return SV_ERR_NAME_TAKEN;
+	}
 	world_host* host = calloc(1, sizeof(world_host));
 	if (host == NULL)
 	{
@@ -60,7 +91,8 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 	host->open_handles += pacing_init(host, srv->loop, (uint32_t)srv->config.limits.lockstep_timeout_ms);
 	host->open_handles += lockstep_init(host, srv->loop);
 	host->open_handles += stream_init(host, srv->loop);
-	host->id = idpool_add(&srv->worlds, host);
+	host->id = id == 0 ? idpool_add(&srv->worlds, host)
+					   : idpool_add_at(&srv->worlds, id, host, (int)srv->config.limits.max_worlds);
 	bool ok = host->id != 0 && world_host_set_reset_point(host) == 0 &&
 		(owner == 0 || members_set(&host->members, owner, sinew_v1_Role_ROLE_OWNER, false));
 	if (!ok)
@@ -74,7 +106,8 @@ int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64
 		members_free(&host->members);
 		host->closed = true;
 		close_handles(host);
-		snprintf(detail, cap, "out of memory");
+		snprintf(detail, cap, "%s",
+				 id != 0 && host->id == 0 ? "the id is taken or beyond max_worlds" : "out of memory");
 		return SN_ERR_NO_MEMORY;
 	}
 	world_host_refresh(host);
@@ -106,6 +139,7 @@ void world_host_destroy(world_host* host, const char* reason)
 		return;
 	}
 	server* srv = host->srv;
+	persist_world_gone(host);
 	host->closed = true;
 	lockstep_cancel(host, SV_ERR_UNKNOWN_WORLD, "the world was destroyed before the tick stepped");
 	sinew_v1_Event event = sinew_v1_Event_init_zero;
@@ -177,6 +211,35 @@ void world_host_session_gone(server* srv, uint64_t session_id)
 		{
 			world_host_remove_member(host, session_id);
 			lockstep_member_changed(host);
+		}
+	}
+}
+
+void world_host_expire_idle(server* srv, uint64_t now_ns)
+{
+	uint64_t limit = (uint64_t)srv->config.limits.kept_world_idle_ms * 1000000u;
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		world_host* host = srv->worlds.items[i];
+		if (host == NULL || host->closed || host->doomed || !host->members.keep || host->members.keeper[0] == '\0')
+		{
+			continue;
+		}
+		bool idle = host->members.owner == 0 && host->members.count == 0 && host->subs.count == 0;
+		if (!idle)
+		{
+			host->members.idle_ns = 0;
+		}
+		else if (host->members.idle_ns == 0)
+		{
+			host->members.idle_ns = now_ns;
+		}
+		else if (now_ns - host->members.idle_ns >= limit)
+		{
+			char reason[128];
+			snprintf(reason, sizeof(reason), "kept and idle for kept_world_idle_ms (%lld ms)",
+					 (long long)srv->config.limits.kept_world_idle_ms);
+			world_host_destroy(host, reason);
 		}
 	}
 }
@@ -336,12 +399,29 @@ void world_host_replace_world(world_host* host, sn_world* world)
 	world_host_refresh(host);
 	host->cached.divergence_reported = host->cached.diverged;
 	host->step_ns_avg = guess_step_ns(world);
+	host->measured = false; // another state: its steps are measured again before any runs on the loop
 	pacing_rebase(host, server_now_ns());
 	stream_state_changed(host);
 	pacing_pace(host);
 }
 
 // ---- steps --------------------------------------------------------------------------------------------
+
+static step_shape current_shape(const world_host* host)
+{
+	sn_world_def def = sn_world_get_def(host->world);
+	step_shape shape;
+	memset(&shape, 0, sizeof(shape));
+	shape.bodies = host->cached.body_count;
+	shape.joints = host->cached.joint_count;
+	shape.articulations = host->cached.articulation_count;
+	shape.links = host->cached.articulation_links;
+	shape.solver = (int)def.solver;
+	shape.substeps = def.substeps;
+	shape.position_iterations = def.position_iterations;
+	shape.velocity_iterations = def.velocity_iterations;
+	return shape;
+}
 
 void world_host_start_step(world_host* host, step_kind kind, uint32_t steps, uint64_t deadline_ns, bool allow_inline)
 {
@@ -352,8 +432,19 @@ void world_host_start_step(world_host* host, step_kind kind, uint32_t steps, uin
 	item->deadline_ns = deadline_ns;
 	item->masks = stream_masks_due(host, server_now_ns());
 	host->busy = true;
+	// On the loop thread only when measured cheap on a world of this very shape: a first step, or one after
+	// the world grew or its solver settings changed, goes to a worker however small the guess (a world of
+	// 100 bodies at 1000 substeps of 1000 iterations once stepped for seconds on the loop).
+	step_shape shape = current_shape(host);
+	bool measured = host->measured && memcmp(&shape, &host->measured_shape, sizeof(shape)) == 0;
+	if (!measured)
+	{
+		host->step_ns_avg = guess_step_ns(host->world);
+	}
+	host->measured_shape = shape;
+	host->measured = measured;
 	double budget_ns = (double)host->srv->config.limits.inline_step_budget_us * 1000.0;
-	if (allow_inline && budget_ns > 0.0 && host->step_ns_avg * steps <= budget_ns)
+	if (allow_inline && measured && budget_ns > 0.0 && host->step_ns_avg * steps <= budget_ns)
 	{
 		stepper_run_inline(&host->srv->stepper, host);
 	}
@@ -390,7 +481,9 @@ void world_host_step_finished(world_host* host)
 	{
 		metrics_count_steps(&srv->metrics, item->done, (double)item->elapsed_ns * 1e-9);
 		double per_step = (double)item->elapsed_ns / item->done;
-		host->step_ns_avg = 0.8 * host->step_ns_avg + 0.2 * per_step;
+		// The first measurement of this shape replaces the guess; later ones are averaged in.
+		host->step_ns_avg = host->measured ? 0.8 * host->step_ns_avg + 0.2 * per_step : per_step;
+		host->measured = true;
 	}
 	refresh_after_step(host);
 	if (host->cached.diverged && !host->cached.divergence_reported)
@@ -415,9 +508,21 @@ void world_host_step_finished(world_host* host)
 		reply.result.step.step_count = host->cached.step_count;
 		reply.result.step.time = host->cached.time;
 		reply.result.step.diverged = host->cached.diverged;
-		metrics_count_command(&srv->metrics, command_index(sinew_v1_ClientMessage_step_tag), item->error);
-		session_reply_to(srv, host->step_session, host->step_request, item->error,
-						 item->error != 0 ? item->detail : NULL, item->error == 0 ? &reply : NULL);
+		if (item->error == 0 && item->interrupted)
+		{
+			// Stopped between steps at the shutdown grace deadline: what was done, and why not the rest.
+			char detail[160];
+			snprintf(detail, sizeof(detail), "stopped after %u of %u steps: the server is shutting down",
+					 (unsigned)item->done, (unsigned)item->steps);
+			metrics_count_command(&srv->metrics, command_index(sinew_v1_ClientMessage_step_tag), SV_ERR_SHUTTING_DOWN);
+			session_reply_partial_to(srv, host->step_session, host->step_request, SV_ERR_SHUTTING_DOWN, detail, &reply);
+		}
+		else
+		{
+			metrics_count_command(&srv->metrics, command_index(sinew_v1_ClientMessage_step_tag), item->error);
+			session_reply_to(srv, host->step_session, host->step_request, item->error,
+							 item->error != 0 ? item->detail : NULL, item->error == 0 ? &reply : NULL);
+		}
 		host->step_session = 0;
 	}
 	else if (item->kind == STEP_LOCKSTEP)
@@ -430,6 +535,10 @@ void world_host_step_finished(world_host* host)
 		return;
 	}
 	world_host_drain(host);
+	if (!host->busy && !host->closed)
+	{
+		persist_world_idle(host);
+	}
 	if (!host->busy && !host->closed)
 	{
 		pacing_pace(host);
@@ -457,4 +566,6 @@ void world_host_info(const world_host* host, uint64_t asking_session, uint64_t n
 	wv_world_settings(&def, &info->settings);
 	info->lag_s = pacing_lag_s(host, now_ns);
 	info->lag_resets = host->pacing.lag_resets;
+	info->link_count = (uint32_t)host->cached.articulation_links;
+	info->destroy_protected = host->destroy_protected;
 }

@@ -16,6 +16,7 @@
 #include "members.h"
 #include "model_registry.h"
 #include "pacing.h"
+#include "persist.h"
 #include "sinew.pb.h"
 #include "stepper.h"
 #include "stream.h"
@@ -41,6 +42,19 @@ typedef struct queued_command
 
 // What readers that must not wait (the world list, the per-world limits) see, also while a step runs:
 // copied from the world when a step ends and after every change.
+// What a step's cost depends on, as far as the server can see it cheaply.
+typedef struct step_shape
+{
+	int bodies;
+	int joints;
+	int articulations;
+	int links;
+	int solver;
+	int substeps;
+	int position_iterations;
+	int velocity_iterations;
+} step_shape;
+
 typedef struct world_cache
 {
 	double time;
@@ -78,7 +92,11 @@ typedef struct world_host
 	// The step in progress, and the commands waiting for it.
 	bool busy;
 	step_item step;
-	double step_ns_avg;    // moving average of one step's wall time, ns
+	double step_ns_avg; // moving average of one step's wall time, ns
+	// What step_ns_avg was measured on (objects and solver settings): only a step of a world of that
+	// shape may run on the loop thread, so one that grew or got slower settings since never does.
+	step_shape measured_shape;
+	bool measured;
 	uint64_t step_session; // the Step command being served (STEP_COMMAND)
 	uint64_t step_request;
 	command_queue queue;
@@ -91,6 +109,9 @@ typedef struct world_host
 	world_subscriptions subs;    // subscriptions and their flush timer (stream.h)
 	world_controller controller; // its own controller, if any: the demo robot's motion (controller.h)
 	model_registry models;       // what its robots were built from (model_registry.h)
+	world_persist persist;       // its file in the state directory, if kept (persist.h)
+	// DestroyWorld is refused (ERR_PROTECTED): the demo world, unless sinewd runs with --allow-demo-destroy.
+	bool destroy_protected;
 	// The end: destroyed once the step in progress ends (doomed), then freed once its handles closed.
 	bool doomed;
 	char doom_reason[128];
@@ -99,9 +120,16 @@ typedef struct world_host
 } world_host;
 
 // Register a new hosted world around `world` (ownership passes to the host, also on failure). The
-// state now becomes its reset point. Returns 0 or an error code with a detail line.
+// state now becomes its reset point. Names are unique on a server: a non-empty name that another live
+// world has gives ERR_NAME_TAKEN. Returns 0 or an error code with a detail line.
 int32_t world_host_create(struct server* srv, sn_world* world, const char* name, uint64_t owner, bool keep,
 						  world_host** out, char* detail, size_t detail_capacity);
+
+// The same under a given id (a world restored from the state directory, persist.c); 0: a new id.
+int32_t world_host_create_at(struct server* srv, sn_world* world, const char* name, uint64_t owner, bool keep,
+							 uint64_t id, world_host** out, char* detail, size_t detail_capacity);
+// The live world named `name` (not empty), or NULL.
+world_host* world_host_find_name(const struct server* srv, const char* name);
 
 // Destroy: tell members and subscribers (WorldDestroyed with reason), end subscriptions, answer what
 // waits. If a step is in progress, this happens when it ends.
@@ -109,6 +137,9 @@ void world_host_destroy(world_host* host, const char* reason);
 
 // A member leaves: its pending lockstep input is answered, then it is removed (members.h).
 void world_host_remove_member(world_host* host, uint64_t session_id);
+// Destroy the clients' kept worlds nobody has owned, joined or watched for kept_world_idle_ms (the
+// server's own, the demo world, stay). Housekeeping calls it.
+void world_host_expire_idle(struct server* srv, uint64_t now_ns);
 // A session closed: leave its worlds, destroy the ones it owned unless they are kept.
 void world_host_session_gone(struct server* srv, uint64_t session_id);
 

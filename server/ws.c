@@ -23,11 +23,26 @@ enum
 	WS_CHUNK = 65536 // bytes of one outgoing fragment, and of lws's receive buffer
 };
 
+// A response of the HTTP endpoints being written. Kept by the server, keyed by connection, rather than in
+// lws's per-session data: lws frees that data on some paths without a notification (a request with a body
+// answered before the body was read), and the one notification every connection gets at its end,
+// LWS_CALLBACK_WSI_DESTROY, is where a response still here is freed.
+typedef struct http_response
+{
+	struct lws* wsi;
+	char* body;
+	size_t size;
+	size_t sent;
+	struct http_response* next;
+} http_response;
+
 struct ws_server
 {
 	struct server* srv;
 	struct lws_context* context; // NULL once lws has destroyed it
 	bool stopping;
+	int connections; // accepted or adopted connections lws holds (HTTP and WebSocket)
+	http_response* responses;
 	struct lws_protocols protocols[3];
 	struct lws_http_mount mounts[3];
 	char web_root[512];
@@ -55,12 +70,6 @@ typedef struct ws_pss
 	ws_conn* conn;
 } ws_pss;
 
-typedef struct http_pss
-{
-	char* body;
-	size_t size;
-	size_t sent;
-} http_pss;
 
 static void conn_kick(void* p);
 static void conn_resume(void* p);
@@ -70,7 +79,8 @@ static const transport_ops ws_ops = { "ws", 1, conn_kick, conn_resume, conn_clos
 
 static ws_server* server_of(struct lws* wsi)
 {
-	return lws_context_user(lws_get_context(wsi));
+	struct lws_context* context = wsi != NULL ? lws_get_context(wsi) : NULL;
+	return context != NULL ? lws_context_user(context) : NULL;
 }
 
 // ---- WebSocket ----------------------------------------------------------------------------------------
@@ -113,7 +123,8 @@ static void deliver(ws_conn* c)
 	c->in_ready = false;
 	size_t size = c->in_size;
 	c->in_size = 0;
-	session_receive(c->session, c->in, size);
+	static const uint8_t empty[1] = { 0 };
+	session_receive(c->session, c->in != NULL ? c->in : empty, size);
 	c->processing = false;
 	if (c->session->state != SESSION_CLOSING && session_accepting(c->session))
 	{
@@ -166,11 +177,12 @@ static int receive(ws_conn* c, const void* in, size_t len)
 	{
 		c->in_size = 0;
 	}
-	size_t max = (size_t)c->ws->srv->config.limits.max_message_bytes;
+	size_t max = (size_t)session_max_message(s); // smaller before the handshake
 	if (c->in_size + len > max)
 	{
 		char reason[160];
-		snprintf(reason, sizeof(reason), "WebSocket message above max_message_bytes (%zu)", max);
+		snprintf(reason, sizeof(reason), "WebSocket message above %s (%zu)",
+				 s->state == SESSION_NEW ? "the largest handshake" : "max_message_bytes", max);
 		session_close(s, SV_ERR_MESSAGE_TOO_LARGE, reason);
 		lws_rx_flow_control(c->wsi, 0);
 		return 0;
@@ -192,8 +204,11 @@ static int receive(ws_conn* c, const void* in, size_t len)
 		c->in = buffer;
 		c->in_capacity = capacity;
 	}
-	memcpy(c->in + c->in_size, in, len);
-	c->in_size += len;
+	if (len > 0) // an empty message may come before any buffer exists
+	{
+		memcpy(c->in + c->in_size, in, len);
+		c->in_size += len;
+	}
 	if (lws_is_final_fragment(c->wsi) && lws_remaining_packet_payload(c->wsi) == 0)
 	{
 		c->in_ready = true;
@@ -265,15 +280,22 @@ static int writeable(ws_conn* c)
 	return 0;
 }
 
+// lws calls a protocol's callback for many reasons, some with no per-session data at all (a connection
+// it refused while parsing headers, vhost and protocol events): every case checks what it uses.
 static int callback_sinew(struct lws* wsi, enum lws_callback_reasons reason, void* user, void* in, size_t len)
 {
 	ws_pss* pss = user;
-	ws_server* ws = server_of(wsi);
+	ws_conn* c = pss != NULL ? pss->conn : NULL;
 	switch (reason)
 	{
 		case LWS_CALLBACK_ESTABLISHED:
 		{
-			ws_conn* c = calloc(1, sizeof(ws_conn));
+			ws_server* ws = server_of(wsi);
+			if (pss == NULL || ws == NULL)
+			{
+				return -1;
+			}
+			c = calloc(1, sizeof(ws_conn));
 			if (c == NULL)
 			{
 				return -1;
@@ -291,16 +313,16 @@ static int callback_sinew(struct lws* wsi, enum lws_callback_reasons reason, voi
 				return -1;
 			}
 			pss->conn = c;
+			session_admit(c->session);
 			return 0;
 		}
 		case LWS_CALLBACK_RECEIVE:
-			return pss->conn != NULL ? receive(pss->conn, in, len) : -1;
+			return c != NULL ? receive(c, in, len) : -1;
 		case LWS_CALLBACK_SERVER_WRITEABLE:
-			return pss->conn != NULL ? writeable(pss->conn) : -1;
+			return c != NULL ? writeable(c) : -1;
 		case LWS_CALLBACK_CLOSED:
-			if (pss->conn != NULL)
+			if (c != NULL)
 			{
-				ws_conn* c = pss->conn;
 				if (c->sending)
 				{
 					session_written(c->session, &c->current, false);
@@ -319,15 +341,52 @@ static int callback_sinew(struct lws* wsi, enum lws_callback_reasons reason, voi
 
 // ---- HTTP ---------------------------------------------------------------------------------------------
 
-static int respond(struct lws* wsi, http_pss* pss, unsigned status, const char* content_type, char* body, size_t size)
+static http_response* find_response(ws_server* ws, struct lws* wsi)
 {
+	for (http_response* r = ws->responses; r != NULL; r = r->next)
+	{
+		if (r->wsi == wsi)
+		{
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static void drop_response(ws_server* ws, struct lws* wsi)
+{
+	for (http_response** r = &ws->responses; *r != NULL; r = &(*r)->next)
+	{
+		if ((*r)->wsi == wsi)
+		{
+			http_response* gone = *r;
+			*r = gone->next;
+			free(gone->body);
+			free(gone);
+			return;
+		}
+	}
+}
+
+// Send the headers now and the body (ownership passes here) from the writeable callbacks.
+static int respond(ws_server* ws, struct lws* wsi, unsigned status, const char* content_type, char* body, size_t size)
+{
+	drop_response(ws, wsi); // one not yet written when the next request came (pipelining)
+	http_response* r = calloc(1, sizeof(http_response));
+	if (r == NULL)
+	{
+		free(body);
+		return 1;
+	}
+	r->wsi = wsi;
+	r->body = body;
+	r->size = size;
+	r->next = ws->responses;
+	ws->responses = r;
 	uint8_t headers[LWS_PRE + 1024];
 	uint8_t* start = headers + LWS_PRE;
 	uint8_t* p = start;
 	uint8_t* end = headers + sizeof(headers) - 1;
-	pss->body = body;
-	pss->size = size;
-	pss->sent = 0;
 	if (lws_add_http_common_headers(wsi, status, content_type, (lws_filepos_t)size, &p, end) ||
 		lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (const unsigned char*)"no-store", 8, &p, end) ||
 		lws_finalize_write_http_header(wsi, start, &p, end))
@@ -349,66 +408,98 @@ static char* copy_text(const char* text, size_t* size)
 	return out;
 }
 
+static int respond_text(ws_server* ws, struct lws* wsi, unsigned status, const char* text)
+{
+	size_t size = 0;
+	char* body = copy_text(text, &size);
+	return body == NULL ? 1 : respond(ws, wsi, status, "text/plain", body, size);
+}
+
+// Like callback_sinew, every case checks what it uses: lws calls this callback for connections it refused
+// before any per-session data existed (a malformed or oversized header, an unknown method, %00 in the
+// path), for every connection's creation and destruction, and for vhost events.
 static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void* user, void* in, size_t len)
 {
-	(void)in;
-	(void)len;
-	http_pss* pss = user;
 	ws_server* ws = server_of(wsi);
 	switch (reason)
 	{
 		case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
 			// A WebSocket upgrade without the sinew.v1 subprotocol lands here: refuse it.
 			return 1;
+		case LWS_CALLBACK_WSI_CREATE:
+		case LWS_CALLBACK_WSI_DESTROY:
+			// Every accepted or adopted connection is created with this notification. Listening sockets get
+			// only the destroy one, and only when the context is destroyed: those are not counted.
+			if (ws != NULL && !ws->stopping)
+			{
+				ws->connections += reason == LWS_CALLBACK_WSI_CREATE ? 1 : -1;
+			}
+			if (ws != NULL && reason == LWS_CALLBACK_WSI_DESTROY)
+			{
+				drop_response(ws, wsi);
+			}
+			return 0;
 		case LWS_CALLBACK_HTTP:
 		{
-			ws->srv->metrics.http_requests += 1;
-			char uri[256] = "";
-			lws_hdr_copy(wsi, uri, sizeof(uri), WSI_TOKEN_GET_URI);
-			size_t size = 0;
-			if (strcmp(uri, "/healthz") == 0)
-			{
-				bool down = ws->srv->shutting_down;
-				char* body = copy_text(down ? "shutting down\n" : "ok\n", &size);
-				return body == NULL ? 1 : respond(wsi, pss, down ? 503 : HTTP_STATUS_OK, "text/plain", body, size);
-			}
-			if (strcmp(uri, "/metrics") == 0)
-			{
-				char* body = metrics_render(ws->srv, &size);
-				return body == NULL
-					? 1
-					: respond(wsi, pss, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", body, size);
-			}
-			char* body = copy_text("not found\n", &size);
-			return body == NULL ? 1 : respond(wsi, pss, HTTP_STATUS_NOT_FOUND, "text/plain", body, size);
-		}
-		case LWS_CALLBACK_HTTP_WRITEABLE:
-		{
-			if (pss->body == NULL)
+			if (ws == NULL)
 			{
 				return -1;
 			}
+			ws->srv->metrics.http_requests += 1;
+			// Only GET reaches the endpoints (the GET URI header is empty for other methods).
+			char uri[256] = "";
+			if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0)
+			{
+				return respond_text(ws, wsi, 405, "method not allowed\n");
+			}
+			if (lws_hdr_copy(wsi, uri, sizeof(uri), WSI_TOKEN_GET_URI) < 0)
+			{
+				return respond_text(ws, wsi, HTTP_STATUS_NOT_FOUND, "not found\n");
+			}
+			if (strcmp(uri, "/healthz") == 0)
+			{
+				bool down = ws->srv->shutting_down;
+				return respond_text(ws, wsi, down ? 503 : HTTP_STATUS_OK, down ? "shutting down\n" : "ok\n");
+			}
+			if (strcmp(uri, "/metrics") == 0)
+			{
+				size_t size = 0;
+				char* body = metrics_render(ws->srv, &size);
+				return body == NULL
+					? 1
+					: respond(ws, wsi, HTTP_STATUS_OK, "text/plain; version=0.0.4; charset=utf-8", body, size);
+			}
+			return respond_text(ws, wsi, HTTP_STATUS_NOT_FOUND, "not found\n");
+		}
+		case LWS_CALLBACK_HTTP_WRITEABLE:
+		{
+			http_response* r = ws != NULL ? find_response(ws, wsi) : NULL;
+			if (r == NULL)
+			{
+				return -1; // nothing of ours to write (file mounts write through lws's own path)
+			}
 			uint8_t chunk[LWS_PRE + 16384];
-			size_t n = pss->size - pss->sent < 16384 ? pss->size - pss->sent : 16384;
-			memcpy(chunk + LWS_PRE, pss->body + pss->sent, n);
-			bool last = pss->sent + n == pss->size;
+			size_t n = r->size - r->sent < 16384 ? r->size - r->sent : 16384;
+			memcpy(chunk + LWS_PRE, r->body + r->sent, n);
+			bool last = r->sent + n == r->size;
 			if (lws_write(wsi, chunk + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) != (int)n)
 			{
 				return -1;
 			}
-			pss->sent += n;
+			r->sent += n;
 			if (!last)
 			{
 				lws_callback_on_writable(wsi);
 				return 0;
 			}
-			free(pss->body);
-			pss->body = NULL;
+			drop_response(ws, wsi);
 			return lws_http_transaction_completed(wsi) ? -1 : 0;
 		}
 		case LWS_CALLBACK_CLOSED_HTTP:
-			free(pss->body);
-			pss->body = NULL;
+			if (ws != NULL)
+			{
+				drop_response(ws, wsi);
+			}
 			return 0;
 		default:
 			return lws_callback_http_dummy(wsi, reason, user, in, len);
@@ -417,8 +508,36 @@ static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void
 
 // ---- context ------------------------------------------------------------------------------------------
 
+// libwebsockets logs a line for every request it refuses ("Ran out of header data space"), so anyone can
+// make it write lines as fast as they send requests: at most LWS_LOG_BURST lines a second go to the log,
+// and how many were left out is said with the first line of a later second.
+enum
+{
+	LWS_LOG_BURST = 20
+};
+
 static void lws_log(int level, const char* line)
 {
+	static uint64_t window_ns;
+	static int written;
+	static int suppressed;
+	uint64_t now = uv_hrtime();
+	if (now - window_ns >= 1000000000u)
+	{
+		if (suppressed > 0)
+		{
+			log_warn("libwebsockets lines left out", "count=%d burst_per_s=%d", suppressed, LWS_LOG_BURST);
+		}
+		window_ns = now;
+		written = 0;
+		suppressed = 0;
+	}
+	if (written >= LWS_LOG_BURST)
+	{
+		suppressed += 1;
+		return;
+	}
+	written += 1;
 	char text[512];
 	snprintf(text, sizeof(text), "%s", line);
 	size_t n = strlen(text);
@@ -450,7 +569,7 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 
 	ws->protocols[0].name = "http";
 	ws->protocols[0].callback = callback_http;
-	ws->protocols[0].per_session_data_size = sizeof(http_pss);
+	ws->protocols[0].per_session_data_size = 0; // responses are kept in ws->responses
 	ws->protocols[1].name = WIRE_WS_SUBPROTOCOL;
 	ws->protocols[1].callback = callback_sinew;
 	ws->protocols[1].per_session_data_size = sizeof(ws_pss);
@@ -489,7 +608,8 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 	struct lws_context_creation_info info;
 	memset(&info, 0, sizeof(info));
 	void* loops[1] = { srv->loop };
-	info.port = port;
+	// A negative port: a server without a listening socket, serving the connections given to ws_adopt.
+	info.port = port >= 0 ? port : CONTEXT_PORT_NO_LISTEN_SERVER;
 	info.iface = host;
 	info.protocols = ws->protocols;
 	info.mounts = ws->mounts;
@@ -501,7 +621,11 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 	}
 	info.foreign_loops = loops;
 	info.user = ws;
-	info.timeout_secs = 10;
+	// A connection must finish its HTTP request (or WebSocket upgrade) within the handshake timeout, in
+	// whole seconds as lws counts: a slow sender (slowloris) holds a socket and a header table no longer.
+	int64_t timeout_s = (srv->config.limits.handshake_timeout_ms + 999) / 1000;
+	info.timeout_secs = (unsigned)timeout_s;
+	info.timeout_secs_ah_idle = (unsigned)timeout_s;
 	// lws writes NULL here once the context is wholly destroyed (see ws_free).
 	info.pcontext = &ws->context;
 	ws->context = lws_create_context(&info);
@@ -511,9 +635,20 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 		return -1;
 	}
 	struct lws_vhost* vhost = lws_get_vhost_by_name(ws->context, "default");
-	*bound_port = vhost != NULL ? lws_get_vhost_listen_port(vhost) : port;
+	*bound_port = port < 0 ? 0 : vhost != NULL ? lws_get_vhost_listen_port(vhost) : port;
 	*out = ws;
 	return 0;
+}
+
+int ws_adopt(ws_server* ws, int fd)
+{
+	struct lws_vhost* vhost = ws->context != NULL ? lws_get_vhost_by_name(ws->context, "default") : NULL;
+	return vhost != NULL && lws_adopt_socket_vhost(vhost, fd) != NULL ? 0 : -1;
+}
+
+int ws_connections(const ws_server* ws)
+{
+	return ws != NULL ? ws->connections : 0;
 }
 
 void ws_stop(ws_server* ws)
@@ -536,6 +671,13 @@ void ws_free(ws_server* ws)
 	if (ws->context != NULL)
 	{
 		lws_context_destroy(ws->context);
+	}
+	while (ws->responses != NULL)
+	{
+		http_response* r = ws->responses;
+		ws->responses = r->next;
+		free(r->body);
+		free(r);
 	}
 	free(ws);
 }

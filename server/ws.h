@@ -12,8 +12,14 @@
 struct server;
 typedef struct ws_server ws_server;
 
-// Start listening on host:port (0: any free port); *bound_port receives the port. Returns 0 or -1.
+// Start listening on host:port (0: any free port; negative: no listening socket, for ws_adopt only);
+// *bound_port receives the port. Returns 0 or -1.
 int ws_start(struct server* srv, const char* host, int port, const char* web_root, ws_server** out, int* bound_port);
+// Serve a connected socket as if it had been accepted (the HTTP fuzz target feeds one end of a socket
+// pair). lws owns fd from now on, also on failure. Returns 0 or -1.
+int ws_adopt(ws_server* ws, int fd);
+// Accepted or adopted connections open (HTTP and WebSocket).
+int ws_connections(const ws_server* ws);
 // Start destroying the lws context (closes its connections); the loop finishes closing lws's handles.
 void ws_stop(ws_server* ws);
 // After the loop has ended: finish destroying the context and free.

@@ -71,6 +71,16 @@ const char* snc_error_string(int error)
 	{
 		return "the server refused the handshake";
 	}
+	if (error == SNC_ERR_HTTP_PORT)
+	{
+		return "this port answers in HTTP: it is sinewd's HTTP/WebSocket port (default 7421; use it with the "
+			   "WebSocket transport), not its TCP port (default 7420)";
+	}
+	if (error == SNC_ERR_TCP_PORT)
+	{
+		return "this port does not answer in HTTP: it is sinewd's TCP port (default 7420; use it with the TCP "
+			   "transport), not its HTTP/WebSocket port (default 7421)";
+	}
 	return error < 0 ? strerror(-error) : "ok";
 }
 
@@ -249,6 +259,12 @@ static int ws_open(snc_client* c, uint64_t deadline_ns)
 	}
 	for (;;)
 	{
+		// An answer that does not start like an HTTP response comes from a port of another protocol.
+		size_t seen = c->in_size < 5 ? c->in_size : 5;
+		if (seen > 0 && memcmp(c->in, "HTTP/", seen) != 0)
+		{
+			return SNC_ERR_TCP_PORT;
+		}
 		for (size_t i = 3; i < c->in_size; ++i)
 		{
 			if (memcmp(c->in + i - 3, "\r\n\r\n", 4) == 0)
@@ -273,7 +289,9 @@ static int ws_open(snc_client* c, uint64_t deadline_ns)
 		err = fill(c, deadline_ns);
 		if (err < 0)
 		{
-			return err;
+			return err == -ECONNRESET && c->in_size > 0 && memcmp(c->in, "HTTP/", c->in_size < 5 ? c->in_size : 5) != 0
+				? SNC_ERR_TCP_PORT
+				: err;
 		}
 	}
 }
@@ -326,6 +344,11 @@ static int next_message(snc_client* c, uint64_t deadline_ns, const uint8_t** dat
 	{
 		if (c->options.transport == SNC_TCP)
 		{
+			// sinewd's TCP port answers with a varint length first; "HTTP/" is the HTTP port answering.
+			if (c->in_size >= 5 && memcmp(c->in, "HTTP/", 5) == 0)
+			{
+				return SNC_ERR_HTTP_PORT;
+			}
 			uint64_t length = 0;
 			int n = wire_varint_get(c->in, c->in_size, &length);
 			if (n < 0)
@@ -593,6 +616,61 @@ static bool decode_hook(pb_istream_t* stream, const pb_field_iter_t* field, void
 			return true;
 		}
 	}
+	if (field->descriptor == &sinew_v1_WorldDescription_msg &&
+		field->tag == sinew_v1_WorldDescription_articulations_tag)
+	{
+		if (m->articulation_info_count >= 8 || m->articulation_info_count == 0)
+		{
+			GROW_(m->articulation_infos, m->articulation_info_count, snc_articulation_info);
+		}
+		// Its links and URDF model arrive through this hook while it decodes (below), into the flat arrays.
+		snc_articulation_info* a = m->articulation_infos + m->articulation_info_count;
+		memset(a, 0, sizeof(*a));
+		a->info = (sinew_v1_ArticulationInfo)sinew_v1_ArticulationInfo_init_zero;
+		a->first_link = m->link_info_count;
+		if (!pb_decode(stream, sinew_v1_ArticulationInfo_fields, &a->info))
+		{
+			return false;
+		}
+		a->link_count = m->link_info_count - a->first_link;
+		m->articulation_info_count += 1;
+		return true;
+	}
+	if (field->descriptor == &sinew_v1_ArticulationInfo_msg && m->articulation_infos != NULL)
+	{
+		snc_articulation_info* a = m->articulation_infos + m->articulation_info_count; // being decoded
+		if (field->tag == sinew_v1_ArticulationInfo_links_tag)
+		{
+			if (m->link_info_count >= 8 || m->link_info_count == 0)
+			{
+				GROW_(m->link_infos, m->link_info_count, sinew_v1_LinkInfo);
+			}
+			sinew_v1_LinkInfo* l = m->link_infos + m->link_info_count;
+			*l = (sinew_v1_LinkInfo)sinew_v1_LinkInfo_init_zero;
+			if (!pb_decode(stream, sinew_v1_LinkInfo_fields, l))
+			{
+				return false;
+			}
+			m->link_info_count += 1;
+			return true;
+		}
+		if (field->tag == sinew_v1_ArticulationInfo_urdf_tag)
+		{
+			a->has_urdf = true;
+			a->urdf = (sinew_v1_UrdfModel)sinew_v1_UrdfModel_init_zero;
+			a->first_urdf_link = m->urdf_link_count;
+			a->first_urdf_joint = m->urdf_joint_count;
+			a->first_urdf_visual = m->urdf_visual_count;
+			if (!pb_decode(stream, sinew_v1_UrdfModel_fields, &a->urdf))
+			{
+				return false;
+			}
+			a->urdf_link_count = m->urdf_link_count - a->first_urdf_link;
+			a->urdf_joint_count = m->urdf_joint_count - a->first_urdf_joint;
+			a->urdf_visual_count = m->urdf_visual_count - a->first_urdf_visual;
+			return true;
+		}
+	}
 	if (field->descriptor == &sinew_v1_SnapshotData_msg && field->tag == sinew_v1_SnapshotData_data_tag)
 	{
 		size_t size = stream->bytes_left;
@@ -620,6 +698,8 @@ void snc_message_free(snc_message* m)
 	free(m->urdf_joints);
 	free(m->urdf_visuals);
 	free(m->urdf_warnings);
+	free(m->articulation_infos);
+	free(m->link_infos);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -15,7 +15,8 @@
 //   snc_close(c);
 //
 // Errors are negative errno values: -ETIMEDOUT, -ECONNRESET (the server closed), -EPROTO (bad framing),
-// -EMSGSIZE (a message above max_message_bytes), -ENOMEM, or the connect error.
+// -EMSGSIZE (a message above max_message_bytes), -ENOMEM, or the connect error; or SNC_ERR_HTTP_PORT and
+// SNC_ERR_TCP_PORT when the port speaks the other transport (snc_error_string says which to use).
 #ifndef SINEW_CLIENT_H
 #define SINEW_CLIENT_H
 
@@ -46,10 +47,28 @@ snc_options snc_default_options(void);
 
 typedef struct snc_client snc_client;
 
-// A server message with its growing fields decoded. Free with snc_message_free.
+// One articulation of a DescribeWorld reply (WorldDescription): its ArticulationInfo (id, dofs, links,
+// fixed base) with its LinkInfos and, for a robot loaded from a URDF, its UrdfModel, whose links, joints
+// and visuals are ranges of the message's urdf_* arrays.
+typedef struct snc_articulation_info
+{
+	sinew_v1_ArticulationInfo info;
+	int first_link; // its links: link_infos[first_link, first_link + link_count)
+	int link_count;
+	bool has_urdf;
+	sinew_v1_UrdfModel urdf;
+	int first_urdf_link; // urdf_links[first_urdf_link, + urdf_link_count), likewise joints and visuals
+	int urdf_link_count;
+	int first_urdf_joint;
+	int urdf_joint_count;
+	int first_urdf_visual;
+	int urdf_visual_count;
+} snc_articulation_info;
+
 // One warning of a LoadUrdf reply, NUL-terminated (longer ones are cut).
 typedef char snc_warning_text[640];
 
+// A server message with its growing fields decoded. Free with snc_message_free.
 typedef struct snc_message
 {
 	sinew_v1_ServerMessage msg;
@@ -71,6 +90,10 @@ typedef struct snc_message
 	int urdf_visual_count;
 	snc_warning_text* urdf_warnings; // what the importer ignored, merged or repaired (UrdfModel.warnings)
 	int urdf_warning_count;
+	snc_articulation_info* articulation_infos; // WorldDescription (DescribeWorld's reply)
+	int articulation_info_count;
+	sinew_v1_LinkInfo* link_infos;
+	int link_info_count;
 	uint64_t received_ns; // CLOCK_MONOTONIC when it was read
 	size_t wire_size;     // bytes of the encoded message
 } snc_message;
@@ -82,6 +105,10 @@ void snc_close(snc_client* client);
 
 // The server refused the handshake (snc_handshake; the reason is in the reply's status).
 #define SNC_REFUSED 1
+// The TCP client reached a port that answers in HTTP: sinewd's HTTP/WebSocket port, not its TCP port.
+#define SNC_ERR_HTTP_PORT (-1001)
+// The WebSocket client reached a port that does not answer in HTTP: sinewd's TCP port, not its HTTP port.
+#define SNC_ERR_TCP_PORT (-1002)
 
 // Send the handshake and wait for its answer. out (may be NULL) receives the reply. Returns 0, SNC_REFUSED
 // (the server then closes the connection), or a negative error.

@@ -323,6 +323,14 @@ sn_error sn_world_clear_divergence(sn_world* world)
 							  world->def.divergence_speed);
 		}
 	}
+	for (int i = 0; i < world->joint_high; ++i)
+	{
+		const joint* j = world->joints + i;
+		if (j->live && !joint_state_finite(world, j))
+		{
+			return world_fail(world, SN_ERR_NOT_FINITE, "joint slot %d still has a non-finite state", i);
+		}
+	}
 	sn_error artic_state = artic_check_state(world, world->def.divergence_speed);
 	if (artic_state != SN_ERR_OK)
 	{
@@ -519,6 +527,14 @@ static bool check_divergence(sn_world* world)
 			continue;
 		}
 		if (!body_state_finite(b) || body_too_fast(world, b))
+		{
+			return true;
+		}
+	}
+	for (int i = 0; i < world->joint_high; ++i)
+	{
+		const joint* j = world->joints + i;
+		if (j->live && !joint_state_finite(world, j))
 		{
 			return true;
 		}

@@ -72,6 +72,8 @@ SPOIL(com_inf, links[1].center_of_mass.y = INFINITY)
 SPOIL(parent_frame_zero_quat, links[1].parent_frame.q = (sn_quat){ 0, 0, 0, 0 })
 SPOIL(child_frame_zero_quat, links[2].child_frame.q = (sn_quat){ 0, 0, 0, 0 })
 SPOIL(parent_frame_nan, links[2].parent_frame.p.x = NAN)
+SPOIL(parent_frame_far, links[1].parent_frame.p.z = 1e308)
+SPOIL(child_frame_far, links[2].child_frame.p.x = -1.5 * SN_MAX_OFFSET)
 SPOIL(limit_order, links[1].limit[0] = (sn_limit){ true, 1.0, -1.0, sn_soft_rigid() })
 SPOIL(limit_nan, links[2].limit[2] = (sn_limit){ true, NAN, 1.0, sn_soft_rigid() })
 SPOIL(limit_soft_negative, links[1].limit[0] = (sn_limit){ true, -1.0, 1.0, sn_soft_stiffness(-5.0, 1.0) })
@@ -121,6 +123,8 @@ static void test_bad_defs_rejected(void** state)
 		{ "parent frame zero quaternion", parent_frame_zero_quat, SN_ERR_ZERO_AXIS },
 		{ "child frame zero quaternion", child_frame_zero_quat, SN_ERR_ZERO_AXIS },
 		{ "parent frame NaN", parent_frame_nan, SN_ERR_NOT_FINITE },
+		{ "parent frame beyond SN_MAX_OFFSET", parent_frame_far, SN_ERR_INVALID_ARGUMENT },
+		{ "child frame beyond SN_MAX_OFFSET", child_frame_far, SN_ERR_INVALID_ARGUMENT },
 		{ "limits in the wrong order", limit_order, SN_ERR_LIMITS_ORDER },
 		{ "limit NaN", limit_nan, SN_ERR_NOT_FINITE },
 		{ "limit softness negative", limit_soft_negative, SN_ERR_NEGATIVE_VALUE },

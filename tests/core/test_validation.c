@@ -614,6 +614,10 @@ static void test_joint_base(void** state)
 		BAD_BASE(frame_a.p.x = nan_, SN_ERR_NOT_FINITE);
 		BAD_BASE(frame_b.p.z = inf_, SN_ERR_NOT_FINITE);
 		BAD_BASE(frame_a.q.y = nan_, SN_ERR_NOT_FINITE);
+		// Finite but absurd offsets (a distance joint with one of 1e308 once streamed inf positions).
+		BAD_BASE(frame_a.p.x = 1e308, SN_ERR_INVALID_ARGUMENT);
+		BAD_BASE(frame_b.p.y = -2.0 * SN_MAX_OFFSET, SN_ERR_INVALID_ARGUMENT);
+		BAD_BASE(frame_b.p = sn_v3(0.8 * SN_MAX_OFFSET, 0.8 * SN_MAX_OFFSET, 0), SN_ERR_INVALID_ARGUMENT);
 		BAD_BASE(frame_a.q = ((sn_quat){ 0, 0, 0, 0 }), SN_ERR_ZERO_AXIS);
 		BAD_BASE(frame_b.q = ((sn_quat){ 0, 0, 0, 0 }), SN_ERR_ZERO_AXIS);
 		BAD_BASE(lock_soft = sn_soft_stiffness(-1.0, 0.0), SN_ERR_NEGATIVE_VALUE);

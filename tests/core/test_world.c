@@ -175,6 +175,38 @@ static void test_divergence_non_finite(void** state)
 	sn_world_destroy(world);
 }
 
+// A joint whose state is not finite while its bodies are: two bodies far apart (each position finite,
+// their separation not) held by a distance joint. Its rows are inert, the bodies stay finite, and the
+// joint's coordinate would stream as inf: the divergence check looks at joints too, the step reports it,
+// and clearing is refused until the bodies are brought back.
+static void test_divergence_joint_state(void** state)
+{
+	(void)state;
+	sn_world* world = test_world(SN_SOLVER_TGS, 0.01, sn_v3(0, 0, 0));
+	sn_body_id a = test_body(world, sn_v3(-1.5e308, 0, 0), 1.0, sn_inertia_sphere(1.0, 0.1));
+	sn_body_id b = test_body(world, sn_v3(1.5e308, 0, 0), 1.0, sn_inertia_sphere(1.0, 0.1));
+	sn_distance_joint_def dd = sn_default_distance_joint_def();
+	dd.base.body_a = a;
+	dd.base.body_b = b;
+	dd.length = 1.0;
+	sn_joint_id j;
+	assert_sn_ok(sn_create_distance_joint(world, &dd, &j));
+	assert_false(isfinite(sn_joint_get_coordinate(world, j, SN_AXIS_X)));
+	assert_sn_error(sn_world_step(world), SN_ERR_DIVERGED);
+	assert_true(sn_world_is_diverged(world));
+	assert_sn_error(sn_world_clear_divergence(world), SN_ERR_NOT_FINITE);
+	sn_transform near = sn_transform_identity();
+	near.p = sn_v3(2, 0, 0);
+	assert_sn_ok(sn_body_set_pose(world, a, sn_transform_identity()));
+	assert_sn_ok(sn_body_set_pose(world, b, near));
+	assert_sn_ok(sn_body_set_linear_velocity(world, a, sn_v3(0, 0, 0)));
+	assert_sn_ok(sn_body_set_linear_velocity(world, b, sn_v3(0, 0, 0)));
+	assert_sn_ok(sn_world_clear_divergence(world));
+	assert_sn_ok(sn_world_step(world));
+	assert_true(isfinite(sn_joint_get_coordinate(world, j, SN_AXIS_X)));
+	sn_world_destroy(world);
+}
+
 // Break events: the list holds the joints that broke in the last step, in slot order, and is emptied by
 // the next step.
 static void test_break_events_lifetime(void** state)
@@ -291,10 +323,10 @@ static void test_warm_start_setting(void** state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_settings_round_trip),   cmocka_unit_test(test_listing),
-		cmocka_unit_test(test_divergence_runaway),    cmocka_unit_test(test_divergence_non_finite),
-		cmocka_unit_test(test_break_events_lifetime), cmocka_unit_test(test_foreign_ids_rejected),
-		cmocka_unit_test(test_warm_start_setting),
+		cmocka_unit_test(test_settings_round_trip),    cmocka_unit_test(test_listing),
+		cmocka_unit_test(test_divergence_runaway),     cmocka_unit_test(test_divergence_non_finite),
+		cmocka_unit_test(test_divergence_joint_state), cmocka_unit_test(test_break_events_lifetime),
+		cmocka_unit_test(test_foreign_ids_rejected),   cmocka_unit_test(test_warm_start_setting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -448,11 +448,16 @@ class PodmanRun:
 # Runs as root in new mount, network, PID, IPC and UTS namespaces (unshare), then becomes the server.
 CHROOT_SETUP = r"""
 set -euo pipefail
-root="$1" models="$2" volume="$3"
-shift 3
+root="$1" models="$2" volume="$3" owner="$4" scratch="$5"
+shift 5
 ip link set lo up
 mount --bind "$models" "$root$volume"
 mount -o remount,bind,ro "$root$volume"
+# The image's other volumes (the state directory) start empty and writable by its user, as the anonymous
+# volumes of a podman run do.
+for dir in $scratch; do
+  mount -t tmpfs -o "nosuid,nodev,mode=0700,size=64m,uid=${owner%:*},gid=${owner#*:}" tmpfs "$root$dir"
+done
 mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
 mount -t tmpfs -o nosuid,mode=0755,size=64k tmpfs "$root/dev"
 for n in null zero full random urandom tty; do
@@ -494,8 +499,10 @@ class ChrootRun:
         env = container_env(dict(e.split("=", 1) for e in cfg.get("Env", [])), extra_env)
         spec = {"root": self.mount, "uid": int(uid), "gid": int(gid or uid), "cwd": cfg.get("WorkingDir") or "/",
                 "argv": (cfg.get("Entrypoint") or []) + (cfg.get("Cmd") or []), "env": env}
+        scratch = " ".join(v for v in sorted(cfg.get("Volumes") or {}) if v != "/var/lib/sinew/models")
         argv = ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--",
                 "/bin/bash", "-c", CHROOT_SETUP, "bash", self.mount, volume, "/var/lib/sinew/models",
+                "%d:%d" % (int(uid), int(gid or uid)), scratch,
                 "/usr/bin/python3", "-c", CHROOT_EXEC, json.dumps(spec)]
         self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, env={"PATH": os.environ["PATH"]})
         deadline = time.monotonic() + 10

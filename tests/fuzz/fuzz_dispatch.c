@@ -111,6 +111,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 	}
 	memory_conn conn = { NULL, false, 0 };
 	conn.session = session_open(&srv, &memory_ops, &conn, "fuzz");
+	if (conn.session == NULL)
+	{
+		abort();
+	}
+	session_admit(conn.session);
 	if ((data[0] & 1u) != 0)
 	{
 		handshake(conn.session);

@@ -1,6 +1,7 @@
 // Writes a seed corpus for fuzz_dispatch: sessions of valid commands in the fuzz input format (flags byte
 // 1: handshake first, then varint-delimited ClientMessages), so the fuzzer starts from inputs that reach
-// every handler.
+// every handler. With --http, a corpus for fuzz_http instead: HTTP requests to every endpoint and
+// WebSocket sessions (the upgrade, then masked binary frames of commands) as a client sends them.
 #include "wire.h"
 
 #include <stdio.h>
@@ -98,11 +99,118 @@ static void world_with_joint(seed* s, pb_size_t joint_tag)
 	add(s, &m);
 }
 
+// ---- fuzz_http ----------------------------------------------------------------------------------------
+
+static void put_text(seed* s, const char* text)
+{
+	size_t n = strlen(text);
+	if (s->size + n <= sizeof(s->bytes))
+	{
+		memcpy(s->bytes + s->size, text, n);
+		s->size += n;
+	}
+}
+
+// One masked client frame (RFC 6455 section 5.2) holding `message`.
+static void put_frame(seed* s, int opcode, const uint8_t* message, size_t n)
+{
+	static const uint8_t mask[4] = { 0x12, 0x34, 0x56, 0x78 };
+	if (s->size + n + 14 > sizeof(s->bytes))
+	{
+		return;
+	}
+	s->bytes[s->size++] = (uint8_t)(0x80 | opcode);
+	if (n < 126)
+	{
+		s->bytes[s->size++] = (uint8_t)(0x80 | n);
+	}
+	else
+	{
+		s->bytes[s->size++] = 0x80 | 126;
+		s->bytes[s->size++] = (uint8_t)(n >> 8);
+		s->bytes[s->size++] = (uint8_t)n;
+	}
+	memcpy(s->bytes + s->size, mask, 4);
+	s->size += 4;
+	for (size_t i = 0; i < n; ++i)
+	{
+		s->bytes[s->size++] = message[i] ^ mask[i & 3];
+	}
+}
+
+static void put_command(seed* s, sinew_v1_ClientMessage* m)
+{
+	uint8_t* out = NULL;
+	size_t n = 0;
+	if (wire_encode_alloc(sinew_v1_ClientMessage_fields, m, 0, &out, &n))
+	{
+		put_frame(s, 2, out, n);
+	}
+	free(out);
+}
+
+static void http_seeds(const char* dir)
+{
+	static const char* const requests[] = {
+		"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /index.html HTTP/1.1\r\nRange: bytes=0-3\r\n\r\n",
+		"GET /a%00.js HTTP/1.1\r\nX-A: a\r\n\r\n",
+		"POST /healthz HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n0\r\n\r\n",
+		"HEAD /healthz HTTP/1.0\r\n\r\n",
+	};
+	static seed s;
+	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); ++i)
+	{
+		s.size = 0;
+		put_text(&s, requests[i]);
+		char name[32];
+		snprintf(name, sizeof(name), "http-%zu", i);
+		save(dir, name, &s);
+	}
+	// A WebSocket session: the upgrade, a handshake, commands, a ping, a close.
+	s.size = 0;
+	put_text(&s,
+			 "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+			 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+			 "Sec-WebSocket-Protocol: sinew.v1\r\n\r\n");
+	size_t upgrade = s.size;
+	sinew_v1_ClientMessage m = cmd(sinew_v1_ClientMessage_handshake_tag, 1);
+	m.command.handshake.protocol_version = sinew_v1_ProtocolVersion_PROTOCOL_VERSION_CURRENT;
+	snprintf(m.command.handshake.client_name, sizeof(m.command.handshake.client_name), "fuzz");
+	put_command(&s, &m);
+	save(dir, "ws-handshake", &s);
+	m = cmd(sinew_v1_ClientMessage_create_world_tag, 2);
+	put_command(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_list_worlds_tag, 3);
+	put_command(&s, &m);
+	m = cmd(sinew_v1_ClientMessage_ping_tag, 4);
+	put_command(&s, &m);
+	static const uint8_t ping[] = { 'h', 'i' };
+	put_frame(&s, 9, ping, sizeof(ping));
+	static const uint8_t bye[] = { 0x03, 0xe8 };
+	put_frame(&s, 8, bye, sizeof(bye));
+	save(dir, "ws-session", &s);
+	// A text frame, and a first message that is not a handshake.
+	s.size = upgrade;
+	put_frame(&s, 1, (const uint8_t*)"text", 4);
+	save(dir, "ws-text", &s);
+	s.size = upgrade;
+	m = cmd(sinew_v1_ClientMessage_ping_tag, 1);
+	put_command(&s, &m);
+	save(dir, "ws-no-handshake", &s);
+}
+
 int main(int argc, char** argv)
 {
+	if (argc == 3 && strcmp(argv[1], "--http") == 0)
+	{
+		http_seeds(argv[2]);
+		return 0;
+	}
 	if (argc != 2)
 	{
-		fprintf(stderr, "usage: make_seeds DIR\n");
+		fprintf(stderr, "usage: make_seeds [--http] DIR\n");
 		return 2;
 	}
 	const char* dir = argv[1];

@@ -2,7 +2,8 @@
 stopped with SIGTERM at the end of each test that started one.
 
 SINEWD names the server binary (CTest sets it; default build/release/server/sinewd of this checkout);
-SINEW_PYTHON_GEN the directory of the generated sinew_pb2.py (see clients/python/sinew/_pb.py)."""
+SINEW_PYTHON_GEN the directory of the generated sinew_pb2.py (see clients/python/sinew/_pb.py): these
+tests use the package from this source tree (test_install.py installs it into a virtual environment)."""
 
 import os
 import signal
@@ -60,7 +61,8 @@ class Server:
         return sinew.connect("127.0.0.1", self.tcp_port, **kwargs)
 
     def log(self):
-        self._log.flush()
+        if not self._log.closed:
+            self._log.flush()
         with open(self.log_path) as f:
             return f.read()
 

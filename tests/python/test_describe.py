@@ -8,7 +8,7 @@ import time
 import pytest
 
 import sinew
-from sinew import errors, pb
+from sinew import pb
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 GRIPPER = os.path.join(ROOT, "tests", "model", "urdf", "gripper.urdf")
@@ -42,10 +42,10 @@ def test_describe_the_demo_robot(start_server):
         assert [a.id for a in demo.describe(arm.id)] == [arm.id]
         with pytest.raises(sinew.SinewError) as e:
             demo.describe(arm.id + 1)
-        assert e.value.code == errors.ERR_INVALID_ID
+        assert e.value.code == sinew.ErrorCode.ERR_INVALID_ID
         with pytest.raises(sinew.SinewError) as e:
             watcher.request("describe_world", pb.DescribeWorld(world_id=12345))
-        assert e.value.code == errors.ERR_UNKNOWN_WORLD
+        assert e.value.code == sinew.ErrorCode.ERR_UNKNOWN_WORLD
 
 
 def test_load_urdf_names_joints_and_keeps_the_mimic(client):
@@ -63,13 +63,13 @@ def test_load_urdf_names_joints_and_keeps_the_mimic(client):
     assert abs(q["finger_right_joint"] - (-1.0 * q["finger_left_joint"] + 0.01)) < 1e-6
     assert abs(q["thumb_joint"] - (-0.5 * q["wrist"] + 0.1)) < 1e-6
     # Another client that opens the world learns the same names.
-    with sinew.connect("127.0.0.1", client._conn._sock.getpeername()[1]) as other:
+    with sinew.connect("127.0.0.1", client.port) as other:
         seen = other.open_world("gripper", role="observer").robot("gripper")
         assert seen.id == arm.id and seen.joints == arm.joints
     # A bad model names the file and line, and changes nothing.
     with pytest.raises(sinew.SinewError) as e:
         world.load_urdf("<robot name='x'><link name='a'/><joint name='j' type='revolute'>", file_name="bad.urdf")
-    assert e.value.code == errors.ERR_INVALID_ARGUMENT and "bad.urdf:1" in e.value.message
+    assert e.value.code == sinew.ErrorCode.ERR_INVALID_ARGUMENT and "bad.urdf:1" in e.value.message
     assert len(world.describe()) == 1
 
 
@@ -110,7 +110,7 @@ def test_drive_targets_stream_with_the_state(client):
     # Include bits beyond DRIVE_TARGETS are refused.
     with pytest.raises(sinew.SinewError) as e:
         world.subscribe(rate_hz=10, include=64)
-    assert e.value.code == errors.ERR_INVALID_ARGUMENT
+    assert e.value.code == sinew.ErrorCode.ERR_INVALID_ARGUMENT
 
 
 def test_the_demo_hands_over_its_controls_until_a_reset(start_server):

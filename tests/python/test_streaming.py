@@ -7,7 +7,7 @@ import time
 import pytest
 
 import sinew
-from sinew import errors
+
 
 Y_AXIS = sinew.quat_from_axis_angle((0, 0, 1), math.pi / 2)
 
@@ -115,7 +115,7 @@ def test_lockstep_two_controllers(server):
         assert demoted is not None and demoted.demoted.session_id == other.session_id
         with pytest.raises(sinew.SinewError) as e:
             theirs.step()
-        assert e.value.code in (errors.ERR_FORBIDDEN_BY_ROLE, errors.ERR_STALE_TICK)
+        assert e.value.code in (sinew.ErrorCode.ERR_FORBIDDEN_BY_ROLE, sinew.ErrorCode.ERR_STALE_TICK)
     finally:
         other.close()
         owner.close()
@@ -133,7 +133,7 @@ def test_stopping_the_server_ends_calls_and_streams(start_server):
         for _ in range(100):
             c.ping()
             time.sleep(0.05)
-    assert e.value.code == errors.ERR_SHUTTING_DOWN
+    assert e.value.code == sinew.ErrorCode.ERR_SHUTTING_DOWN
     assert c.closed is not None
     # The stream ends: iteration stops after what was already received.
     frames = list(sub)

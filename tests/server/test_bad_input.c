@@ -392,7 +392,9 @@ static void test_limits(void** state)
 	uint64_t worlds[3];
 	for (int i = 0; i < 3; ++i)
 	{
-		worlds[i] = test_create_world(c, "quota");
+		char name[16];
+		snprintf(name, sizeof(name), "quota-%d", i); // names are unique on a server
+		worlds[i] = test_create_world(c, name);
 	}
 	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_world_tag);
 	snc_message reply;

@@ -2,6 +2,7 @@
 // observers (everyone else, and observer sessions everywhere). Every command checks the role.
 #include "fixture.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static void expect_step(snc_client* c, uint64_t world, int32_t code)
@@ -215,13 +216,122 @@ static void test_several_clients_on_one_world(void** state)
 	snc_close(owner);
 }
 
+// Names are unique on a server: a taken name is refused with ERR_NAME_TAKEN and changes nothing; a clone
+// without a name gets "<name> clone", then "<name> clone 2"; a name is free again once its world is gone.
+static void test_world_names_are_unique(void** state)
+{
+	(void)state;
+	snc_client* a = test_connect(&group_server, SNC_TCP, "first", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* b = test_connect(&group_server, SNC_WS, "second", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t world = test_create_world(a, "unique");
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_world_tag);
+	snprintf(m.command.create_world.name, sizeof(m.command.create_world.name), "unique");
+	snc_message reply;
+	test_expect(b, &m, sinew_v1_ErrorCode_ERR_NAME_TAKEN, &reply);
+	char id[32];
+	snprintf(id, sizeof(id), "%llu", (unsigned long long)world);
+	assert_non_null(strstr(snc_reply_text(&reply), id)); // the message names the world that has it
+	snc_message_free(&reply);
+	// Unnamed worlds do not collide.
+	uint64_t unnamed[2] = { test_create_world(b, ""), test_create_world(b, "") };
+	assert_true(unnamed[0] != unnamed[1]);
+
+	const char* expected[] = { "unique clone", "unique clone 2" };
+	for (int i = 0; i < 2; ++i)
+	{
+		m = test_command(sinew_v1_ClientMessage_clone_world_tag);
+		m.command.clone_world.world_id = world;
+		uint64_t clone = test_created(b, &m);
+		m = test_command(sinew_v1_ClientMessage_list_worlds_tag);
+		test_expect(b, &m, 0, &reply);
+		bool found = false;
+		for (int w = 0; w < reply.world_count; ++w)
+		{
+			found |= reply.worlds[w].world_id == clone && strcmp(reply.worlds[w].name, expected[i]) == 0;
+		}
+		snc_message_free(&reply);
+		assert_true(found);
+	}
+	m = test_command(sinew_v1_ClientMessage_clone_world_tag);
+	m.command.clone_world.world_id = world;
+	snprintf(m.command.clone_world.name, sizeof(m.command.clone_world.name), "unique clone");
+	test_expect(b, &m, sinew_v1_ErrorCode_ERR_NAME_TAKEN, NULL);
+
+	// Its owner's session ends: the world goes, and its name is free.
+	snc_close(a);
+	m = test_command(sinew_v1_ClientMessage_create_world_tag);
+	snprintf(m.command.create_world.name, sizeof(m.command.create_world.name), "unique");
+	for (int i = 0;; ++i)
+	{
+		int32_t code = test_request(b, &m, &reply);
+		snc_message_free(&reply);
+		if (code == 0)
+		{
+			break;
+		}
+		assert_int_equal(code, sinew_v1_ErrorCode_ERR_NAME_TAKEN);
+		assert_true(i < 200); // the server notices the disconnect asynchronously
+		test_sleep_ms(20);
+	}
+	snc_close(b);
+}
+
+static uint64_t demo_world(snc_client* c, bool* destroy_protected)
+{
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_list_worlds_tag);
+	snc_message reply;
+	test_expect(c, &m, 0, &reply);
+	uint64_t id = 0;
+	for (int w = 0; w < reply.world_count; ++w)
+	{
+		if (strcmp(reply.worlds[w].name, "demo") == 0)
+		{
+			id = reply.worlds[w].world_id;
+			*destroy_protected = reply.worlds[w].destroy_protected;
+			assert_true(reply.worlds[w].link_count > 0); // the demo robot's links
+		}
+	}
+	snc_message_free(&reply);
+	return id;
+}
+
+// The demo world refuses DestroyWorld (ERR_PROTECTED), even from its owner, unless the server was
+// started with --allow-demo-destroy.
+static void test_the_demo_world_is_protected(void** state)
+{
+	(void)state;
+	for (int allow = 0; allow < 2; ++allow)
+	{
+		test_server server;
+		const char* args[] = { TEST_WITH_DEMO, allow ? "--allow-demo-destroy" : NULL, NULL };
+		test_server_start(&server, args);
+		snc_client* c = test_connect(&server, SNC_TCP, "destroyer", sinew_v1_Role_ROLE_CONTROLLER);
+		bool destroy_protected = false;
+		uint64_t demo = demo_world(c, &destroy_protected);
+		assert_true(demo != 0);
+		assert_int_equal(destroy_protected, !allow);
+		expect_join(c, demo, sinew_v1_Role_ROLE_OWNER, 0);
+		sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_destroy_world_tag);
+		m.command.destroy_world.world_id = demo;
+		snc_message reply;
+		test_expect(c, &m, allow ? 0 : sinew_v1_ErrorCode_ERR_PROTECTED, &reply);
+		if (!allow)
+		{
+			assert_non_null(strstr(snc_reply_text(&reply), "--allow-demo-destroy"));
+		}
+		snc_message_free(&reply);
+		assert_int_equal(demo_world(c, &destroy_protected) != 0, !allow);
+		snc_close(c);
+		assert_int_equal(test_server_stop(&server), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_observer_cannot_mutate),
-		cmocka_unit_test(test_controller_and_owner),
-		cmocka_unit_test(test_world_follows_its_owner),
-		cmocka_unit_test(test_several_clients_on_one_world),
+		cmocka_unit_test(test_observer_cannot_mutate),  cmocka_unit_test(test_controller_and_owner),
+		cmocka_unit_test(test_world_follows_its_owner), cmocka_unit_test(test_several_clients_on_one_world),
+		cmocka_unit_test(test_world_names_are_unique),  cmocka_unit_test(test_the_demo_world_is_protected),
 	};
 	return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }

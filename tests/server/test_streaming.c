@@ -25,7 +25,13 @@ static void test_http_endpoints(void** state)
 	assert_int_equal(test_http_get(&group_server, "/healthz", body, sizeof(body)), 200);
 	assert_string_equal(body, "ok\n");
 	assert_int_equal(test_http_get(&group_server, "/nothing-here", body, sizeof(body)), 404);
-	assert_int_equal(test_http_get(&group_server, "/", body, sizeof(body)), 404); // no --web-root
+	// No --web-root: the dashboard bundle of the build tree sinewd came from, when it was built.
+#ifdef SINEW_TEST_WEB_DIST
+	assert_int_equal(test_http_get(&group_server, "/", body, sizeof(body)), 200);
+	assert_non_null(strstr(body, "Sinew dashboard"));
+#else
+	assert_int_equal(test_http_get(&group_server, "/", body, sizeof(body)), 404);
+#endif
 	snc_client* c = test_connect(&group_server, SNC_WS, "metrics", sinew_v1_Role_ROLE_OBSERVER);
 	assert_true(test_metric(&group_server, "sinew_connections", "transport=\"ws\"") >= 1.0);
 	assert_false(isnan(test_metric(&group_server, "sinew_steps_total", NULL)));
@@ -53,6 +59,12 @@ static void test_http_endpoints(void** state)
 	assert_non_null(strstr(body, "dashboard"));
 	assert_int_equal(test_http_get(&web, "/healthz", body, sizeof(body)), 200);
 	assert_int_equal(test_http_get(&web, "/missing.js", body, sizeof(body)), 404);
+	assert_int_equal(test_server_stop(&web), 0);
+	// --web-root none: nothing at /.
+	const char* none[] = { "--web-root", "none", NULL };
+	test_server_start(&web, none);
+	assert_int_equal(test_http_get(&web, "/", body, sizeof(body)), 404);
+	assert_int_equal(test_http_get(&web, "/healthz", body, sizeof(body)), 200);
 	assert_int_equal(test_server_stop(&web), 0);
 	unlink(path);
 	rmdir(dir);

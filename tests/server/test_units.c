@@ -150,6 +150,33 @@ static void test_idpool_rejects_stale_ids(void** state)
 	idpool_free(&pool);
 }
 
+// Restored worlds take back their ids: the slot and generation given, the slots below it free for later
+// worlds, a taken slot or an index past the bound refused.
+static void test_idpool_add_at(void** state)
+{
+	(void)state;
+	idpool pool;
+	idpool_init(&pool);
+	int a = 1, b = 2, c = 3, d = 4;
+	uint64_t at = (5ull << 32) | 77u; // slot 4, generation 77
+	assert_int_equal(idpool_add_at(&pool, at, &a, 16), at);
+	assert_ptr_equal(idpool_get(&pool, at), &a);
+	assert_int_equal(idpool_add_at(&pool, at, &b, 16), 0);                                // taken
+	assert_int_equal(idpool_add_at(&pool, (17ull << 32) | 1u, &b, 16), 0);                // index past the bound
+	assert_int_equal(idpool_add_at(&pool, 5ull << 32, &b, 16), 0);                        // generation 0 is no id
+	assert_int_equal(idpool_add_at(&pool, (2ull << 32) | 9u, &b, 16), (2ull << 32) | 9u); // a free slot below
+	// New items fill the other free slots (0, 2, 3), never the restored ones.
+	for (int i = 0; i < 3; ++i)
+	{
+		uint64_t id = idpool_add(&pool, i == 0 ? &c : &d);
+		assert_true(id != 0 && (id >> 32) != 5 && (id >> 32) != 2);
+	}
+	assert_int_equal(pool.count, 5);
+	assert_ptr_equal(idpool_remove(&pool, at), &a);
+	assert_int_equal(idpool_add(&pool, &a) >> 32, 5); // the slot is free again
+	idpool_free(&pool);
+}
+
 static void test_varints(void** state)
 {
 	(void)state;
@@ -278,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_outbox_newest_frame_wins),
 		cmocka_unit_test(test_outbox_reliable_order_and_round_robin),
 		cmocka_unit_test(test_idpool_rejects_stale_ids),
+		cmocka_unit_test(test_idpool_add_at),
 		cmocka_unit_test(test_varints),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_errors_and_logs),

@@ -3,8 +3,10 @@
 // 3D view draws the robot from its visual geometry (a screenshot is saved under SINEW_ARTIFACTS and must
 // show the robot's colours, not a blank canvas), the joint table names the robot's joints and follows
 // the stream, a slider moves its joint in the streamed state, pause stops time and step advances one
-// tick, another world can be picked from the list, and stopping the server shows the banner until the
-// page reconnects to a server started again on the same ports. Every wait is bounded; the run stops by
+// tick, another world can be picked from the list, a second tab says on the page that it joined as a
+// controller, a ?world= that names no world and a world that goes away are said on the page, and
+// stopping the server shows the banner until the page reconnects to a server started again on the same
+// ports. Every wait is bounded; the run stops by
 // itself.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -215,6 +217,50 @@ describe('dashboard', { timeout: 120000 }, () => {
 		assert.ok(Math.abs(second - first) > 0.1, `shoulder position did not change: ${first} -> ${second}`);
 		assert.ok(Math.abs(Number(await cell(a, 0, 'velocity').innerText()) - 1.0) < 0.05);
 		await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-second-world.png') });
+	});
+
+	it('a second tab joins the demo as a controller and says so on the page', async () => {
+		// The first page owns the demo world (it took it over); a second one gets what is left.
+		const second = await browser.newPage({ viewport: { width: 1400, height: 820 } });
+		second.on('pageerror', (e) => pageErrors.push(e.message));
+		try {
+			await second.goto(`${server.url}?world=demo`);
+			await second.locator('[data-testid=role]', { hasText: 'controller' }).waitFor({ timeout: 15000 });
+			const roleNote = second.locator('[data-testid=role-note]');
+			await roleNote.waitFor({ state: 'visible' });
+			assert.match(await roleNote.innerText(), /Another client owns this world.*joined as a controller/);
+			assert.equal(await second.locator('[data-testid=play]').isDisabled(), true);
+			assert.equal(await page.locator('[data-testid=role-note]').isHidden(), true, 'the owner page has no role note');
+		} finally {
+			await second.close();
+		}
+	});
+
+	it('says when ?world= names no world, and when the world shown goes away', async () => {
+		const other = await browser.newPage({ viewport: { width: 1400, height: 820 } });
+		other.on('pageerror', (e) => pageErrors.push(e.message));
+		let script = null;
+		try {
+			await other.goto(`${server.url}?world=nowhere`);
+			const worldNote = other.locator('[data-testid=world-note]');
+			await worldNote.waitFor({ state: 'visible', timeout: 15000 });
+			assert.match(await worldNote.innerText(), /No world is named "nowhere" on this server \(worlds: .*"demo"/);
+			await other.locator('[data-testid=world-title]', { hasText: 'demo' }).waitFor();
+			// A script's world (not kept): shown by name, then gone when the script disconnects.
+			script = await TcpClient.connect(server.tcp, 'browser-test-script');
+			await script.ok({ createWorld: { name: 'script-world', settings: { timeStep: 0.002 } } });
+			await other.goto(`${server.url}?world=script-world`);
+			await other.locator('[data-testid=world-title]', { hasText: 'script-world' }).waitFor({ timeout: 15000 });
+			assert.equal(await worldNote.isHidden(), true);
+			script.close();
+			script = null;
+			await worldNote.waitFor({ state: 'visible', timeout: 15000 });
+			assert.match(await worldNote.innerText(), /World "script-world" is gone: .*keep_after_disconnect/);
+			await other.screenshot({ path: path.join(ARTIFACTS, 'dashboard-world-gone.png') });
+		} finally {
+			script?.close();
+			await other.close();
+		}
 	});
 
 	it('shows a banner when the server goes away, and reconnects when it is back', async () => {

@@ -6,7 +6,9 @@ demo robot that the server runs for everyone.
     bash scripts/run.sh                                   # in one terminal: the server
     /usr/bin/python3 clients/python/examples/hello_arm.py # in another
 
-Options: --host, --port (the TCP port, default 7420), --token, --urdf (default models/sinew_arm.urdf).
+Options: --host, --port (the TCP port), --token, --urdf (default models/sinew_arm.urdf). Without them the
+server is where the variables sinewd reads say (SINEW_HOST, SINEW_TCP_PORT, SINEW_TOKEN), else
+127.0.0.1:7420.
 """
 
 import argparse
@@ -14,31 +16,37 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# Run from a checkout: the package is next to this folder (installing it puts it on the path instead).
-sys.path.insert(0, os.path.join(HERE, ".."))
-
-import sinew  # noqa: E402
+try:
+    import sinew  # installed: pip install ./clients/python (README, "The Python client")
+except ImportError:
+    # Run from a source checkout without installing: the package is next to this folder.
+    sys.path.insert(0, os.path.join(HERE, ".."))
+    import sinew
 
 DEFAULT_URDF = os.path.join(HERE, "..", "..", "..", "models", "sinew_arm.urdf")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=7420)
-    parser.add_argument("--token", default=None)
+    parser.add_argument("--host", default=None, help="default: SINEW_HOST, else 127.0.0.1")
+    parser.add_argument("--port", type=int, default=None, help="the TCP port; default: SINEW_TCP_PORT, else 7420")
+    parser.add_argument("--token", default=None, help="default: SINEW_TOKEN")
     parser.add_argument("--urdf", default=os.path.normpath(DEFAULT_URDF))
     args = parser.parse_args()
 
     try:
         client = sinew.connect(args.host, args.port, token=args.token, name="hello_arm")
     except ConnectionRefusedError:
-        sys.exit("hello_arm: no sinewd on %s:%d (start one with: bash scripts/run.sh)" % (args.host, args.port))
+        sys.exit("hello_arm: no sinewd on %s:%s (start one with: bash scripts/run.sh; SINEW_HOST and "
+                 "SINEW_TCP_PORT, or --host and --port, say where it is)"
+                 % (args.host or os.environ.get("SINEW_HOST", "127.0.0.1"),
+                    args.port or os.environ.get("SINEW_TCP_PORT", "7420")))
     with client:
         print("connected to sinewd %s as session %d" % (client.server_version, client.session_id))
 
-        # A world of our own, paused: it steps only when we say so. It goes away when we disconnect.
-        world = client.create_world("hello_arm", dt=0.002, solver="tgs")
+        # A world of our own, paused: it steps only when we say so. It goes away when this script ends
+        # (create_world(..., keep_after_disconnect=True) would keep it on the server).
+        world = client.create_world("hello_arm-%d" % os.getpid(), dt=0.002, solver="tgs")
         # URDF has no drives: give every joint a PD drive (acceleration-type gains: 1/s^2 and 1/s).
         arm = world.load_urdf_file(args.urdf, drive_all=sinew.Drive(stiffness=2500.0, damping=100.0,
                                                                     type="acceleration"))
@@ -64,7 +72,7 @@ def main():
         # Errors carry the server's code and message, and change nothing.
         try:
             arm.set_targets({"joint2": float("nan")})
-        except sinew.SinewError as err:
+        except sinew.InvalidArgument as err:
             print("refused as expected: %s" % err)
 
         # Stream the state while the world runs in real time for half a second.

@@ -1,11 +1,10 @@
-"""The protocol's message classes, generated from proto/sinew.proto by protoc at build time.
+"""The protocol's message classes, generated from proto/sinew.proto by protoc.
 
-The generated module (sinew_pb2.py) lives in the build tree, never in the source tree. It is found, in
-order, in:
-
-1. the directory named by the environment variable ``SINEW_PYTHON_GEN``;
-2. ``build/release/clients/python/gen`` and then ``build/<any flavour>/clients/python/gen`` of the
-   repository this package sits in (so a script run from a built checkout needs no setting).
+An installed package carries the generated module (``sinew/sinew_pb2.py``, written by protoc when the
+package is built: ``pip install ./clients/python``, see setup.py). It is never committed. A source
+checkout used without installing (``clients/python`` on ``sys.path``) has none: it then loads the one a
+build of the project generated, from the directory named by the environment variable
+``SINEW_PYTHON_GEN`` (``build/release/clients/python/gen`` after ``bash scripts/build.sh release``).
 """
 
 import importlib.util
@@ -14,45 +13,40 @@ import sys
 
 _MODULE = "sinew_pb2"
 _FILE = "sinew_pb2.py"
+_HOW = ("install the client (pip install ./clients/python, README \"The Python client\"), or, to use this "
+        "source tree as it is, build the project (bash scripts/build.sh release) and set SINEW_PYTHON_GEN to "
+        "build/release/clients/python/gen")
 
 
-def _candidates():
-    env = os.environ.get("SINEW_PYTHON_GEN")
-    if env:
-        yield env
-    repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-    build = os.path.join(repo, "build")
-    yield os.path.join(build, "release", "clients", "python", "gen")
-    if os.path.isdir(build):
-        for flavour in sorted(os.listdir(build)):
-            yield os.path.join(build, flavour, "clients", "python", "gen")
+def _from_directory(directory):
+    # The generated file registers sinew.proto in protobuf's default descriptor pool, which accepts it once
+    # per process: reuse a module that is already loaded.
+    if _MODULE in sys.modules:
+        return sys.modules[_MODULE]
+    path = os.path.join(directory, _FILE)
+    if not os.path.isfile(path):
+        raise ImportError("sinew: SINEW_PYTHON_GEN=%s holds no %s; %s" % (directory, _FILE, _HOW))
+    spec = importlib.util.spec_from_file_location(_MODULE, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[_MODULE] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[_MODULE]
+        raise
+    return module
 
 
 def _load():
-    # The generated file registers sinew.proto in protobuf's default descriptor pool, which accepts it
-    # once per process: reuse a module that is already loaded.
-    if _MODULE in sys.modules:
-        return sys.modules[_MODULE]
-    tried = []
-    for directory in _candidates():
-        path = os.path.join(directory, _FILE)
-        tried.append(path)
-        if os.path.isfile(path):
-            spec = importlib.util.spec_from_file_location(_MODULE, path)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[_MODULE] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                del sys.modules[_MODULE]
-                raise
-            return module
-    raise ImportError(
-        "sinew: the generated protocol module sinew_pb2.py was not found (looked in: "
-        + ", ".join(tried)
-        + "). Build the project (bash scripts/build.sh release) or set SINEW_PYTHON_GEN to the "
-        "directory that holds it (protoc --python_out=DIR proto/sinew.proto)."
-    )
+    try:
+        from . import sinew_pb2  # an installed package
+        return sinew_pb2
+    except ImportError:
+        pass
+    directory = os.environ.get("SINEW_PYTHON_GEN")
+    if directory:
+        return _from_directory(directory)
+    raise ImportError("sinew: the generated protocol module (sinew_pb2) is not in this package; " + _HOW)
 
 
 pb = _load()

@@ -8,7 +8,7 @@ A joint is named by its link's `joint_name` (the link's name when not given).
 
 import math
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from ._pb import pb
 
@@ -40,7 +40,8 @@ class Pose:
     rotation: Quat = (0.0, 0.0, 0.0, 1.0)
 
 
-def _fill_transform(msg, pose):
+def fill_transform(msg, pose) -> None:
+    """Write a Pose (or (position, rotation)) into a protobuf Transform; None leaves it absent."""
     if pose is None:
         return
     if not isinstance(pose, Pose):
@@ -120,11 +121,12 @@ def _per_dof(value, dofs):
 
 
 def build_links(links):
-    """(LinkDef messages, joints) for a list of Link: joints is a list of (name, link index, first dof,
-    dof count) for the joints that have dofs, in dof order."""
+    """(LinkDef messages, joints, limits) for a list of Link: joints is a list of (name, link index, first
+    dof, dof count) for the joints that have dofs, in dof order; limits {dof: (lower, upper)}."""
     index_of = {}
     defs = []
     joints = []
+    limits = {}
     dof = 0
     for i, link in enumerate(links):
         if link.name in index_of:
@@ -143,8 +145,8 @@ def build_links(links):
             parent = 0 if link.parent is None else int(link.parent)
         d = pb.LinkDef(parent=parent, joint_type=joint_type, joint_damping=link.damping,
                        joint_friction=link.friction, armature=link.armature, user_data=link.user_data)
-        _fill_transform(d.parent_frame, link.parent_frame)
-        _fill_transform(d.child_frame, link.child_frame)
+        fill_transform(d.parent_frame, link.parent_frame)
+        fill_transform(d.child_frame, link.child_frame)
         if link.mass is not None:
             d.mass = link.mass
         if link.inertia is not None:
@@ -152,8 +154,9 @@ def build_links(links):
             d.inertia.xx, d.inertia.yy, d.inertia.zz, d.inertia.xy, d.inertia.xz, d.inertia.yz = values[:6]
         if link.center_of_mass is not None:
             d.center_of_mass.x, d.center_of_mass.y, d.center_of_mass.z = link.center_of_mass
-        for lower, upper in _per_dof(link.limit, count):
+        for k, (lower, upper) in enumerate(_per_dof(link.limit, count)):
             d.limits.add(enabled=True, lower=lower, upper=upper)
+            limits[dof + k] = (lower, upper)
         for drive in _per_dof(link.drive, count):
             d.drives.append(drive.to_proto())
         d.initial_position.extend(float(q) for q in _per_dof(link.initial, count))
@@ -163,36 +166,69 @@ def build_links(links):
         if count > 0:
             joints.append((link.joint_name or link.name, i, dof, count))
             dof += count
-    return defs, joints
+    return defs, joints, limits
+
+
+def _rotate(q, v):
+    """v rotated by the unit quaternion q = (x, y, z, w)."""
+    x, y, z, w = q
+    tx, ty, tz = 2 * (y * v[2] - z * v[1]), 2 * (z * v[0] - x * v[2]), 2 * (x * v[1] - y * v[0])
+    return (v[0] + w * tx + y * tz - z * ty, v[1] + w * ty + z * tx - x * tz, v[2] + w * tz + x * ty - y * tx)
+
+
+def _multiply(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz)
 
 
 class Articulation:
     """A live articulation in a world. `id`, `dof_count`; `joints` lists the names of the joints with
-    dofs in dof order (empty when the articulation was described neither from Python nor by a URDF);
-    `links` the link names; for one loaded from a URDF, `robot` its name, `mimics` {follower joint:
-    (leader joint, multiplier, offset)} (URDF: q_follower = multiplier q_leader + offset) and `urdf` the
-    server's UrdfModel. Joints are addressed by name or by dof index."""
+    dofs in dof order (URDF names for a robot loaded from a URDF; "link<i>" after the link a joint moves
+    for one described by the server without a URDF); `links` the link names; `limits` {joint name:
+    (lower, upper)} in m or rad for the joints that have limits. For one loaded from a URDF, `robot` its
+    name, `mimics` {follower joint: (leader joint, multiplier, offset)} (URDF: q_follower = multiplier
+    q_leader + offset) and `urdf` the server's UrdfModel. Joints are addressed by name or by dof index.
 
-    def __init__(self, world, articulation_id, dof_count, joints=(), links=(), urdf=None):
+    Drive targets outside a joint's limits are refused (ValueError, nothing is sent): a drive cannot
+    take a joint past its limit, and a target there only makes the drive push against the limit."""
+
+    def __init__(self, world, articulation_id: int, dof_count: int, joints=(), links=(), urdf=None,
+                 limits: Optional[Dict[int, Tuple[float, float]]] = None):
         self.world = world
-        self.id = articulation_id
-        self.dof_count = dof_count
-        self._dofs = {}
-        self.joints = []
+        self.id: int = articulation_id
+        self.dof_count: int = dof_count
+        self._dofs: Dict[str, Tuple[int, int]] = {}
+        self.joints: List[str] = []
         for name, _link, first, count in joints:
             self._dofs[name] = (first, count)
             self.joints.append(name)
-        self.links = list(links)
+        self.links: List[str] = list(links)
         self.urdf = urdf
-        self.robot = urdf.robot_name if urdf is not None else ""
-        self.mimics = {}
+        self.info = None
+        self.robot: str = urdf.robot_name if urdf is not None else ""
+        self.mimics: Dict[str, Tuple[str, float, float]] = {}
+        # Where each named link is: (articulation link index, offset Pose in that link) (URDF links
+        # merged into their parent by the importer have an offset).
+        self._link_frames: Dict[str, Tuple[int, Pose]] = {name: (i, Pose()) for i, name in enumerate(self.links)
+                                                          if name}
+        self._limits: Dict[int, Tuple[float, float]] = dict(limits or {})
         if urdf is not None:
             for j in urdf.joints:
                 if j.mimic_of:
                     self.mimics[j.name] = (j.mimic_of, j.multiplier, j.offset)
+                if j.dof >= 0 and j.type in ("revolute", "prismatic") and j.lower <= j.upper:
+                    self._limits[j.dof] = (j.lower, j.upper)
+            for link in urdf.links:
+                o = link.offset
+                rotation = (o.rotation.x, o.rotation.y, o.rotation.z, o.rotation.w) if o.HasField("rotation") \
+                    else (0.0, 0.0, 0.0, 1.0)
+                self._link_frames[link.name] = (link.link, Pose((o.position.x, o.position.y, o.position.z),
+                                                                rotation))
 
     @classmethod
-    def from_urdf_model(cls, world, model):
+    def from_urdf_model(cls, world, model) -> "Articulation":
         """The handle of an articulation from a UrdfModel (LoadUrdf's reply or DescribeWorld): its joints
         with a dof are named as in the URDF, in dof order; its links after the URDF links in them."""
         joints = sorted(((j.name, j.link, j.dof, 1) for j in model.joints if j.dof >= 0), key=lambda j: j[2])
@@ -201,6 +237,19 @@ class Articulation:
             if 0 <= link.link < len(links) and not links[link.link]:
                 links[link.link] = link.name
         return cls(world, model.articulation_id, model.dof_count, joints, links, urdf=model)
+
+    def set_info(self, info) -> None:
+        """Keep the server's ArticulationInfo (DescribeWorld): its links' limits join `limits`."""
+        self.info = info
+        for link in info.links:
+            for k, limit in enumerate(link.limits):
+                if limit.enabled and k < link.dof_count:
+                    self._limits[link.first_dof + k] = (limit.lower, limit.upper)
+
+    @property
+    def limits(self) -> Dict[str, Tuple[float, float]]:
+        return {name: self._limits[first] for name, (first, count) in self._dofs.items()
+                if count == 1 and first in self._limits}
 
     def __repr__(self):
         return "Articulation(id=%d, dofs=%d, joints=%r)" % (self.id, self.dof_count, self.joints)
@@ -235,9 +284,21 @@ class Articulation:
             raise ValueError("expected %d values (one per dof), got %d" % (self.dof_count, len(seq)))
         return list(range(self.dof_count)), seq
 
+    def _dof_name(self, dof: int) -> str:
+        for name, (first, count) in self._dofs.items():
+            if first <= dof < first + count:
+                return name
+        return "dof %d" % dof
+
     def targets_message(self, positions, velocities=None):
-        """The ArticulationTargets for set_targets (also what a lockstep input carries)."""
+        """The ArticulationTargets for set_targets (also what a lockstep input carries). Raises
+        ValueError for a target outside its joint's limits."""
         dofs, pos = self._dof_values(positions)
+        for dof, value in zip(dofs, pos):
+            lower, upper = self._limits.get(dof, (-math.inf, math.inf))
+            if not lower <= value <= upper and math.isfinite(value):
+                raise ValueError("%s: target %g is outside its limits [%g, %g] (m or rad); nothing was sent"
+                                 % (self._dof_name(dof), value, lower, upper))
         msg = pb.ArticulationTargets(articulation_id=self.id, dofs=dofs, positions=pos)
         if velocities is not None:
             vdofs, vel = self._dof_values(velocities)
@@ -246,13 +307,14 @@ class Articulation:
             msg.velocities.extend(vel)
         return msg
 
-    def set_targets(self, positions, velocities=None):
+    def set_targets(self, positions, velocities=None) -> None:
         """Set drive targets: `positions` a dict {joint name or dof: target (m or rad)} or a sequence of
         dof_count targets; `velocities` likewise (m/s or rad/s) or None to keep them. All or nothing:
-        on any error the server changes none."""
+        on any error the server changes none. A target outside its joint's limits (`limits`) raises
+        ValueError before anything is sent."""
         msg = pb.SetDriveTargets(world_id=self.world.id)
         msg.articulation.CopyFrom(self.targets_message(positions, velocities))
-        self.world.client._conn.request("set_drive_targets", msg)
+        self.world.client.request("set_drive_targets", msg)
 
     def set_state(self, positions=None, velocities=None):
         """Set every dof's position and/or velocity (sequences of dof_count; None keeps them)."""
@@ -261,17 +323,17 @@ class Articulation:
             msg.positions.extend(float(v) for v in positions)
         if velocities is not None:
             msg.velocities.extend(float(v) for v in velocities)
-        self.world.client._conn.request("set_joint_state", msg)
+        self.world.client.request("set_joint_state", msg)
 
     def apply_joint_forces(self, forces):
         """Generalised forces (N or N*m) for the next step: {joint name or dof: force}."""
         msg = pb.ApplyForces(world_id=self.world.id)
         for joint, force in forces.items():
             msg.dofs.add(articulation_id=self.id, dof=self.dof(joint), force=float(force))
-        self.world.client._conn.request("apply_forces", msg)
+        self.world.client.request("apply_forces", msg)
 
     def destroy(self):
-        self.world.client._conn.request(
+        self.world.client.request(
             "destroy_articulation", pb.DestroyArticulation(world_id=self.world.id, articulation_id=self.id))
 
     # ---- reading ---------------------------------------------------------------------------------------
@@ -312,6 +374,32 @@ class Articulation:
             out[name] = q[first] if count == 1 else q[first:first + count]
         return out
 
-    def position(self, joint, state=None):
+    def position(self, joint, state=None) -> float:
         """One joint's position (m or rad)."""
         return self.positions(state)[self.dof(joint)]
+
+    def link_pose(self, link: str, state=None) -> Pose:
+        """Where a link is in the world: its Pose (position m, rotation (x, y, z, w)) by its URDF link
+        name (or its Link name), from `state` (a State including POSES; None: a fresh GetState). A URDF
+        link the importer merged into its parent is placed at its own frame."""
+        try:
+            index, offset = self._link_frames[link]
+        except KeyError:
+            raise KeyError("articulation %d has no link named %r (links: %s)"
+                           % (self.id, link, ", ".join(self._link_frames) or "none named")) from None
+        if state is None:
+            state = self.world.state(pb.INCLUDE_POSES)
+        poses = state.articulation(self).link_poses
+        if not 0 <= index < len(poses):
+            raise KeyError("link %r has no pose in this state (it must include POSES; a world link has none)"
+                           % link)
+        position, rotation = poses[index]
+        p = _rotate(rotation, offset.position)
+        return Pose((position[0] + p[0], position[1] + p[1], position[2] + p[2]),
+                    _multiply(rotation, offset.rotation))
+
+    def link_poses(self, state=None) -> Dict[str, Pose]:
+        """{link name: Pose} of every named link (see link_pose)."""
+        if state is None:
+            state = self.world.state(pb.INCLUDE_POSES)
+        return {name: self.link_pose(name, state) for name, (index, _) in self._link_frames.items() if index >= 0}

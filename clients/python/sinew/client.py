@@ -1,86 +1,131 @@
 """The entry point: connect to a sinewd, list, create and open worlds."""
 
+import os
 import time
+from typing import List, Optional, Sequence, Union
 
 from ._pb import pb
 from .connection import Connection
-from .errors import SinewError
-from .world import ROLES, World, WorldInfo, role_name, settings_message, time_message, _enum
+from .errors import NotFound
+from .world import ROLES, World, WorldInfo, _enum, role_name, settings_message, time_message
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7420
 
 
+def _default_host() -> str:
+    # The variable sinewd reads; its wildcard listen addresses are reached on loopback.
+    host = os.environ.get("SINEW_HOST") or DEFAULT_HOST
+    return {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+
+
+def _default_port() -> int:
+    value = os.environ.get("SINEW_TCP_PORT")
+    if not value:
+        return DEFAULT_PORT
+    try:
+        port = int(value)
+    except ValueError:
+        port = 0
+    if not 0 < port < 65536:
+        raise ValueError("SINEW_TCP_PORT must be a port in [1, 65535], not %r" % value)
+    return port
+
+
 class Client:
-    """A session with a sinewd over TCP. Use connect(); close() (or a `with` block) ends it.
+    """A session with a sinewd over TCP. Use connect(); close() (or a `with` block) ends it, and with it
+    every world it created without keep_after_disconnect.
 
     `session_id`, `server_version`, `capabilities` and `role` come from the handshake. Every call sends
-    one command and waits for its reply; a refused command raises SinewError carrying the server's code
-    and message, and changes nothing on the server."""
+    one command and waits for its reply; a refused command raises a SinewError subclass (sinew.errors)
+    carrying the server's code and message, and changes nothing on the server."""
 
-    def __init__(self, host=DEFAULT_HOST, port=DEFAULT_PORT, token=None, name="python", role="controller",
-                 timeout=30.0):
-        self._conn = Connection(host, port, token=token, name=name, role=_enum(ROLES, role, "role"),
-                                timeout=timeout)
-        hs = self._conn.handshake
-        self.session_id = hs.session_id
-        self.server_version = hs.server_version
-        self.capabilities = list(hs.capabilities)
-        self.role = role_name(hs.role)
-        self.max_steps_per_request = hs.max_steps_per_request
+    def __init__(self, host: Optional[str] = None, port: Optional[int] = None, token: Optional[str] = None,
+                 name: str = "python", role: str = "controller", timeout: Optional[float] = 30.0):
+        self.host: str = host or _default_host()
+        self.port: int = port or _default_port()
+        self.connection: Connection = Connection(self.host, self.port, token=token, name=name,
+                                                 role=_enum(ROLES, role, "role"), timeout=timeout)
+        hs = self.connection.handshake
+        self.session_id: int = hs.session_id
+        self.server_version: str = hs.server_version
+        self.capabilities: List[str] = list(hs.capabilities)
+        self.role: str = role_name(hs.role)
+        self.max_steps_per_request: int = hs.max_steps_per_request
 
-    def __enter__(self):
+    def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc) -> None:
         self.close()
 
-    def close(self):
-        self._conn.close()
+    def __repr__(self) -> str:
+        return "Client(%s:%d, session=%d)" % (self.host, self.port, self.session_id)
+
+    def close(self) -> None:
+        """End the session. Worlds it created without keep_after_disconnect are destroyed by the server."""
+        self.connection.close()
 
     @property
     def closed(self):
         """None while connected, else the ConnectionClosed saying why it ended."""
-        return self._conn.closed
+        return self.connection.closed
 
-    def ping(self):
+    def ping(self) -> float:
         """Round trip to the server, s."""
         start = time.perf_counter()
-        self._conn.request("ping", pb.Ping())
+        self.connection.request("ping", pb.Ping())
         return time.perf_counter() - start
 
-    def worlds(self):
+    def worlds(self) -> List[WorldInfo]:
         """Every world on the server, as WorldInfo."""
-        reply = self._conn.request("list_worlds", pb.ListWorlds())
+        reply = self.connection.request("list_worlds", pb.ListWorlds())
         return [WorldInfo.from_proto(w) for w in reply.worlds.worlds]
 
-    def create_world(self, name="", mode="paused", rate=None, keep_after_disconnect=False, **settings):
-        """Create a world this session owns. `mode` 'paused' (default), 'realtime' (at `rate`), 'fast' or
-        'lockstep'; settings: dt (s), solver ('pgs', 'tgs', 'xpbd', 'direct'), gravity (m/s^2, default
-        (0, 0, -9.81)), position_iterations, velocity_iterations, substeps, erp, divergence_speed. The world
-        is destroyed with this session unless keep_after_disconnect."""
+    def create_world(self, name: str = "", mode: str = "paused", rate: Optional[float] = None,
+                     keep_after_disconnect: bool = False, *, dt: Optional[float] = None,
+                     solver: Optional[str] = None, gravity: Optional[Sequence[float]] = None,
+                     position_iterations: Optional[int] = None, velocity_iterations: Optional[int] = None,
+                     substeps: Optional[int] = None, erp: Optional[float] = None,
+                     divergence_speed: Optional[float] = None, warm_start: Optional[float] = None) -> World:
+        """Create a world this session owns and return it.
+
+        The world is destroyed when this session ends (the script exits, close() or the end of a `with`
+        block) unless `keep_after_disconnect` is true: then it stays on the server, ownerless, and any
+        client may open it as its owner (``client.open_world(name, role="owner")``). Names are unique
+        on a server: a name another world has raises Conflict (ERR_NAME_TAKEN); "" makes an unnamed
+        world.
+
+        `mode` 'paused' (default: it steps on world.step()), 'realtime' (at `rate` simulated seconds per
+        second), 'fast' or 'lockstep'. Settings: dt (s, default 0.001), solver ('pgs', 'tgs' (default),
+        'xpbd', 'direct'), gravity (m/s^2, default (0, 0, -9.81)), position_iterations,
+        velocity_iterations, substeps, erp, divergence_speed (m/s), warm_start."""
         msg = pb.CreateWorld(name=name, keep_after_disconnect=keep_after_disconnect)
-        msg.settings.CopyFrom(settings_message(**settings))
+        msg.settings.CopyFrom(settings_message(
+            dt=dt, solver=solver, gravity=gravity, position_iterations=position_iterations,
+            velocity_iterations=velocity_iterations, substeps=substeps, erp=erp, divergence_speed=divergence_speed,
+            warm_start=warm_start))
         msg.time.CopyFrom(time_message(mode, rate))
-        world_id = self._conn.request("create_world", msg).created.id
+        world_id = self.connection.request("create_world", msg).created.id
         return World(self, world_id, name, "owner")
 
-    def open_world(self, world, role="controller"):
-        """Join an existing world by id or name as 'observer', 'controller' or 'owner' (an ownerless
-        world only). Returns the World with the role the server granted."""
+    def open_world(self, world: Union[int, str], role: str = "controller") -> World:
+        """Join an existing world by name or id as 'observer', 'controller' or 'owner' (an ownerless
+        world only: the demo world, a kept world whose creator left). Returns the World with the role the
+        server granted. Raises NotFound when no world has that name or id."""
+        infos = self.worlds()
         if isinstance(world, str):
-            matches = [w for w in self.worlds() if w.name == world]
-            if not matches:
-                raise SinewError(pb.ERR_UNKNOWN_WORLD, "no world named %r" % world, "join_world")
-            info = matches[0]
+            info = next((w for w in infos if w.name == world), None)
         else:
-            info = next((w for w in self.worlds() if w.id == world), None)
-            if info is None:
-                raise SinewError(pb.ERR_UNKNOWN_WORLD, "no world %d" % world, "join_world")
-        joined = self._conn.request("join_world", pb.JoinWorld(world_id=info.id, role=_enum(ROLES, role, "role")))
+            info = next((w for w in infos if w.id == world), None)
+        if info is None:
+            raise NotFound(pb.ERR_UNKNOWN_WORLD, "no world %r on the server (worlds: %s)"
+                           % (world, ", ".join(w.name or str(w.id) for w in infos) or "none"), "join_world")
+        joined = self.connection.request("join_world",
+                                         pb.JoinWorld(world_id=info.id, role=_enum(ROLES, role, "role")))
         return World(self, info.id, info.name, role_name(joined.joined.role))
 
-    def wait_event(self, kind=None, world=None, timeout=None):
+    def wait_event(self, kind: Optional[str] = None, world=None, timeout: Optional[float] = None):
         """The next Event (protobuf) of a kind ('diverged', 'demoted', 'destroyed', 'closing',
         'time_mode'; None: any) and world (World or id; None: any), waiting up to `timeout` s; None if none
         came."""
@@ -90,16 +135,22 @@ class Client:
             return ((kind is None or event.WhichOneof("event") == kind)
                     and (world_id is None or event.world_id == world_id))
 
-        return self._conn.wait_event(match, timeout)
+        return self.connection.wait_event(match, timeout)
 
-    def request(self, command, message, timeout=None):
-        """Send any command by its ClientMessage field name with its protobuf message; returns the
-        Reply. For what the classes here do not wrap."""
-        return self._conn.request(command, message, timeout)
+    def request(self, command: str, message, timeout: Optional[float] = None):
+        """Send any command by its ClientMessage field name with its protobuf message (sinew.pb); returns
+        the Reply. For what the classes here do not wrap."""
+        return self.connection.request(command, message, timeout)
 
 
-def connect(host=DEFAULT_HOST, port=DEFAULT_PORT, token=None, name="python", role="controller", timeout=30.0):
-    """Connect and shake hands. `token` if the server requires one; `role` 'controller' (default: may
-    create and control worlds) or 'observer' (read-only); `timeout` s for each reply (None: wait
-    forever). Raises SinewError (ERR_UNAUTHORISED, ERR_WRONG_VERSION) if the server refuses."""
+def connect(host: Optional[str] = None, port: Optional[int] = None, token: Optional[str] = None,
+            name: str = "python", role: str = "controller", timeout: Optional[float] = 30.0) -> Client:
+    """Connect and shake hands. Where: `host` and `port` (the TCP port), else the variables sinewd itself
+    reads, SINEW_HOST and SINEW_TCP_PORT, else 127.0.0.1:7420. `token` if the server requires one (else
+    SINEW_TOKEN); `role` 'controller' (default: may create and control worlds) or 'observer'
+    (read-only); `timeout` s for each reply (None: wait forever). Raises ConnectionRefusedError when no
+    server listens there, Forbidden (ERR_UNAUTHORISED) or SinewError (ERR_WRONG_VERSION) if the server
+    refuses, ProtocolError when the port is sinewd's HTTP/WebSocket port."""
+    if token is None:
+        token = os.environ.get("SINEW_TOKEN") or None
     return Client(host, port, token=token, name=name, role=role, timeout=timeout)

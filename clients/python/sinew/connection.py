@@ -16,7 +16,7 @@ import threading
 import time
 
 from ._pb import pb
-from .errors import ConnectionClosed, ProtocolError, SinewError
+from .errors import ConnectionClosed, ProtocolError, error_for
 
 # The framing's varint is at most 10 bytes; a length above the session limit closes the connection.
 _MAX_VARINT_BYTES = 10
@@ -116,7 +116,7 @@ class Connection:
             if kind == "handshake":
                 reply = message.handshake
                 if reply.status.code != pb.ERR_OK:
-                    raise SinewError(reply.status.code, reply.status.message, "handshake")
+                    raise error_for(reply.status.code, reply.status.message, "handshake")
                 return reply
             if kind == "event" and message.event.WhichOneof("event") == "closing":
                 st = message.event.closing.status
@@ -124,7 +124,17 @@ class Connection:
 
     def _read_one_blocking(self, deadline):
         while True:
-            message = self._take_message()
+            # sinewd's TCP port answers with a varint length; "HTTP/" (never a valid start of a message
+            # here) is its HTTP/WebSocket port answering.
+            head = bytes(self._buf[:5])
+            if head and b"HTTP/".startswith(head):
+                if len(head) == 5:
+                    raise ProtocolError(pb.ERR_BAD_MESSAGE, "this port answers in HTTP: it is sinewd's "
+                                        "HTTP/WebSocket port (default 7421), not its TCP port (default 7420)",
+                                        "handshake")
+                message = None
+            else:
+                message = self._take_message()
             if message is not None:
                 return message
             remaining = deadline - time.monotonic()
@@ -144,7 +154,7 @@ class Connection:
     def _write(self, message):
         body = message.SerializeToString()
         if len(body) > self.max_message_bytes:
-            raise SinewError(pb.ERR_MESSAGE_TOO_LARGE,
+            raise error_for(pb.ERR_MESSAGE_TOO_LARGE,
                              "message of %d bytes is above the server's max_message_bytes (%d)"
                              % (len(body), self.max_message_bytes))
         data = encode_varint(len(body)) + body
@@ -227,7 +237,7 @@ class Connection:
                 if len(self._early_frames) < 128:
                     self._early_frames[frame.subscription_id] = frame
                 return
-        sub._push(frame)
+        sub.deliver(frame)
 
     def _on_event(self, event):
         with self._lock:
@@ -249,7 +259,7 @@ class Connection:
             p.error = self._closed
             p.event.set()
         for sub in subs:
-            sub._close(self._closed)
+            sub.end(self._closed)
 
     # ---- requests ------------------------------------------------------------------------------------
 
@@ -287,7 +297,7 @@ class Connection:
             raise pending.error
         status = pending.reply.status
         if status.code != pb.ERR_OK:
-            raise SinewError(status.code, status.message, command)
+            raise error_for(status.code, status.message, command)
         return pending.reply
 
     # ---- subscriptions and events --------------------------------------------------------------------
@@ -297,7 +307,7 @@ class Connection:
             self._subscriptions[sub_id] = sub
             early = self._early_frames.pop(sub_id, None)
         if early is not None:
-            sub._push(early)
+            sub.deliver(early)
 
     def forget_subscription(self, sub_id):
         with self._lock:

@@ -8,6 +8,7 @@ Lists are plain Python lists; the `*_array` properties give numpy arrays (numpy 
 import collections
 import threading
 import time
+from typing import List, Optional
 
 from ._pb import pb
 from .errors import ConnectionClosed
@@ -105,45 +106,62 @@ class ArticulationState:
 class State:
     """A world's state at one tick: `tick` (step count), `time` (s), `diverged`, `dropped` (frames of this
     subscription replaced by newer ones before they were sent), `server_clock_ns`; `bodies`, `joints`
-    and `articulations` as dicts by id (built on first use); `frame` is the protobuf StateFrame."""
+    and `articulations` are lists in the server's order (``for a in state.articulations: a.positions``),
+    and body(id), joint(id) and articulation(Articulation or id) find one; `frame` is the protobuf
+    StateFrame. What a list holds depends on what the frame included (sinew.state's bits)."""
 
     def __init__(self, frame):
         self.frame = frame
-        self.world_id = frame.world_id
-        self.subscription_id = frame.subscription_id
-        self.tick = frame.tick
-        self.time = frame.time
-        self.diverged = frame.diverged
-        self.dropped = frame.dropped
-        self.server_clock_ns = frame.server_clock_ns
+        self.world_id: int = frame.world_id
+        self.subscription_id: int = frame.subscription_id
+        self.tick: int = frame.tick
+        self.time: float = frame.time
+        self.diverged: bool = frame.diverged
+        self.dropped: int = frame.dropped
+        self.server_clock_ns: int = frame.server_clock_ns
         self._bodies = None
         self._joints = None
         self._articulations = None
 
     @property
-    def bodies(self):
+    def bodies(self) -> List[BodyState]:
         if self._bodies is None:
-            self._bodies = {b.id: BodyState(b) for b in self.frame.bodies}
+            self._bodies = [BodyState(b) for b in self.frame.bodies]
         return self._bodies
 
     @property
-    def joints(self):
+    def joints(self) -> List[JointState]:
         if self._joints is None:
-            self._joints = {j.id: JointState(j) for j in self.frame.joints}
+            self._joints = [JointState(j) for j in self.frame.joints]
         return self._joints
 
     @property
-    def articulations(self):
+    def articulations(self) -> List[ArticulationState]:
         if self._articulations is None:
-            self._articulations = {a.id: ArticulationState(a) for a in self.frame.articulations}
+            self._articulations = [ArticulationState(a) for a in self.frame.articulations]
         return self._articulations
 
-    def articulation(self, articulation):
-        """The ArticulationState of an Articulation (or id); KeyError if the frame lacks it."""
-        key = getattr(articulation, "id", articulation)
-        return self.articulations[key]
+    @staticmethod
+    def _find(items, key, what):
+        for item in items:
+            if item.id == key:
+                return item
+        raise KeyError("%s %d is not in this state (ids: %s)" % (what, key, ", ".join(str(i.id) for i in items)
+                                                                 or "none"))
 
-    def __repr__(self):
+    def body(self, body_id: int) -> BodyState:
+        """The BodyState of a body id; KeyError if the frame lacks it."""
+        return self._find(self.bodies, body_id, "body")
+
+    def joint(self, joint_id: int) -> JointState:
+        """The JointState of a maximal joint id; KeyError if the frame lacks it."""
+        return self._find(self.joints, joint_id, "joint")
+
+    def articulation(self, articulation) -> ArticulationState:
+        """The ArticulationState of an Articulation (or id); KeyError if the frame lacks it."""
+        return self._find(self.articulations, getattr(articulation, "id", articulation), "articulation")
+
+    def __repr__(self) -> str:
         return "State(world=%d, tick=%d, time=%.6f, bodies=%d, joints=%d, articulations=%d)" % (
             self.world_id, self.tick, self.time, len(self.frame.bodies), len(self.frame.joints),
             len(self.frame.articulations))
@@ -172,12 +190,13 @@ class Subscription:
             self._thread = threading.Thread(target=self._run_callback, args=(callback,),
                                             name="sinew-subscription-%d" % sub_id, daemon=True)
 
-    def _start(self):
+    def start(self) -> None:
+        """Start the callback thread (World.subscribe does)."""
         if self._thread is not None:
             self._thread.start()
 
-    # Called by the connection's reader thread.
-    def _push(self, frame):
+    def deliver(self, frame) -> None:
+        """A frame arrived (the connection's reader thread calls this)."""
         with self._cond:
             if len(self._frames) >= self._queue_size:
                 self._frames.popleft()
@@ -185,7 +204,8 @@ class Subscription:
             self._frames.append(frame)
             self._cond.notify_all()
 
-    def _close(self, reason):
+    def end(self, reason) -> None:
+        """No more frames will come (the connection ended, or close()); `reason` is what get() raises."""
         with self._cond:
             if self._closed is None:
                 self._closed = reason
@@ -227,20 +247,20 @@ class Subscription:
                 callback(state)
             except Exception as exc:  # kept for close() to raise; the stream stops
                 self.callback_error = exc
-                self._close(ConnectionClosed(pb.ERR_OK, "callback raised %r" % exc))
+                self.end(ConnectionClosed(pb.ERR_OK, "callback raised %r" % exc))
                 return
 
     def close(self):
         """Unsubscribe (if the connection is still open) and stop the callback thread. Raises the
         callback's exception, if it raised one."""
-        client = self.world.client
-        self._close(ConnectionClosed(pb.ERR_OK, "unsubscribed"))
-        client._conn.forget_subscription(self.id)
-        if not self._unsubscribed and client._conn.closed is None:
+        conn = self.world.client.connection
+        self.end(ConnectionClosed(pb.ERR_OK, "unsubscribed"))
+        conn.forget_subscription(self.id)
+        if not self._unsubscribed and conn.closed is None:
             self._unsubscribed = True
             msg = pb.Unsubscribe(subscription_id=self.id)
             try:
-                client._conn.request("unsubscribe", msg)
+                conn.request("unsubscribe", msg)
             except ConnectionClosed:
                 pass
         if self._thread is not None and self._thread is not threading.current_thread():

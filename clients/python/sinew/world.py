@@ -1,11 +1,14 @@
 """A world on the server, seen through one client: stepping, time modes, state, subscriptions,
 articulations, snapshots, and lockstep control."""
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Union
 
 from ._pb import pb
-from .articulation import Articulation, Pose, build_links, _fill_transform
-from .errors import SinewError
+from .articulation import Articulation, Drive, Link, Pose, build_links, fill_transform
+from .errors import NotFound
+from .joints import joint_message
 from .state import State, Subscription
 
 TIME_MODES = {
@@ -48,16 +51,16 @@ def _enum(table, value, what):
 
 
 def settings_message(dt=None, solver=None, gravity=None, position_iterations=None, velocity_iterations=None,
-                     substeps=None, erp=None, divergence_speed=None):
+                     substeps=None, erp=None, divergence_speed=None, warm_start=None):
     """WorldSettings: dt (s), solver ('pgs', 'tgs', 'xpbd', 'direct'), gravity (m/s^2), iterations,
-    substeps, erp, divergence_speed (m/s or rad/s). None leaves a field absent (the core's default at
-    creation, unchanged when configuring)."""
+    substeps, erp, divergence_speed (m/s or rad/s), warm_start. None leaves a field absent (the core's
+    default at creation, unchanged when configuring)."""
     s = pb.WorldSettings(solver=_enum(SOLVERS, solver, "solver"))
     if gravity is not None:
         s.gravity.x, s.gravity.y, s.gravity.z = gravity
     for name, value in (("time_step", dt), ("position_iterations", position_iterations),
                         ("velocity_iterations", velocity_iterations), ("substeps", substeps), ("erp", erp),
-                        ("divergence_speed", divergence_speed)):
+                        ("divergence_speed", divergence_speed), ("warm_start", warm_start)):
         if value is not None:
             setattr(s, name, value)
     return s
@@ -84,7 +87,9 @@ class StepResult:
 @dataclass
 class WorldInfo:
     """A world as the server lists it. `role` is the asking session's role in it ('owner',
-    'controller', 'observer' or 'none'); `mode` the time mode's name; `time` in s."""
+    'controller', 'observer' or 'none'); `mode` the time mode's name; `time` in s; `dt` its time step,
+    s; `link_count` the links of its articulations; `destroy_protected` for the demo world, which the
+    server refuses to destroy (unless started with --allow-demo-destroy)."""
 
     id: int
     name: str
@@ -101,12 +106,14 @@ class WorldInfo:
     dt: float
     lag_s: float
     lag_resets: int
+    link_count: int = 0
+    destroy_protected: bool = False
 
     @classmethod
-    def from_proto(cls, w):
+    def from_proto(cls, w) -> "WorldInfo":
         return cls(w.world_id, w.name, w.owner_session, mode_name(w.mode), w.rate, w.time, w.step_count,
                    w.body_count, w.joint_count, w.articulation_count, w.diverged, role_name(w.your_role),
-                   w.settings.time_step, w.lag_s, w.lag_resets)
+                   w.settings.time_step, w.lag_s, w.lag_resets, w.link_count, w.destroy_protected)
 
 
 def _step(reply):
@@ -116,27 +123,28 @@ def _step(reply):
 class World:
     """A world this client created or opened. `id`, `name`, `role` (this session's role in it)."""
 
-    def __init__(self, client, world_id, name, role):
+    def __init__(self, client, world_id: int, name: str, role: str):
         self.client = client
-        self.id = world_id
-        self.name = name
-        self.role = role
-        self.articulations = {}
+        self.id: int = world_id
+        self.name: str = name
+        self.role: str = role
+        #: The Articulation handles this client knows in this world, by id.
+        self.articulations: Dict[int, Articulation] = {}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "World(id=%d, name=%r, role=%r)" % (self.id, self.name, self.role)
 
     def _request(self, command, message, timeout=None, on_reply=None):
-        return self.client._conn.request(command, message, timeout, on_reply)
+        return self.client.connection.request(command, message, timeout, on_reply)
 
     # ---- information and time ----------------------------------------------------------------------------
 
-    def info(self):
-        """This world's WorldInfo (from the server's world list)."""
+    def info(self) -> WorldInfo:
+        """This world's WorldInfo (from the server's world list). NotFound once it is gone."""
         for w in self.client.worlds():
             if w.id == self.id:
                 return w
-        raise SinewError(pb.ERR_UNKNOWN_WORLD, "world %d is not on the server's list" % self.id, "list_worlds")
+        raise NotFound(pb.ERR_UNKNOWN_WORLD, "world %d is not on the server's list" % self.id, "list_worlds")
 
     def configure(self, **settings):
         """Change world settings between steps (see settings_message for the names); owner only.
@@ -185,7 +193,7 @@ class World:
         """A Subscription streaming this world's state at up to `rate_hz` frames per second. With
         `callback`, callback(state) runs for every frame on the subscription's own thread (it may call
         the client); otherwise iterate the subscription or call get()/latest()."""
-        conn = self.client._conn
+        conn = self.client.connection
         holder = {}
 
         def register(reply):
@@ -196,7 +204,7 @@ class World:
         self._request("subscribe", pb.Subscribe(world_id=self.id, rate_hz=rate_hz, include=include),
                       on_reply=register)
         sub = holder["sub"]
-        sub._start()
+        sub.start()
         return sub
 
     # ---- contents --------------------------------------------------------------------------------------
@@ -204,16 +212,17 @@ class World:
     def create_articulation(self, links, fixed_base=True, base_pose=None, gravity_scale=None):
         """Create an articulation from a list of Link (link 0 first, parents before children); owner
         only. Returns an Articulation whose joints are addressed by their links' joint names."""
-        defs, joints = build_links(links)
+        defs, joints, limits = build_links(links)
         msg = pb.CreateArticulation(world_id=self.id)
         msg.articulation.fixed_base = fixed_base
         if base_pose is not None:
-            _fill_transform(msg.articulation.base_pose, base_pose)
+            fill_transform(msg.articulation.base_pose, base_pose)
         if gravity_scale is not None:
             msg.articulation.gravity_scale = gravity_scale
         msg.links.extend(defs)
         created = self._request("create_articulation", msg).created
-        art = Articulation(self, created.id, created.dof_count, joints, [link.name for link in links])
+        art = Articulation(self, created.id, created.dof_count, joints, [link.name for link in links],
+                           limits=limits)
         self.articulations[art.id] = art
         return art
 
@@ -243,7 +252,7 @@ class World:
                 joints = [("link%d" % i, i, link.first_dof, link.dof_count)
                           for i, link in enumerate(info.links) if link.dof_count > 0]
                 art = Articulation(self, info.id, info.dof_count, joints, ["link%d" % i for i in range(len(info.links))])
-            art.info = info
+            art.set_info(info)
             self.articulations[art.id] = art
             out.append(art)
         return out
@@ -268,7 +277,7 @@ class World:
         msg = pb.LoadUrdf(world_id=self.id, urdf=urdf.encode("utf-8") if isinstance(urdf, str) else bytes(urdf),
                           file_name=file_name, base_mode=_enum(modes, base_mode, "base_mode"))
         if base_pose is not None:
-            _fill_transform(msg.base_pose, base_pose)
+            fill_transform(msg.base_pose, base_pose)
         if drive_all is not None:
             msg.drive_all.drive.CopyFrom(drive_all.to_proto())
         for joint, drive in (drives or {}).items():
@@ -280,10 +289,11 @@ class World:
         self.articulations[art.id] = art
         return art
 
-    def load_urdf_file(self, path, **kwargs):
-        """load_urdf with the text of a file (its name appears in error messages)."""
-        with open(path, "rb") as f:
-            return self.load_urdf(f.read(), file_name=kwargs.pop("file_name", path)[-127:], **kwargs)
+    def load_urdf_file(self, path: str, **kwargs) -> Articulation:
+        """load_urdf with the text of a file (its name appears in error messages); the keyword arguments
+        are load_urdf's."""
+        model = read_model_files(path)
+        return self.load_urdf(model.urdf, file_name=kwargs.pop("file_name", model.file_name), **kwargs)
 
     def create_mimic(self, articulation, joints, gearing, offset=0.0, max_force=None):
         """Couple dofs: q_0 + sum_{i>=1} gearing[i] q_i + offset = 0 (gearing[0] is ignored). `joints` are
@@ -305,7 +315,7 @@ class World:
         msg = pb.CreateBody(world_id=self.id)
         b = msg.body
         b.type = _enum(kinds, kind, "kind")
-        _fill_transform(b.pose, Pose(position, rotation))
+        fill_transform(b.pose, Pose(position, rotation))
         if mass is not None:
             b.mass = mass
         if inertia is not None:
@@ -317,13 +327,40 @@ class World:
             b.angular_velocity.x, b.angular_velocity.y, b.angular_velocity.z = angular_velocity
         return self._request("create_body", msg).created.id
 
-    def create_joint(self, message):
-        """Create a maximal-coordinate joint from a pb.CreateJoint (its world_id is filled in); returns
-        its id. See proto/sinew.proto for the joint types."""
-        msg = pb.CreateJoint()
-        msg.CopyFrom(message)
+    def create_joint(self, kind, body_a: int = 0, body_b: int = 0, frame_a=None, frame_b=None,
+                     **options) -> int:
+        """Create a maximal-coordinate joint between two bodies (ids from create_body; 0 is the world)
+        and return its id. `kind` is 'fixed', 'hinge', 'prismatic', 'cylindrical', 'spherical',
+        'distance' or 'six_axis'; `frame_a` and `frame_b` are the joint's frame in each body (a Pose or
+        (position, rotation)): its x axis is the joint axis. Options, all keyword arguments or small
+        dataclasses of sinew.joints (Limit, Motor, Spring, Soft, Cone, Axis):
+
+        - every kind: break_force (N), break_torque (N*m), lock_soft (Soft), enabled, user_data;
+        - hinge, prismatic: limit, motor, spring (rad or m);
+        - cylindrical: linear_limit, linear_motor, linear_spring, angular_limit, angular_motor,
+          angular_spring;
+        - spherical: swing (Cone), twist (Limit);
+        - distance: length (m), spring (Soft: a soft rod), limit (min and max length, m);
+        - six_axis: axes, a list of Axis (axes not listed stay locked).
+
+        For example ``world.create_joint("hinge", 0, bob, frame_b=((-1, 0, 0), (0, 0, 0, 1)),
+        limit=Limit(-1.0, 1.0), motor=Motor(speed=0.5, max_force=20))``. A pb.CreateJoint message is
+        accepted as `kind` too."""
+        if isinstance(kind, pb.CreateJoint):
+            msg = pb.CreateJoint()
+            msg.CopyFrom(kind)
+        else:
+            msg = joint_message(kind, body_a, body_b, frame_a, frame_b, **options)
         msg.world_id = self.id
         return self._request("create_joint", msg).created.id
+
+    def destroy_joint(self, joint_id: int) -> None:
+        """Destroy a maximal-coordinate joint (owner only)."""
+        self._request("destroy_joint", pb.DestroyJoint(world_id=self.id, joint_id=joint_id))
+
+    def destroy_body(self, body_id: int) -> None:
+        """Destroy a body and the joints attached to it (owner only)."""
+        self._request("destroy_body", pb.DestroyBody(world_id=self.id, body_id=body_id))
 
     # ---- lockstep and membership --------------------------------------------------------------------------
 
@@ -368,6 +405,25 @@ class Lockstep:
             for art, forces in joint_forces.items():
                 for joint, force in forces.items():
                     msg.forces.dofs.add(articulation_id=art.id, dof=art.dof(joint), force=float(force))
-        result = _step(self.world._request("lockstep_input", msg, timeout))
+        result = _step(self.world.client.request("lockstep_input", msg, timeout))
         self.tick = result.step_count
         return result
+
+
+@dataclass
+class ModelFiles:
+    """A robot description and the files it refers to, gathered before LoadUrdf: `urdf` the text,
+    `file_name` what error messages call it, `assets` the files its elements refer to (mesh files), by
+    the name the URDF gives them. LoadUrdf carries the text only for now; assets are gathered here when
+    the protocol carries them."""
+
+    urdf: bytes
+    file_name: str
+    assets: Dict[str, bytes] = field(default_factory=dict)
+
+
+def read_model_files(path: str) -> ModelFiles:
+    """Read a URDF file (and, once the protocol carries them, the files it refers to)."""
+    with open(path, "rb") as f:
+        text = f.read()
+    return ModelFiles(text, os.path.basename(path) if len(path) > 127 else path)

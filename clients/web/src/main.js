@@ -92,6 +92,17 @@ function message(text) {
 	$('message').textContent = text;
 }
 
+// A note above the controls that stays until it no longer applies: what happened to the world shown
+// (gone, or the ?world= asked for is not there), and what this page's role in it allows.
+function note(id, text) {
+	$(id).textContent = text;
+	$(id).hidden = !text;
+}
+
+// A script's world goes with its connection unless it was created with keep_after_disconnect: say so
+// where people look when the world they watch disappears.
+const GONE_HINT = 'A world a script creates is destroyed when the script disconnects, unless it was created with keep_after_disconnect.';
+
 
 function failed(what) {
 	return (err) => message(`${what}: ${err.serverMessage ?? err.message}`);
@@ -115,12 +126,16 @@ async function refreshWorlds() {
 	if (sel) {
 		const info = app.worlds.find((w) => w.worldId === sel.id);
 		if (!info) {
-			message(`world ${sel.name} is gone`);
-			closeWorld();
+			worldGone(sel, 'it is no longer on the server');
 		} else {
 			sel.info = info;
 			showInfo(info);
 		}
+	}
+	if (!app.selected && app.wanted && !app.worlds.some((w) => w.name === app.wanted)) {
+		const names = app.worlds.map((w) => `"${w.name || shortId(w.worldId)}"`).join(', ') || 'none';
+		note('world-note', `No world is named "${app.wanted}" on this server (worlds: ${names}).${app.worlds.length > 0 ? ' Showing another one.' : ''}`);
+		app.wanted = null;
 	}
 	if (!app.selected && app.worlds.length > 0) {
 		const pick = app.worlds.find((w) => w.name === app.wanted) ?? app.worlds.find((w) => w.name === 'demo') ?? app.worlds[0];
@@ -143,10 +158,19 @@ function renderWorlds() {
 		li.append(name, meta);
 		li.addEventListener('click', () => {
 			app.wanted = w.name;
+			note('world-note', '');
 			openWorld(w);
 		});
 		return li;
 	}));
+}
+
+function worldGone(sel, why) {
+	note('world-note', `World "${sel.name || shortId(sel.id)}" is gone: ${why}. ${GONE_HINT}`);
+	if (app.wanted === sel.name) {
+		app.wanted = null;
+	}
+	closeWorld();
 }
 
 function closeWorld() {
@@ -163,6 +187,7 @@ function closeWorld() {
 	plot.clear();
 	$('world-title').textContent = '';
 	$('role').textContent = '';
+	note('role-note', '');
 	setControls(false);
 	renderWorlds();
 }
@@ -194,6 +219,7 @@ async function openWorld(info) {
 		return;
 	}
 	$('role').textContent = `you: ${roleName(sel.role)}`;
+	note('role-note', roleNote(sel.role));
 	try {
 		sel.description = await describeWorld(conn, info.worldId);
 		sel.describedAt = performance.now();
@@ -217,6 +243,17 @@ async function openWorld(info) {
 		failed('subscribe')(err);
 	}
 	setControls(true);
+}
+
+// What this page may do in the world, when it is less than its owner.
+function roleNote(role) {
+	if (role === Role.ROLE_CONTROLLER) {
+		return 'Another client owns this world (another tab or a script), so this page joined as a controller: it can move joints and step the world when it is paused; play, pause and reset are for its owner.';
+	}
+	if (role === Role.ROLE_OBSERVER) {
+		return 'This page only observes this world: it shows it but cannot change it.';
+	}
+	return '';
 }
 
 function showInfo(info) {
@@ -405,8 +442,7 @@ function eventArrived(event) {
 			break;
 		case 'destroyed':
 			if (mine) {
-				message(`world ${sel.name} was destroyed: ${event.destroyed.reason}`);
-				closeWorld();
+				worldGone(sel, `destroyed (${event.destroyed.reason})`);
 				refreshWorlds();
 			}
 			break;

@@ -1,13 +1,14 @@
 // The 3D view: one three.js group per body and per articulation link, placed at the poses of each state
-// frame. A group holds the link's visual geometry when the world's description gives it (box, cylinder,
-// sphere; a mesh file is drawn as its bounding box stand-in), and a small placeholder box otherwise.
-// The world is z-up, in metres. Rendering happens only when something changed.
+// frame. A group holds the link's visual geometry when the world's description gives it (visuals.js
+// builds each kind of geometry), and a small placeholder box otherwise. Overlays (setOverlay: contact
+// points, frames, anything drawn in world coordinates) live in their own group beside the bodies. The
+// world is z-up, in metres. Rendering happens only when something changed.
 import {
-	AmbientLight, BoxGeometry, Color, CylinderGeometry, DirectionalLight, GridHelper, Group, HemisphereLight,
-	Mesh, MeshStandardMaterial, PerspectiveCamera, Scene, SphereGeometry, Vector3, WebGLRenderer, Box3,
-	Quaternion,
+	AmbientLight, BoxGeometry, Color, DirectionalLight, GridHelper, Group, HemisphereLight, Mesh,
+	MeshStandardMaterial, PerspectiveCamera, Scene, Vector3, WebGLRenderer, Box3,
 } from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { visualMesh } from './visuals.js';
 
 const PLACEHOLDER_BODY_M = 0.1;
 const PLACEHOLDER_LINK_M = 0.06;
@@ -52,6 +53,8 @@ export class View3D {
 		this.scene.add(grid);
 		this.root = new Group();
 		this.scene.add(this.root);
+		this.overlays = new Group(); // name -> object, in world coordinates (setOverlay)
+		this.scene.add(this.overlays);
 
 		this.resizeObserver = new ResizeObserver(() => this.resize());
 		this.resizeObserver.observe(container);
@@ -170,6 +173,24 @@ export class View3D {
 		this.requestRender();
 	}
 
+	// Draw `object` (a three.js Object3D in world coordinates) as the overlay `name`, replacing the one of
+	// that name; null removes it. For what a state frame carries beyond poses (contacts, forces).
+	setOverlay(name, object) {
+		if (!this.renderer) {
+			return;
+		}
+		const old = this.overlays.getObjectByName(name);
+		if (old) {
+			this.overlays.remove(old);
+			disposeGroup(old);
+		}
+		if (object) {
+			object.name = name;
+			this.overlays.add(object);
+		}
+		this.requestRender();
+	}
+
 	// What is drawn: groups (bodies and links) and meshes (visuals or placeholders).
 	stats() {
 		let meshes = 0;
@@ -208,44 +229,6 @@ function place(group, position, rotation) {
 	const q = rotation && (rotation.x || rotation.y || rotation.z || rotation.w) ? rotation : IDENTITY;
 	group.position.set(p.x, p.y, p.z);
 	group.quaternion.set(q.x, q.y, q.z, q.w);
-}
-
-// One visual: { geometry: 'box'|'cylinder'|'sphere'|'mesh', size: {x,y,z}, radius, length, scale, mesh,
-// rgba: [r,g,b,a], origin: { position, rotation } } in the link frame.
-export function visualMesh(v) {
-	let geometry;
-	switch (v.geometry) {
-		case 'box':
-			geometry = new BoxGeometry(v.size.x, v.size.y, v.size.z);
-			break;
-		case 'cylinder': {
-			// three's cylinder runs along y; URDF's along the visual frame's z.
-			geometry = new CylinderGeometry(v.radius, v.radius, v.length, 24);
-			geometry.rotateX(Math.PI / 2);
-			break;
-		}
-		case 'sphere':
-			geometry = new SphereGeometry(v.radius, 24, 16);
-			break;
-		case 'mesh': {
-			// Mesh files are not sent over the protocol: a box of the mesh's scale stands in for it.
-			const s = v.scale ?? { x: 0.05, y: 0.05, z: 0.05 };
-			geometry = new BoxGeometry(Math.abs(s.x) * 0.05 || 0.05, Math.abs(s.y) * 0.05 || 0.05, Math.abs(s.z) * 0.05 || 0.05);
-			break;
-		}
-		default:
-			return null;
-	}
-	const [r, g, b, a] = v.rgba && v.rgba.length === 4 ? v.rgba : [0.7, 0.7, 0.7, 1];
-	const material = new MeshStandardMaterial({ color: new Color(r, g, b), roughness: 0.55, metalness: 0.15, transparent: a < 1, opacity: a });
-	const mesh = new Mesh(geometry, material);
-	if (v.origin) {
-		const p = v.origin.position ?? { x: 0, y: 0, z: 0 };
-		const q = v.origin.rotation && (v.origin.rotation.x || v.origin.rotation.y || v.origin.rotation.z || v.origin.rotation.w) ? v.origin.rotation : IDENTITY;
-		mesh.position.set(p.x, p.y, p.z);
-		mesh.quaternion.copy(new Quaternion(q.x, q.y, q.z, q.w));
-	}
-	return mesh;
 }
 
 function disposeGroup(g) {

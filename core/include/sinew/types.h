@@ -12,6 +12,12 @@ extern "C" {
 #endif
 
 // The solver a world steps with. All solvers read the same defs; see world.h for what each does.
+// The largest joint or link frame offset the core accepts, m (sn_joint_base frames, sn_link_def
+// frames): larger ones are refused with SN_ERR_INVALID_ARGUMENT. A rigid body a million kilometres
+// across is no model of anything, and the bound keeps every product the step forms of such offsets
+// (lever arms, their squares in effective masses) far from overflow, so a finite input stays finite.
+#define SN_MAX_OFFSET 1e9
+
 typedef enum sn_solver
 {
 	SN_SOLVER_PGS = 0,    // projected Gauss-Seidel sequential impulses, Baumgarte bias (erp)
@@ -229,7 +235,8 @@ typedef struct sn_joint_base
 	sn_body_id body_a;
 	sn_body_id body_b;
 	// Joint frames in body A's and body B's frames (in the world frame for the world). The x axis is
-	// the joint axis. Quaternions are normalised on creation; a zero quaternion is rejected.
+	// the joint axis. Quaternions are normalised on creation; a zero quaternion is rejected, and so is
+	// an offset farther than SN_MAX_OFFSET from its body's origin.
 	sn_transform frame_a;
 	sn_transform frame_b;
 	// Softness of the rows that lock axes. Default rigid.

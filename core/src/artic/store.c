@@ -355,6 +355,12 @@ static sn_error check_transform(sn_world* world, const char* what, int link, sn_
 	{
 		return world_fail(world, SN_ERR_ZERO_AXIS, "link %d: %s rotation quaternion has zero length", link, what);
 	}
+	if (!(sn_length(t.p) <= SN_MAX_OFFSET))
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT,
+						  "link %d: %s offset (%g, %g, %g) m is farther than SN_MAX_OFFSET (%g m)", link, what, t.p.x,
+						  t.p.y, t.p.z, SN_MAX_OFFSET);
+	}
 	return SN_ERR_OK;
 }
 
@@ -1000,11 +1006,22 @@ bool artic_diverged(const sn_world* world, double speed_limit)
 	for (int i = 0; i < s->high; ++i)
 	{
 		const artic* a = s->items + i;
-		if (a->live &&
-			(!(a->max_speed <= speed_limit) || !sn_vec3_is_finite(a->base_pose.p) ||
-			 !sn_quat_is_finite(a->base_pose.q)))
+		if (!a->live)
+		{
+			continue;
+		}
+		if (!(a->max_speed <= speed_limit) || !sn_vec3_is_finite(a->base_pose.p) || !sn_quat_is_finite(a->base_pose.q))
 		{
 			return true;
+		}
+		// Link frames as the last solve left them (finite joint coordinates can still place a link at
+		// infinity: a prismatic coordinate of 1e308).
+		for (int l = 0; l < a->link_count; ++l)
+		{
+			if (!sn_vec3_is_finite(a->kin[l].anchor))
+			{
+				return true;
+			}
 		}
 	}
 	return false;
@@ -1032,6 +1049,13 @@ sn_error artic_check_state(const sn_world* world, double speed_limit)
 		for (int d = 0; d < a->dof_count; ++d)
 		{
 			if (!isfinite(a->q[d]) || !isfinite(a->qd[d]))
+			{
+				return SN_ERR_NOT_FINITE;
+			}
+		}
+		for (int l = 0; l < a->link_count; ++l)
+		{
+			if (!sn_vec3_is_finite(a->kin[l].anchor))
 			{
 				return SN_ERR_NOT_FINITE;
 			}

@@ -152,6 +152,12 @@ static sn_error check_frame(sn_world* world, const char* what, sn_transform* fra
 	{
 		return world_fail(world, SN_ERR_ZERO_AXIS, "%s rotation quaternion has zero length", what);
 	}
+	if (!(sn_length(frame->p) <= SN_MAX_OFFSET))
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT,
+						  "%s offset (%g, %g, %g) m is farther than SN_MAX_OFFSET (%g m) from the body", what,
+						  frame->p.x, frame->p.y, frame->p.z, SN_MAX_OFFSET);
+	}
 	frame->q = sn_quat_normalize(frame->q);
 	return SN_ERR_OK;
 }
@@ -351,6 +357,17 @@ static void side_pose(const sn_world* world, int32_t body_index, sn_transform* p
 	const body* b = world->bodies + body_index;
 	*pose = body_pose(b);
 	*com = b->com;
+}
+
+bool joint_state_finite(const sn_world* world, const joint* j)
+{
+	sn_transform ta, tb;
+	sn_vec3 ca, cb;
+	side_pose(world, j->body_a, &ta, &ca);
+	side_pose(world, j->body_b, &tb, &cb);
+	sn_vec3 pa = sn_transform_point(ta, j->frame_a.p);
+	sn_vec3 pb = sn_transform_point(tb, j->frame_b.p);
+	return sn_vec3_is_finite(sn_sub(pb, pa)) && sn_vec3_is_finite(j->force) && sn_vec3_is_finite(j->torque);
 }
 
 void joint_frame_compute(const sn_world* world, const joint* j, joint_frame* f)

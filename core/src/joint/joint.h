@@ -102,6 +102,9 @@ void builder_begin_joint(const sn_world* world, row_builder* b, int32_t index);
 joint* joint_get(const sn_world* world, sn_joint_id id);
 sn_joint_id joint_id_of(const sn_world* world, int32_t index);
 void joint_frame_compute(const sn_world* world, const joint* j, joint_frame* frame);
+// The joint's anchors, their separation and its last forces are finite (the divergence check: finite
+// bodies with huge frame offsets or coordinates can still put a joint's state out of range).
+bool joint_state_finite(const sn_world* world, const joint* j);
 
 // Emit one row. `ang_only` rows have lin = 0. Returns the row (for tweaks) or NULL if it is inert.
 row* builder_emit(row_builder* b, int slot, sn_vec3 lin, sn_vec3 ang_a, sn_vec3 ang_b, double c, sn_soft soft,

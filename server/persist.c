@@ -1,0 +1,819 @@
+// The state directory: kept worlds written atomically and restored at start (see persist.h).
+#include "persist.h"
+
+#include "log.h"
+#include "model_registry.h"
+#include "pacing.h"
+#include "server.h"
+#include "wire.h"
+#include "world_host.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FILE_MAGIC "SINEWKW1"
+#define FILE_PREFIX "world-"
+#define FILE_SUFFIX ".sinew"
+#define TMP_MARK ".tmp-"
+
+enum
+{
+	MAGIC_SIZE = 8,
+	// A state file larger than this is not read: far above any world the limits allow (a 20,000-body
+	// world's snapshot takes a few MB), so only a file that is not ours reaches it.
+	MAX_FILE_BYTES = 1 << 30,
+	MAX_MODELS = 1 << 20
+};
+
+typedef struct persist_job
+{
+	uv_work_t work;
+	persist* owner;
+	uint64_t world_id;
+	bool remove;       // remove the world's file instead of writing it
+	bool remove_after; // the world was destroyed while its file was being written: remove it after
+	uint8_t* bytes;
+	size_t size;
+	char path[600];
+	char tmp[640];
+	int error;          // errno of the step that failed, 0 if none
+	const char* failed; // which step
+	struct persist_job* next;
+} persist_job;
+
+struct persist
+{
+	server* srv;
+	char dir[512];
+	uv_timer_t timer;
+	bool timer_open;
+	bool stopping; // persist_final ran: worlds destroyed from now on keep their files
+	persist_job* jobs;
+	uint64_t sequence; // temporary file names
+};
+
+// ---- bytes --------------------------------------------------------------------------------------------
+
+static uint64_t fnv1a(const uint8_t* p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; ++i)
+	{
+		h ^= p[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+typedef struct writer
+{
+	uint8_t* p;
+	size_t n;
+} writer;
+
+static void put(writer* w, const void* data, size_t size)
+{
+	memcpy(w->p + w->n, data, size);
+	w->n += size;
+}
+
+static void put_u64(writer* w, uint64_t v)
+{
+	uint8_t b[8];
+	for (int i = 0; i < 8; ++i)
+	{
+		b[i] = (uint8_t)(v >> (8 * i));
+	}
+	put(w, b, 8);
+}
+
+static void put_u32(writer* w, uint32_t v)
+{
+	uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+	put(w, b, 4);
+}
+
+static void put_u16(writer* w, uint16_t v)
+{
+	uint8_t b[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+	put(w, b, 2);
+}
+
+static void put_f64(writer* w, double v)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, 8);
+	put_u64(w, bits);
+}
+
+typedef struct reader
+{
+	const uint8_t* p;
+	size_t n;
+	size_t at;
+	bool bad;
+} reader;
+
+static const uint8_t* take(reader* r, size_t size)
+{
+	if (r->bad || size > r->n - r->at)
+	{
+		r->bad = true;
+		return NULL;
+	}
+	const uint8_t* p = r->p + r->at;
+	r->at += size;
+	return p;
+}
+
+static uint64_t get_u64(reader* r)
+{
+	const uint8_t* b = take(r, 8);
+	uint64_t v = 0;
+	for (int i = 0; b != NULL && i < 8; ++i)
+	{
+		v |= (uint64_t)b[i] << (8 * i);
+	}
+	return v;
+}
+
+static uint32_t get_u32(reader* r)
+{
+	const uint8_t* b = take(r, 4);
+	return b == NULL ? 0 : (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static uint16_t get_u16(reader* r)
+{
+	const uint8_t* b = take(r, 2);
+	return b == NULL ? 0 : (uint16_t)(b[0] | b[1] << 8);
+}
+
+static double get_f64(reader* r)
+{
+	uint64_t bits = get_u64(r);
+	double v;
+	memcpy(&v, &bits, 8);
+	return v;
+}
+
+// A length-prefixed run of bytes (u64 length).
+static const uint8_t* get_blob(reader* r, size_t* size)
+{
+	uint64_t n = get_u64(r);
+	if (r->bad || n > r->n - r->at)
+	{
+		r->bad = true;
+		*size = 0;
+		return NULL;
+	}
+	*size = (size_t)n;
+	return take(r, (size_t)n);
+}
+
+// ---- files --------------------------------------------------------------------------------------------
+
+static void world_path(const persist* p, uint64_t world_id, char* out, size_t cap)
+{
+	snprintf(out, cap, "%s/" FILE_PREFIX "%016llx" FILE_SUFFIX, p->dir, (unsigned long long)world_id);
+}
+
+// Write bytes to path atomically: a temporary file, fsync, rename over path, fsync of the directory.
+static void write_atomically(persist_job* job, const char* dir)
+{
+	int fd = open(job->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+	{
+		job->error = errno;
+		job->failed = "open";
+		return;
+	}
+	size_t done = 0;
+	while (done < job->size)
+	{
+		ssize_t n = write(fd, job->bytes + done, job->size - done);
+		if (n < 0 && errno == EINTR)
+		{
+			continue;
+		}
+		if (n <= 0)
+		{
+			job->error = n < 0 ? errno : EIO;
+			job->failed = "write";
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (job->error == 0 && fsync(fd) != 0)
+	{
+		job->error = errno;
+		job->failed = "fsync";
+	}
+	if (close(fd) != 0 && job->error == 0)
+	{
+		job->error = errno;
+		job->failed = "close";
+	}
+	if (job->error == 0 && rename(job->tmp, job->path) != 0)
+	{
+		job->error = errno;
+		job->failed = "rename";
+	}
+	if (job->error != 0)
+	{
+		unlink(job->tmp);
+		return;
+	}
+	// The rename itself is durable once the directory is.
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+	{
+		if (fsync(dfd) != 0)
+		{
+			job->error = errno;
+			job->failed = "fsync of the directory";
+		}
+		close(dfd);
+	}
+}
+
+static void run_job(persist_job* job)
+{
+	if (job->remove)
+	{
+		if (unlink(job->path) != 0 && errno != ENOENT)
+		{
+			job->error = errno;
+			job->failed = "unlink";
+		}
+		return;
+	}
+	write_atomically(job, job->owner->dir);
+}
+
+static void on_work(uv_work_t* work)
+{
+	run_job(work->data);
+}
+
+static void save_now(world_host* host);
+static void queue_job(persist* p, persist_job* job);
+
+static void on_work_done(uv_work_t* work, int status)
+{
+	(void)status;
+	persist_job* job = work->data;
+	persist* p = job->owner;
+	server* srv = p->srv;
+	for (persist_job** link = &p->jobs; *link != NULL; link = &(*link)->next)
+	{
+		if (*link == job)
+		{
+			*link = job->next;
+			break;
+		}
+	}
+	if (job->error != 0)
+	{
+		srv->metrics.state_save_failures += 1;
+		log_warn(job->remove ? "could not remove a world's state file" : "could not write a world's state file",
+				 "world=%llu path=%s step=%s error=%s", (unsigned long long)job->world_id, job->path, job->failed,
+				 strerror(job->error));
+	}
+	else if (!job->remove)
+	{
+		srv->metrics.state_saves += 1;
+	}
+	world_host* host = server_world(srv, job->world_id);
+	if (job->remove_after)
+	{
+		persist_job* removal = calloc(1, sizeof(persist_job));
+		if (removal != NULL)
+		{
+			removal->remove = true;
+			removal->world_id = job->world_id;
+			snprintf(removal->path, sizeof(removal->path), "%s", job->path);
+			queue_job(p, removal);
+		}
+	}
+	else if (host != NULL && !job->remove)
+	{
+		host->persist.writing = false;
+		if (host->persist.wanted && !host->busy && !p->stopping)
+		{
+			save_now(host);
+		}
+	}
+	free(job->bytes);
+	free(job);
+}
+
+static void queue_job(persist* p, persist_job* job)
+{
+	job->owner = p;
+	job->work.data = job;
+	job->next = p->jobs;
+	p->jobs = job;
+	if (uv_queue_work(p->srv->loop, &job->work, on_work, on_work_done) != 0)
+	{
+		run_job(job);
+		on_work_done(&job->work, 0);
+	}
+}
+
+// ---- snapshots ----------------------------------------------------------------------------------------
+
+static bool is_kept(const world_host* host)
+{
+	// Clients' kept worlds; the server's own (the demo world, no keeper) is made anew at start.
+	return host->members.keep && host->members.keeper[0] != '\0' && !host->closed && !host->doomed;
+}
+
+// The world's file, in a new buffer (the world must be idle).
+static uint8_t* serialize(const world_host* host, size_t* size)
+{
+	size_t snapshot = sn_world_snapshot_size(host->world);
+	size_t name = strlen(host->name), keeper = strlen(host->members.keeper);
+	size_t need = MAGIC_SIZE + 8 + 4 + 8 + 4 + 2 + name + 2 + keeper + 8 + snapshot + 8 + host->reset_point.size + 4;
+	const model_registry* models = &host->models;
+	for (int i = 0; i < models->count; ++i)
+	{
+		need += 4 + 8 + 8 + models->entries[i].size;
+	}
+	need += 8;
+	writer w = { malloc(need), 0 };
+	if (w.p == NULL)
+	{
+		return NULL;
+	}
+	put(&w, FILE_MAGIC, MAGIC_SIZE);
+	put_u64(&w, host->id);
+	put_u32(&w, (uint32_t)host->pacing.mode);
+	put_f64(&w, host->pacing.rate);
+	put_u32(&w, host->pacing.lockstep_timeout_ms);
+	put_u16(&w, (uint16_t)name);
+	put(&w, host->name, name);
+	put_u16(&w, (uint16_t)keeper);
+	put(&w, host->members.keeper, keeper);
+	put_u64(&w, snapshot);
+	size_t written = 0;
+	if (sn_world_snapshot_write(host->world, w.p + w.n, snapshot, &written) != SN_ERR_OK || written != snapshot)
+	{
+		free(w.p);
+		return NULL;
+	}
+	w.n += snapshot;
+	put_u64(&w, host->reset_point.size);
+	put(&w, host->reset_point.bytes, host->reset_point.size);
+	put_u32(&w, (uint32_t)models->count);
+	for (int i = 0; i < models->count; ++i)
+	{
+		put_u32(&w, (uint32_t)models->entries[i].kind);
+		put_u64(&w, models->entries[i].object);
+		put_u64(&w, models->entries[i].size);
+		put(&w, models->entries[i].bytes, models->entries[i].size);
+	}
+	put_u64(&w, fnv1a(w.p, w.n));
+	*size = w.n;
+	return w.p;
+}
+
+static void save_now(world_host* host)
+{
+	persist* p = host->srv->persist;
+	world_persist* wp = &host->persist;
+	if (host->busy || wp->writing)
+	{
+		wp->wanted = true;
+		return;
+	}
+	persist_job* job = calloc(1, sizeof(persist_job));
+	size_t size = 0;
+	uint8_t* bytes = job != NULL ? serialize(host, &size) : NULL;
+	if (bytes == NULL)
+	{
+		free(job);
+		host->srv->metrics.state_save_failures += 1;
+		log_warn("could not snapshot a world for the state directory", "world=%llu error=out of memory",
+				 (unsigned long long)host->id);
+		return;
+	}
+	job->world_id = host->id;
+	job->bytes = bytes;
+	job->size = size;
+	world_path(p, host->id, job->path, sizeof(job->path));
+	snprintf(job->tmp, sizeof(job->tmp), "%s" TMP_MARK "%llu", job->path, (unsigned long long)++p->sequence);
+	wp->writing = true;
+	wp->saved = true;
+	wp->wanted = false;
+	wp->dirty = false;
+	wp->saved_steps = host->cached.step_count;
+	queue_job(p, job);
+}
+
+static bool changed(const world_host* host)
+{
+	const world_persist* wp = &host->persist;
+	return !wp->saved || wp->dirty || wp->saved_steps != host->cached.step_count;
+}
+
+static void on_timer(uv_timer_t* timer)
+{
+	persist* p = timer->data;
+	server* srv = p->srv;
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		world_host* host = srv->worlds.items[i];
+		if (host != NULL && is_kept(host) && changed(host))
+		{
+			save_now(host);
+		}
+	}
+}
+
+void persist_world_changed(world_host* host)
+{
+	host->persist.dirty = true;
+}
+
+void persist_world_idle(world_host* host)
+{
+	persist* p = host->srv->persist;
+	if (p != NULL && !p->stopping && host->persist.wanted && is_kept(host))
+	{
+		save_now(host);
+	}
+}
+
+void persist_world_gone(world_host* host)
+{
+	persist* p = host->srv->persist;
+	if (p == NULL || p->stopping || !host->persist.saved)
+	{
+		return;
+	}
+	host->persist.saved = false;
+	for (persist_job* job = p->jobs; job != NULL; job = job->next)
+	{
+		if (job->world_id == host->id && !job->remove)
+		{
+			job->remove_after = true; // after the write in flight, or it would bring the file back
+			return;
+		}
+	}
+	persist_job* job = calloc(1, sizeof(persist_job));
+	if (job == NULL)
+	{
+		return;
+	}
+	job->remove = true;
+	job->world_id = host->id;
+	world_path(p, host->id, job->path, sizeof(job->path));
+	queue_job(p, job);
+}
+
+bool persist_busy(const server* srv)
+{
+	return srv->persist != NULL && srv->persist->jobs != NULL;
+}
+
+static void on_timer_closed(uv_handle_t* handle)
+{
+	(void)handle;
+}
+
+void persist_final(server* srv)
+{
+	persist* p = srv->persist;
+	if (p == NULL || p->stopping)
+	{
+		return;
+	}
+	p->stopping = true;
+	if (p->timer_open)
+	{
+		uv_close((uv_handle_t*)&p->timer, on_timer_closed);
+		p->timer_open = false;
+	}
+	uint64_t t0 = server_now_ns();
+	int written = 0, failed = 0;
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		world_host* host = srv->worlds.items[i];
+		if (host == NULL || !is_kept(host) || host->busy || !changed(host))
+		{
+			continue;
+		}
+		persist_job job;
+		memset(&job, 0, sizeof(job));
+		job.owner = p;
+		job.world_id = host->id;
+		job.bytes = serialize(host, &job.size);
+		world_path(p, host->id, job.path, sizeof(job.path));
+		snprintf(job.tmp, sizeof(job.tmp), "%s" TMP_MARK "%llu", job.path, (unsigned long long)++p->sequence);
+		if (job.bytes == NULL)
+		{
+			job.error = ENOMEM;
+			job.failed = "snapshot";
+		}
+		else
+		{
+			write_atomically(&job, p->dir);
+		}
+		free(job.bytes);
+		if (job.error != 0)
+		{
+			failed += 1;
+			log_warn("could not write a world's state file", "world=%llu path=%s step=%s error=%s",
+					 (unsigned long long)host->id, job.path, job.failed, strerror(job.error));
+		}
+		else
+		{
+			written += 1;
+		}
+	}
+	srv->metrics.state_saves += (uint64_t)written;
+	srv->metrics.state_save_failures += (uint64_t)failed;
+	log_info("state directory written", "dir=%s worlds=%d failed=%d ms=%.1f", p->dir, written, failed,
+			 (double)(server_now_ns() - t0) * 1e-6);
+}
+
+void persist_free(server* srv)
+{
+	free(srv->persist);
+	srv->persist = NULL;
+}
+
+// ---- restoring ----------------------------------------------------------------------------------------
+
+static bool valid_text(const uint8_t* s, size_t n, size_t cap)
+{
+	return n < cap && wire_utf8_check(s, n) == n;
+}
+
+// Rebuild one world from a file's bytes; false with the reason if the file is not a kept world of ours.
+static bool restore_world(server* srv, const char* file, const uint8_t* data, size_t size, char* why, size_t cap)
+{
+	if (size < MAGIC_SIZE || memcmp(data, FILE_MAGIC, MAGIC_SIZE) != 0)
+	{
+		snprintf(why, cap, "not a kept world of this server (its format is unknown)");
+		return false;
+	}
+	if (size < MAGIC_SIZE + 8)
+	{
+		snprintf(why, cap, "truncated");
+		return false;
+	}
+	reader r = { data, size - 8, MAGIC_SIZE, false };
+	uint64_t sum = 0;
+	for (int i = 0; i < 8; ++i)
+	{
+		sum |= (uint64_t)data[size - 8 + (size_t)i] << (8 * i);
+	}
+	if (sum != fnv1a(data, size - 8))
+	{
+		snprintf(why, cap, "corrupted (its checksum does not match)");
+		return false;
+	}
+	uint64_t id = get_u64(&r);
+	sinew_v1_TimeSettings t = sinew_v1_TimeSettings_init_zero;
+	t.mode = (sinew_v1_TimeMode)get_u32(&r);
+	t.has_rate = true;
+	t.rate = get_f64(&r);
+	t.has_lockstep_timeout_ms = true;
+	t.lockstep_timeout_ms = get_u32(&r);
+	size_t name_size = get_u16(&r);
+	const uint8_t* name = take(&r, name_size);
+	size_t keeper_size = get_u16(&r);
+	const uint8_t* keeper = take(&r, keeper_size);
+	size_t snapshot_size = 0, reset_size = 0;
+	const uint8_t* snapshot = get_blob(&r, &snapshot_size);
+	const uint8_t* reset = get_blob(&r, &reset_size);
+	uint32_t model_count = get_u32(&r);
+	if (r.bad || model_count > MAX_MODELS)
+	{
+		snprintf(why, cap, "truncated or malformed");
+		return false;
+	}
+	char name_text[64], keeper_text[64];
+	if (!valid_text(name, name_size, sizeof(name_text)) || !valid_text(keeper, keeper_size, sizeof(keeper_text)) ||
+		keeper_size == 0)
+	{
+		snprintf(why, cap, "its name or keeper is not valid");
+		return false;
+	}
+	memcpy(name_text, name, name_size);
+	name_text[name_size] = '\0';
+	memcpy(keeper_text, keeper, keeper_size);
+	keeper_text[keeper_size] = '\0';
+	time_settings time = { sinew_v1_TimeMode_TIME_PAUSED, 1.0, (uint32_t)srv->config.limits.lockstep_timeout_ms };
+	char detail[256];
+	if (pacing_check(&t, time, &time, detail, sizeof(detail)) != 0)
+	{
+		snprintf(why, cap, "its time settings are not valid: %s", detail);
+		return false;
+	}
+	// The reset point must rebuild as well as the world does.
+	sn_world* check = NULL;
+	if (sn_world_create_from_snapshot(reset, reset_size, NULL, &check) != SN_ERR_OK)
+	{
+		snprintf(why, cap, "its reset point does not restore");
+		return false;
+	}
+	sn_world_destroy(check);
+	sn_world* world = NULL;
+	sn_error err = sn_world_create_from_snapshot(snapshot, snapshot_size, NULL, &world);
+	if (err != SN_ERR_OK)
+	{
+		snprintf(why, cap, "its world does not restore (%s)", sn_error_name(err));
+		return false;
+	}
+	uint32_t tag = sn_world_get_def(world).id_tag;
+	world_host* host = NULL;
+	int32_t code = world_host_create_at(srv, world, name_text, 0, true, id, &host, detail, sizeof(detail));
+	if (code != 0)
+	{
+		snprintf(why, cap, "its world id %llu cannot be taken: %s", (unsigned long long)id, detail);
+		return false;
+	}
+	snprintf(host->members.keeper, sizeof(host->members.keeper), "%s", keeper_text);
+	if (tag > srv->next_id_tag)
+	{
+		srv->next_id_tag = tag; // new worlds' object ids stay apart from the restored ones'
+	}
+	uint8_t* reset_copy = malloc(reset_size > 0 ? reset_size : 1);
+	if (reset_copy != NULL)
+	{
+		memcpy(reset_copy, reset, reset_size);
+		world_host_keep_reset_point(host, reset_copy, reset_size);
+	}
+	for (uint32_t i = 0; i < model_count && !r.bad; ++i)
+	{
+		model_kind kind = (model_kind)get_u32(&r);
+		uint64_t object = get_u64(&r);
+		size_t model_size = 0;
+		const uint8_t* model = get_blob(&r, &model_size);
+		// Only kinds this server knows, and only descriptions of objects the world has.
+		sinew_v1_UrdfModel check_model = sinew_v1_UrdfModel_init_zero;
+		if (r.bad || kind != MODEL_URDF || !sn_articulation_is_valid(host->world, sn_articulation_id_load(object)) ||
+			!wire_decode(sinew_v1_UrdfModel_fields, &check_model, model, model_size, NULL, NULL, NULL) ||
+			!wire_check_strings(sinew_v1_UrdfModel_fields, model, model_size, NULL))
+		{
+			continue;
+		}
+		uint8_t* copy = malloc(model_size > 0 ? model_size : 1);
+		if (copy != NULL)
+		{
+			memcpy(copy, model, model_size);
+			if (!model_registry_keep(&host->models, kind, object, copy, model_size))
+			{
+				free(copy);
+			}
+		}
+	}
+	host->persist.saved = true;
+	host->persist.saved_steps = host->cached.step_count;
+	pacing_set(host, time);
+	srv->metrics.state_worlds_restored += 1;
+	char quoted[96];
+	log_info("world restored", "world=%llu name=%s keeper=%s steps=%llu file=%s", (unsigned long long)host->id,
+			 log_quote(quoted, sizeof(quoted), host->name), host->members.keeper,
+			 (unsigned long long)host->cached.step_count, file);
+	return true;
+}
+
+static bool has_suffix(const char* s, const char* suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+// Every file of ours in the directory: worlds restored, leftovers of writes a crash cut short removed.
+static void restore_all(persist* p)
+{
+	DIR* d = opendir(p->dir);
+	if (d == NULL)
+	{
+		return;
+	}
+	int restored = 0, skipped = 0;
+	struct dirent* e;
+	while ((e = readdir(d)) != NULL)
+	{
+		const char* entry = e->d_name;
+		if (strncmp(entry, FILE_PREFIX, strlen(FILE_PREFIX)) != 0)
+		{
+			continue; // not ours
+		}
+		char path[1024];
+		snprintf(path, sizeof(path), "%s/%s", p->dir, entry);
+		if (strstr(entry, FILE_SUFFIX TMP_MARK) != NULL)
+		{
+			log_info("removing an unfinished state file", "path=%s", path);
+			unlink(path);
+			continue;
+		}
+		if (!has_suffix(entry, FILE_SUFFIX))
+		{
+			continue;
+		}
+		char why[320] = "";
+		bool ok = false;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		{
+			snprintf(why, sizeof(why), "cannot be read (%s)", strerror(errno));
+		}
+		else if (st.st_size > MAX_FILE_BYTES)
+		{
+			snprintf(why, sizeof(why), "larger than %d bytes", MAX_FILE_BYTES);
+		}
+		else
+		{
+			size_t size = (size_t)st.st_size;
+			uint8_t* data = malloc(size > 0 ? size : 1);
+			size_t got = 0;
+			while (data != NULL && got < size)
+			{
+				ssize_t n = read(fd, data + got, size - got);
+				if (n < 0 && errno == EINTR)
+				{
+					continue;
+				}
+				if (n <= 0)
+				{
+					break;
+				}
+				got += (size_t)n;
+			}
+			if (data == NULL || got != size)
+			{
+				snprintf(why, sizeof(why), "cannot be read whole");
+			}
+			else
+			{
+				ok = restore_world(p->srv, entry, data, size, why, sizeof(why));
+			}
+			free(data);
+		}
+		if (fd >= 0)
+		{
+			close(fd);
+		}
+		if (ok)
+		{
+			restored += 1;
+		}
+		else
+		{
+			skipped += 1;
+			char quoted[400];
+			log_warn("state file skipped", "path=%s reason=%s", path, log_quote(quoted, sizeof(quoted), why));
+		}
+	}
+	closedir(d);
+	log_info("state directory read", "dir=%s worlds=%d skipped=%d", p->dir, restored, skipped);
+}
+
+int persist_start(server* srv)
+{
+	const char* dir = srv->config.state_dir;
+	if (dir[0] == '\0')
+	{
+		return 0;
+	}
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+	{
+		log_error("cannot create the state directory", "dir=%s error=%s", dir, strerror(errno));
+		return -1;
+	}
+	if (access(dir, R_OK | W_OK | X_OK) != 0)
+	{
+		log_error("cannot write the state directory", "dir=%s error=%s", dir, strerror(errno));
+		return -1;
+	}
+	persist* p = calloc(1, sizeof(persist));
+	if (p == NULL)
+	{
+		return -1;
+	}
+	p->srv = srv;
+	snprintf(p->dir, sizeof(p->dir), "%s", dir);
+	srv->persist = p;
+	restore_all(p);
+	uint64_t interval = (uint64_t)srv->config.limits.state_snapshot_interval_ms;
+	uv_timer_init(srv->loop, &p->timer);
+	p->timer.data = p;
+	uv_timer_start(&p->timer, on_timer, interval, interval);
+	// The periodic snapshots alone do not keep the loop running.
+	uv_unref((uv_handle_t*)&p->timer);
+	p->timer_open = true;
+	return 0;
+}
