@@ -93,6 +93,12 @@ static bool parse_vec3(const char* text, double v[3])
 
 // A wrong argument: say what is wrong (the usage line follows, from main). Returns 2.
 static int bad_argument(const cli* c, const char* format, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+static int bad_argument(const cli* c, const char* format, ...)
 {
 	va_list args;
 	va_start(args, format);
