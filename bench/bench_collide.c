@@ -9,6 +9,14 @@
 //                GJK/EPA and, with SINEW_BENCH_PEERS, by Debian's libccd (GJK+EPA and MPR, set up as MuJoCo
 //                2.x used it: 50 iterations, tolerance 1e-6 of the size; and "tight": 1000 iterations,
 //                1e-10 of the size)
+//   world        the collision stage of a world step (proxies, pair finding, the pair cache with the
+//                narrowphase, warm-start matching, events: contact_prepare + contact_update) on the contact
+//                scenes of the scene library: C6 (210 boxes resting in a pyramid), C7 (1,000 spheres in the
+//                open box as built, and packed in touching layers as after settling), C8 (100 ten-link
+//                capsule chains, as articulations and as bodies with hinges), and 1,000 and 10,000 shapes
+//                (boxes, spheres, capsules) moving in a cube and bouncing off its sides. There are no contact
+//                forces yet: the resting scenes keep their poses (no gravity), the moving shapes are moved by
+//                setting their poses before each stage
 // Prints a table and BENCH key=value lines. Timings on a shared machine are rough (the lead re-measures);
 // the robustness figures are exact counts.
 #include "clock.h"
@@ -18,6 +26,9 @@
 #include "collide/hull.h"
 #include "collide/mesh.h"
 #include "collide/narrowphase.h"
+#include "contact/contact.h"
+#include "scenes/scenes.h"
+#include "world.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -650,10 +661,238 @@ static void bench_robustness(void)
 	}
 }
 
+// ---- world: the collision stage of a step ----
+
+typedef struct world_figures
+{
+	double prepare_ns, update_ns; // per step
+	sn_collision_stats stats;     // of the last step
+	double moved;                 // proxies re-inserted per step
+	uint64_t allocations;         // after the warm-up steps
+} world_figures;
+
+// Times `steps` collision stages of the world (after `warm` stages to warm up); move, if not NULL, moves
+// the bodies before each stage.
+static world_figures time_stage(sn_world* world, int warm, int steps, void (*move)(sn_world*, void*), void* context)
+{
+	world_figures f;
+	memset(&f, 0, sizeof(f));
+	double dt = sn_world_get_time_step(world);
+	uint64_t allocations = 0;
+	long moved = 0;
+	for (int i = 0; i < warm + steps; ++i)
+	{
+		if (move != NULL)
+		{
+			move(world, context);
+		}
+		if (i == warm)
+		{
+			allocations = sn_world_get_memory_stats(world).allocations;
+		}
+		double t0 = bench_now();
+		if (contact_prepare(world, dt) != SN_ERR_OK)
+		{
+			fprintf(stderr, "bench_collide: out of memory\n");
+			exit(1);
+		}
+		double t1 = bench_now();
+		contact_update(world, dt);
+		double t2 = bench_now();
+		if (i >= warm)
+		{
+			f.prepare_ns += 1e9 * (t1 - t0);
+			f.update_ns += 1e9 * (t2 - t1);
+			moved += world->contacts.stats.proxies_moved;
+		}
+	}
+	f.prepare_ns /= steps;
+	f.update_ns /= steps;
+	f.moved = (double)moved / steps;
+	f.stats = sn_world_get_collision_stats(world);
+	f.allocations = sn_world_get_memory_stats(world).allocations - allocations;
+	return f;
+}
+
+static void report_world(const char* scene, int shapes, int steps, const world_figures* f)
+{
+	double total = f->prepare_ns + f->update_ns;
+	printf("world %-15s shapes %6d  collide %10.0f ns/step (prepare %9.0f, update %9.0f)  pairs %6d  manifolds %6d  "
+		   "points %6d  moved %7.1f\n",
+		   scene, shapes, total, f->prepare_ns, f->update_ns, f->stats.pairs, f->stats.manifolds, f->stats.points,
+		   f->moved);
+	printf("BENCH section=world scene=%s shapes=%d steps=%d collide_ns_per_step=%.0f prepare_ns_per_step=%.0f "
+		   "update_ns_per_step=%.0f ns_per_shape_step=%.2f pairs=%d manifolds=%d points=%d touching=%d "
+		   "proxies_moved_per_step=%.2f allocations_after_warmup=%llu\n",
+		   scene, shapes, steps, total, f->prepare_ns, f->update_ns, total / (shapes > 0 ? shapes : 1), f->stats.pairs,
+		   f->stats.manifolds, f->stats.points, f->stats.touching, f->moved, (unsigned long long)f->allocations);
+}
+
+static void check(sn_error err, const char* what)
+{
+	if (err != SN_ERR_OK)
+	{
+		fprintf(stderr, "bench_collide: %s: %s\n", what, sn_error_name(err));
+		exit(1);
+	}
+}
+
+static sn_world* bench_world(double dt)
+{
+	sn_world_def wd = scene_world_def(SN_SOLVER_TGS, dt);
+	wd.gravity = sn_v3(0, 0, 0);
+	sn_world* world = NULL;
+	check(sn_world_create(&wd, &world), "world");
+	return world;
+}
+
+// A resting scene: the stage with nothing moving (every pair persists, every manifold is recomputed).
+static void bench_resting(const char* name, sn_world* world, int steps)
+{
+	world_figures f = time_stage(world, 10, steps, NULL, NULL);
+	report_world(name, sn_world_get_shape_count(world), steps, &f);
+	sn_world_destroy(world);
+}
+
+// C7 as after settling: the 1,000 spheres in touching square layers of 15 x 15 (spacing one diameter) on
+// the floor of the open box, the last layer partly filled.
+static void c7_packed(sn_world* world)
+{
+	static sn_body_id spheres[SCENE_C7_SPHERES];
+	check(scene_c7_spheres(world, spheres), "C7");
+	double d = 2.0 * SCENE_C7_RADIUS;
+	for (int n = 0; n < SCENE_C7_SPHERES; ++n)
+	{
+		int layer = n / 225, line = (n % 225) / 15, col = n % 15;
+		sn_transform pose = { sn_v3(-0.7 + d * col, -0.7 + d * line, SCENE_C7_RADIUS + d * layer), sn_quat_identity() };
+		check(sn_body_set_pose(world, spheres[n], pose), "pose");
+	}
+}
+
+typedef struct movers
+{
+	int n;
+	double half; // of the cube, m
+	sn_body_id* body;
+	sn_vec3* p;
+	sn_vec3* v;
+	sn_body_state* states;
+} movers;
+
+static void move_movers(sn_world* world, void* context)
+{
+	movers* m = (movers*)context;
+	double dt = sn_world_get_time_step(world);
+	for (int i = 0; i < m->n; ++i)
+	{
+		m->p[i] = sn_mul_add(m->p[i], dt, m->v[i]);
+		double* c = &m->p[i].x;
+		double* v = &m->v[i].x;
+		for (int k = 0; k < 3; ++k)
+		{
+			if (fabs(c[k]) > m->half)
+			{
+				v[k] = c[k] > 0 ? -fabs(v[k]) : fabs(v[k]);
+			}
+		}
+		m->states[i].body = m->body[i];
+		m->states[i].has_pose = true;
+		m->states[i].pose.p = m->p[i];
+		m->states[i].pose.q = sn_quat_identity();
+		m->states[i].has_linear_velocity = true;
+		m->states[i].linear_velocity = m->v[i];
+	}
+	check(sn_world_set_body_states(world, m->states, m->n), "set body states");
+}
+
+// n shapes (boxes, spheres and capsules of 0.05 to 0.3 m) in a cube sized for a few overlaps each, 90 %
+// moving at up to 2 m/s, dt 1/240 s: the broadphase section's setting, through the world.
+static void bench_moving(int n, int steps)
+{
+	rng r = { 0x7654321ull + (uint64_t)n };
+	sn_world* world = bench_world(1.0 / 240.0);
+	movers m;
+	m.n = n;
+	m.half = 0.5 * cbrt(n / 3.0);
+	m.body = (sn_body_id*)malloc((size_t)n * sizeof(sn_body_id));
+	m.p = (sn_vec3*)malloc((size_t)n * sizeof(sn_vec3));
+	m.v = (sn_vec3*)malloc((size_t)n * sizeof(sn_vec3));
+	m.states = (sn_body_state*)calloc((size_t)n, sizeof(sn_body_state));
+	if (m.body == NULL || m.p == NULL || m.v == NULL || m.states == NULL)
+	{
+		exit(1);
+	}
+	int moving = n - n / 10;
+	for (int i = 0; i < n; ++i)
+	{
+		sn_body_def bd = sn_default_body_def();
+		m.p[i] = vrange(&r, -m.half, m.half);
+		m.v[i] = i < moving ? sn_scale(range(&r, 0.0, 2.0), direction(&r)) : sn_v3(0, 0, 0);
+		bd.pose.p = m.p[i];
+		check(sn_create_body(world, &bd, &m.body[i]), "body");
+		sn_shape_def sd = sn_default_shape_def();
+		sd.body = m.body[i];
+		double size = range(&r, 0.05, 0.3);
+		switch (i % 3)
+		{
+			case 0:
+			{
+				double y = range(&r, 0.05, 0.3), z = range(&r, 0.05, 0.3);
+				sd.geometry = sn_geometry_box(sn_v3(size, y, z));
+				break;
+			}
+			case 1:
+				sd.geometry = sn_geometry_sphere(size);
+				break;
+			default:
+				sd.geometry = sn_geometry_capsule(0.5 * size, size);
+				break;
+		}
+		sn_shape_id id;
+		check(sn_create_shape(world, &sd, &id), "shape");
+	}
+	world_figures f = time_stage(world, steps / 10, steps, move_movers, &m);
+	char name[32];
+	snprintf(name, sizeof(name), "moving_%d", n);
+	report_world(name, n, steps, &f);
+	sn_world_destroy(world);
+	free(m.body);
+	free(m.p);
+	free(m.v);
+	free(m.states);
+}
+
+static void bench_world_section(bool quick)
+{
+	int steps = quick ? 20 : 200;
+	static sn_body_id boxes[SCENE_C6_BOXES];
+	sn_world* w = bench_world(1.0 / 240.0);
+	check(scene_c6_pyramid(w, boxes), "C6");
+	bench_resting("c6_pyramid", w, steps);
+	static sn_body_id spheres[SCENE_C7_SPHERES];
+	w = bench_world(1.0 / 240.0);
+	check(scene_c7_spheres(w, spheres), "C7");
+	bench_resting("c7_as_built", w, steps);
+	w = bench_world(1.0 / 240.0);
+	c7_packed(w);
+	bench_resting("c7_packed", w, steps);
+	static sn_articulation_id chains[SCENE_C8_CHAINS];
+	w = bench_world(0.001);
+	check(scene_c8_chains_articulated(w, chains), "C8");
+	bench_resting("c8_articulated", w, steps);
+	static sn_body_id links[SCENE_C8_CHAINS * SCENE_C8_LINKS];
+	static sn_joint_id hinges[SCENE_C8_CHAINS * (SCENE_C8_LINKS - 1)];
+	w = bench_world(0.001);
+	check(scene_c8_chains_maximal(w, links, hinges), "C8 maximal");
+	bench_resting("c8_maximal", w, steps);
+	bench_moving(1000, quick ? 20 : 500);
+	bench_moving(10000, quick ? 10 : 100);
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-			"usage: bench_collide [--quick] [--section broadphase|narrowphase|agreement|robustness]...\n"
+			"usage: bench_collide [--quick] [--section broadphase|narrowphase|agreement|robustness|world]...\n"
 			"  --quick    fewer steps and shorter timings (a smoke run)\n"
 			"  --section  run only the named sections (default all)\n");
 }
@@ -661,8 +900,8 @@ static void usage(void)
 int main(int argc, char** argv)
 {
 	bool quick = false;
-	const char* names[4] = { "broadphase", "narrowphase", "agreement", "robustness" };
-	bool run[4] = { false, false, false, false };
+	const char* names[5] = { "broadphase", "narrowphase", "agreement", "robustness", "world" };
+	bool run[5] = { false, false, false, false, false };
 	bool any = false;
 	for (int i = 1; i < argc; ++i)
 	{
@@ -675,7 +914,7 @@ int main(int argc, char** argv)
 		if (strcmp(argv[i], "--section") == 0 && i + 1 < argc)
 		{
 			i += 1;
-			for (int k = 0; k < 4; ++k)
+			for (int k = 0; k < 5; ++k)
 			{
 				if (strcmp(argv[i], names[k]) == 0)
 				{
@@ -705,6 +944,10 @@ int main(int argc, char** argv)
 	if (!any || run[3])
 	{
 		bench_robustness();
+	}
+	if (!any || run[4])
+	{
+		bench_world_section(quick);
 	}
 	return 0;
 }

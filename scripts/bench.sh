@@ -12,7 +12,8 @@
 #                                               1/10/100 WebSocket clients, real-time capacity (--quick for a
 #                                               short run; see README.md)
 #   bash scripts/bench.sh collide [args]        bench_collide: broadphase, narrowphase per pair family,
-#                                               GJK/EPA against closed forms and against libccd (--quick,
+#                                               GJK/EPA against closed forms and against libccd, the world's
+#                                               collision stage on the contact scenes (--quick,
 #                                               --section NAME)
 # The release build is configured with SINEW_BENCH_PEERS=ON (peer libraries such as libccd and MuJoCo, from
 # install-deps.sh) so the comparisons run.

@@ -97,7 +97,6 @@ static int bad_argument(const cli* c, const char* format, ...)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
-
 static int bad_argument(const cli* c, const char* format, ...)
 {
 	va_list args;

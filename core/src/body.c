@@ -1,7 +1,10 @@
-// Rigid bodies: defaults, validation, the body pool, getters and setters, applied forces.
+// Rigid bodies: defaults, validation, the body pool, getters and setters, applied forces; and the bodies
+// of articulation links (SN_BODY_LINK), whose state is read from their articulation.
 #include "body.h"
 
+#include "artic/artic.h"
 #include "math/mathx.h"
+#include "shape.h"
 #include "world.h"
 
 #include "sinew/body.h"
@@ -105,7 +108,8 @@ void body_prepare_solver_slots(sn_world* world)
 		{
 			continue;
 		}
-		if (b->type == SN_BODY_STATIC)
+		// Static bodies are the ground; a link's motion is its articulation's (its own solve).
+		if (b->type == SN_BODY_STATIC || b->type == SN_BODY_LINK)
 		{
 			b->solver_index = 0;
 			continue;
@@ -133,6 +137,182 @@ void body_store_solver_velocities(sn_world* world)
 			b->w = world->solver_bodies[i].w;
 		}
 	}
+}
+
+// ---- link bodies --------------------------------------------------------------------------------------
+
+static const artic* link_artic(const sn_world* world, const body* b)
+{
+	return world->artics->items + b->artic;
+}
+
+static sn_articulation_id link_artic_id(const sn_world* world, const body* b)
+{
+	sn_articulation_id id = { b->artic + 1, world_id_generation(world, link_artic(world, b)->generation) };
+	return id;
+}
+
+body_motion body_motion_of(const sn_world* world, int32_t index)
+{
+	body_motion m;
+	if (index < 0)
+	{
+		m.pose = sn_transform_identity();
+		m.com = m.v = m.w = sn_v3(0, 0, 0);
+		return m;
+	}
+	const body* b = world->bodies + index;
+	if (b->type == SN_BODY_LINK)
+	{
+		const artic* a = link_artic(world, b);
+		m.pose = artic_link_pose(a, b->link);
+		m.com = sn_transform_point(m.pose, a->info[b->link].com);
+		artic_point_velocity(a, b->link, m.com, &m.v, &m.w);
+		return m;
+	}
+	m.pose = body_pose(b);
+	m.com = b->com;
+	m.v = b->v;
+	m.w = b->w;
+	return m;
+}
+
+sn_body_id body_id_of(const sn_world* world, int32_t index)
+{
+	sn_body_id id = { 0, 0 };
+	if (index >= 0)
+	{
+		id.index1 = index + 1;
+		id.generation = world_id_generation(world, world->bodies[index].generation);
+	}
+	return id;
+}
+
+sn_error body_reserve(sn_world* world, int count)
+{
+	int free_slots = 0;
+	for (int32_t i = world->body_free; i >= 0 && free_slots < count; i = world->bodies[i].next_free)
+	{
+		free_slots += 1;
+	}
+	int fresh = count - free_slots;
+	if (fresh <= 0)
+	{
+		return SN_ERR_OK;
+	}
+	if (world->body_high > INT32_MAX - 1 - fresh)
+	{
+		return SN_ERR_CAPACITY;
+	}
+	void* p = world->bodies;
+	if (!memory_reserve(&world->memory, &p, &world->body_capacity, world->body_high + fresh, sizeof(body)))
+	{
+		return SN_ERR_NO_MEMORY;
+	}
+	world->bodies = p;
+	return SN_ERR_OK;
+}
+
+// A slot from the free list or a fresh one (room reserved by the caller), cleared, live, with its
+// generation.
+static int32_t take_slot(sn_world* world)
+{
+	int32_t index = world->body_free;
+	if (index < 0)
+	{
+		index = world->body_high++;
+		world->bodies[index].generation = 1;
+	}
+	else
+	{
+		world->body_free = world->bodies[index].next_free;
+	}
+	body* b = world->bodies + index;
+	uint32_t generation = b->generation;
+	memset(b, 0, sizeof(*b));
+	b->generation = generation;
+	b->next_free = -1;
+	b->live = true;
+	b->artic = -1;
+	b->link = -1;
+	b->shape_head = -1;
+	b->q = sn_quat_identity();
+	return index;
+}
+
+static void release_slot(sn_world* world, int32_t index)
+{
+	body* b = world->bodies + index;
+	b->live = false;
+	b->generation += 1;
+	if (b->generation == 0)
+	{
+		b->generation = 1;
+	}
+	b->next_free = world->body_free;
+	world->body_free = index;
+}
+
+void body_create_links(sn_world* world, int32_t artic_index, int link_count, int32_t* link_body)
+{
+	for (int l = 0; l < link_count; ++l)
+	{
+		int32_t index = take_slot(world);
+		body* b = world->bodies + index;
+		b->type = SN_BODY_LINK;
+		b->artic = artic_index;
+		b->link = l;
+		link_body[l] = index;
+	}
+	world->contacts.proxies_stale = true;
+}
+
+void body_destroy_links(sn_world* world, int link_count, const int32_t* link_body)
+{
+	for (int l = 0; l < link_count; ++l)
+	{
+		int32_t index = link_body[l];
+		if (index < 0 || index >= world->body_high || !world->bodies[index].live)
+		{
+			continue;
+		}
+		shape_destroy_body_shapes(world, index);
+		contact_forget_body(world, index);
+		release_slot(world, index);
+	}
+}
+
+sn_error sn_body_get_link(const sn_world* world, sn_body_id id, sn_articulation_id* articulation, int* link)
+{
+	const body* b = body_get(world, id);
+	if (b == NULL)
+	{
+		return SN_ERR_INVALID_ID;
+	}
+	if (b->type != SN_BODY_LINK)
+	{
+		return SN_ERR_WRONG_TYPE;
+	}
+	if (articulation != NULL)
+	{
+		*articulation = link_artic_id(world, b);
+	}
+	if (link != NULL)
+	{
+		*link = b->link;
+	}
+	return SN_ERR_OK;
+}
+
+sn_body_id sn_articulation_get_link_body(const sn_world* world, sn_articulation_id id, int link)
+{
+	const artic* a = artic_get(world, id);
+	if (a == NULL || link < 0 || link >= a->link_count)
+	{
+		sn_body_id none = { 0, 0 };
+		return none;
+	}
+	return body_id_of(world, a->link_body[link]);
 }
 
 bool sn_body_is_valid(const sn_world* world, sn_body_id id)
@@ -229,6 +409,11 @@ sn_error sn_create_body(sn_world* world, const sn_body_def* def, sn_body_id* out
 	{
 		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "create body: def and out_id must not be NULL");
 	}
+	if (def->type == SN_BODY_LINK)
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT,
+						  "create body: link bodies are made by their articulation (sn_create_articulation)");
+	}
 	if (!valid_type(def->type))
 	{
 		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "create body: unknown body type %d", (int)def->type);
@@ -264,33 +449,15 @@ sn_error sn_create_body(sn_world* world, const sn_body_def* def, sn_body_id* out
 		return err;
 	}
 
-	int32_t index = world->body_free;
-	if (index < 0)
+	err = body_reserve(world, 1);
+	if (err != SN_ERR_OK)
 	{
-		if (world->body_high == INT32_MAX - 1)
-		{
-			return world_fail(world, SN_ERR_CAPACITY, "create body: too many bodies");
-		}
-		void* p = world->bodies;
-		if (!memory_reserve(&world->memory, &p, &world->body_capacity, world->body_high + 1, sizeof(body)))
-		{
-			return world_fail(world, SN_ERR_NO_MEMORY, "create body: out of memory");
-		}
-		world->bodies = p;
-		index = world->body_high++;
-		world->bodies[index].generation = 1;
+		return world_fail(world, err,
+						  err == SN_ERR_CAPACITY ? "create body: too many bodies" : "create body: out of memory");
 	}
-	else
-	{
-		world->body_free = world->bodies[index].next_free;
-	}
-
+	int32_t index = take_slot(world);
 	body* b = world->bodies + index;
 	uint32_t generation = b->generation;
-	memset(b, 0, sizeof(*b));
-	b->generation = generation;
-	b->next_free = -1;
-	b->live = true;
 	b->type = def->type;
 	bool dynamic = def->type == SN_BODY_DYNAMIC;
 	set_mass_fields(b, dynamic ? def->mass : 0.0, dynamic ? def->inertia : sn_mat33_zero(), def->center_of_mass);
@@ -318,6 +485,11 @@ sn_error sn_destroy_body(sn_world* world, sn_body_id id)
 	{
 		return world_fail(world, SN_ERR_INVALID_ID, "destroy body: invalid body id");
 	}
+	if (b->type == SN_BODY_LINK)
+	{
+		return world_fail(world, SN_ERR_WRONG_TYPE,
+						  "destroy body: a link's body goes with its articulation (sn_destroy_articulation)");
+	}
 	int32_t index = id.index1 - 1;
 	for (int i = 0; i < world->joint_high; ++i)
 	{
@@ -327,14 +499,9 @@ sn_error sn_destroy_body(sn_world* world, sn_body_id id)
 			sn_destroy_joint(world, joint_id_of(world, i));
 		}
 	}
-	b->live = false;
-	b->generation += 1;
-	if (b->generation == 0)
-	{
-		b->generation = 1;
-	}
-	b->next_free = world->body_free;
-	world->body_free = index;
+	shape_destroy_body_shapes(world, index);
+	contact_forget_body(world, index);
+	release_slot(world, index);
 	world->body_count -= 1;
 	return SN_ERR_OK;
 }
@@ -349,6 +516,11 @@ sn_error sn_destroy_body(sn_world* world, sn_body_id id)
 	if (b == NULL)                                                                                                     \
 		return world_fail(world, SN_ERR_INVALID_ID, "%s: invalid body id", what);
 
+// Setters that would move or reshape a body refuse a link's: its motion and mass are the articulation's.
+#define NOT_LINK_(world, b, what)                                                                                      \
+	if ((b)->type == SN_BODY_LINK)                                                                                     \
+		return world_fail(world, SN_ERR_WRONG_TYPE, "%s: a link's body moves with its articulation", what);
+
 sn_body_type sn_body_get_type(const sn_world* world, sn_body_id id)
 {
 	GET_OR_(world, id, SN_BODY_STATIC);
@@ -358,48 +530,67 @@ sn_body_type sn_body_get_type(const sn_world* world, sn_body_id id)
 sn_transform sn_body_get_pose(const sn_world* world, sn_body_id id)
 {
 	GET_OR_(world, id, sn_transform_identity());
-	return body_pose(b);
+	return b->type == SN_BODY_LINK ? body_motion_of(world, id.index1 - 1).pose : body_pose(b);
 }
 
 sn_vec3 sn_body_get_center_of_mass(const sn_world* world, sn_body_id id)
 {
 	GET_OR_(world, id, sn_v3(0, 0, 0));
-	return b->com;
+	return b->type == SN_BODY_LINK ? body_motion_of(world, id.index1 - 1).com : b->com;
 }
 
 sn_vec3 sn_body_get_linear_velocity(const sn_world* world, sn_body_id id)
 {
 	GET_OR_(world, id, sn_v3(0, 0, 0));
-	return b->v;
+	return b->type == SN_BODY_LINK ? body_motion_of(world, id.index1 - 1).v : b->v;
 }
 
 sn_vec3 sn_body_get_angular_velocity(const sn_world* world, sn_body_id id)
 {
 	GET_OR_(world, id, sn_v3(0, 0, 0));
-	return b->w;
+	return b->type == SN_BODY_LINK ? body_motion_of(world, id.index1 - 1).w : b->w;
 }
 
 sn_vec3 sn_body_get_point_velocity(const sn_world* world, sn_body_id id, sn_vec3 world_point)
 {
 	GET_OR_(world, id, sn_v3(0, 0, 0));
+	if (b->type == SN_BODY_LINK)
+	{
+		sn_vec3 v, w;
+		artic_point_velocity(link_artic(world, b), b->link, world_point, &v, &w);
+		return v;
+	}
 	return sn_add(b->v, sn_cross(b->w, sn_sub(world_point, b->com)));
 }
 
 double sn_body_get_mass(const sn_world* world, sn_body_id id)
 {
 	GET_OR_(world, id, 0.0);
-	return b->mass;
+	return b->type == SN_BODY_LINK ? link_artic(world, b)->links[b->link].mass : b->mass;
 }
 
 sn_mat33 sn_body_get_inertia(const sn_world* world, sn_body_id id)
 {
 	GET_OR_(world, id, sn_mat33_zero());
-	return b->inertia;
+	return b->type == SN_BODY_LINK ? link_artic(world, b)->info[b->link].inertia : b->inertia;
 }
 
 double sn_body_get_kinetic_energy(const sn_world* world, sn_body_id id)
 {
 	GET_OR_(world, id, 0.0);
+	if (b->type == SN_BODY_LINK)
+	{
+		// The link's share of sn_articulation_get_kinetic_energy (a fixed base's link 0 does not move).
+		const artic* a = link_artic(world, b);
+		if (b->link == 0 && a->fixed_base)
+		{
+			return 0.0;
+		}
+		body_motion m = body_motion_of(world, id.index1 - 1);
+		sn_vec3 wb = sn_inv_rotate(m.pose.q, m.w);
+		double mass = a->links[b->link].mass;
+		return 0.5 * mass * sn_dot(m.v, m.v) + 0.5 * sn_dot(wb, sn_mat33_mul_v(a->info[b->link].inertia, wb));
+	}
 	if (b->type != SN_BODY_DYNAMIC)
 	{
 		return 0.0;
@@ -411,24 +602,32 @@ double sn_body_get_kinetic_energy(const sn_world* world, sn_body_id id)
 uint64_t sn_body_get_user_data(const sn_world* world, sn_body_id id)
 {
 	GET_OR_(world, id, 0);
-	return b->user_data;
+	return b->type == SN_BODY_LINK ? link_artic(world, b)->info[b->link].user_data : b->user_data;
 }
 
 sn_vec3 sn_body_get_applied_force(const sn_world* world, sn_body_id id)
 {
 	GET_OR_(world, id, sn_v3(0, 0, 0));
-	return b->force;
+	return b->type == SN_BODY_LINK ? link_artic(world, b)->link_force[b->link].v : b->force;
 }
 
 sn_vec3 sn_body_get_applied_torque(const sn_world* world, sn_body_id id)
 {
 	GET_OR_(world, id, sn_v3(0, 0, 0));
+	if (b->type == SN_BODY_LINK)
+	{
+		// The link force holds the torque about the world origin: move it to the centre of mass.
+		const sv6* f = link_artic(world, b)->link_force + b->link;
+		sn_vec3 com = body_motion_of(world, id.index1 - 1).com;
+		return sn_sub(f->w, sn_cross(com, f->v));
+	}
 	return b->torque;
 }
 
 sn_error sn_body_set_pose(sn_world* world, sn_body_id id, sn_transform pose)
 {
 	SET_OR_FAIL_(world, id, "set body pose");
+	NOT_LINK_(world, b, "set body pose");
 	sn_quat q;
 	sn_error err = check_pose(world, "set body pose", pose, &q);
 	if (err != SN_ERR_OK)
@@ -437,12 +636,15 @@ sn_error sn_body_set_pose(sn_world* world, sn_body_id id, sn_transform pose)
 	}
 	b->q = q;
 	b->com = sn_add(pose.p, sn_rotate(q, b->local_com));
+	b->moved = true;
+	world->contacts.proxies_stale = true;
 	return SN_ERR_OK;
 }
 
 sn_error sn_body_set_linear_velocity(sn_world* world, sn_body_id id, sn_vec3 velocity)
 {
 	SET_OR_FAIL_(world, id, "set linear velocity");
+	NOT_LINK_(world, b, "set linear velocity");
 	if (!sn_vec3_is_finite(velocity))
 	{
 		return world_fail(world, SN_ERR_NOT_FINITE, "set linear velocity: velocity must be finite");
@@ -458,6 +660,7 @@ sn_error sn_body_set_linear_velocity(sn_world* world, sn_body_id id, sn_vec3 vel
 sn_error sn_body_set_angular_velocity(sn_world* world, sn_body_id id, sn_vec3 velocity)
 {
 	SET_OR_FAIL_(world, id, "set angular velocity");
+	NOT_LINK_(world, b, "set angular velocity");
 	if (!sn_vec3_is_finite(velocity))
 	{
 		return world_fail(world, SN_ERR_NOT_FINITE, "set angular velocity: velocity must be finite");
@@ -481,6 +684,11 @@ static sn_error check_body_state(sn_world* world, const sn_body_state* s, int en
 	if (b == NULL)
 	{
 		return world_fail(world, SN_ERR_INVALID_ID, "set body states: entry %d: invalid body id", entry);
+	}
+	if (b->type == SN_BODY_LINK)
+	{
+		return world_fail(world, SN_ERR_WRONG_TYPE,
+						  "set body states: entry %d: a link's body moves with its articulation", entry);
 	}
 	sn_error err = s->has_pose ? pose_error(s->pose) : SN_ERR_OK;
 	if (err != SN_ERR_OK)
@@ -548,6 +756,8 @@ sn_error sn_world_set_body_states(sn_world* world, const sn_body_state* states, 
 		{
 			b->q = sn_quat_normalize(s->pose.q);
 			b->com = sn_add(s->pose.p, sn_rotate(b->q, b->local_com));
+			b->moved = true;
+			world->contacts.proxies_stale = true;
 		}
 		if (s->has_linear_velocity)
 		{
@@ -565,6 +775,7 @@ sn_error sn_body_set_mass_properties(sn_world* world, sn_body_id id, double mass
 									 sn_vec3 center_of_mass)
 {
 	SET_OR_FAIL_(world, id, "set mass properties");
+	NOT_LINK_(world, b, "set mass properties");
 	sn_error err = check_mass(world, "set mass properties", mass, inertia, center_of_mass);
 	if (err != SN_ERR_OK)
 	{
@@ -580,6 +791,7 @@ sn_error sn_body_set_mass_properties(sn_world* world, sn_body_id id, double mass
 sn_error sn_body_set_damping(sn_world* world, sn_body_id id, double linear_damping, double angular_damping)
 {
 	SET_OR_FAIL_(world, id, "set damping");
+	NOT_LINK_(world, b, "set damping");
 	sn_error err = check_damping(world, "set damping", linear_damping, angular_damping);
 	if (err != SN_ERR_OK)
 	{
@@ -593,6 +805,7 @@ sn_error sn_body_set_damping(sn_world* world, sn_body_id id, double linear_dampi
 sn_error sn_body_set_gravity_scale(sn_world* world, sn_body_id id, double gravity_scale)
 {
 	SET_OR_FAIL_(world, id, "set gravity scale");
+	NOT_LINK_(world, b, "set gravity scale");
 	if (!isfinite(gravity_scale))
 	{
 		return world_fail(world, SN_ERR_NOT_FINITE, "set gravity scale: must be finite");
@@ -604,6 +817,11 @@ sn_error sn_body_set_gravity_scale(sn_world* world, sn_body_id id, double gravit
 sn_error sn_body_set_type(sn_world* world, sn_body_id id, sn_body_type type)
 {
 	SET_OR_FAIL_(world, id, "set body type");
+	NOT_LINK_(world, b, "set body type");
+	if (type == SN_BODY_LINK)
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "set body type: link bodies are made by articulations");
+	}
 	if (!valid_type(type))
 	{
 		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "set body type: unknown type %d", (int)type);
@@ -613,7 +831,22 @@ sn_error sn_body_set_type(sn_world* world, sn_body_id id, sn_body_type type)
 		return world_fail(world, SN_ERR_NON_POSITIVE_MASS,
 						  "set body type: set mass properties before making the body dynamic");
 	}
+	int32_t index = id.index1 - 1;
+	if (type != SN_BODY_STATIC && shape_body_has_static_geometry(world, index))
+	{
+		return world_fail(world, SN_ERR_WRONG_TYPE,
+						  "set body type: the body carries a mesh or a plane, which only a static body may");
+	}
+	if (type != b->type)
+	{
+		sn_error err = shape_retype_body(world, index, type);
+		if (err != SN_ERR_OK)
+		{
+			return world_fail(world, err, "set body type: out of memory for the shapes' broadphase proxies");
+		}
+	}
 	b->type = type;
+	b->moved = true; // its shapes are placed again where the body is now (a static body's are not otherwise)
 	set_mass_fields(b, b->mass, b->inertia, b->local_com);
 	if (type == SN_BODY_STATIC)
 	{
@@ -626,6 +859,11 @@ sn_error sn_body_set_type(sn_world* world, sn_body_id id, sn_body_type type)
 sn_error sn_body_set_user_data(sn_world* world, sn_body_id id, uint64_t user_data)
 {
 	SET_OR_FAIL_(world, id, "set user data");
+	if (b->type == SN_BODY_LINK)
+	{
+		world->artics->items[b->artic].info[b->link].user_data = user_data;
+		return SN_ERR_OK;
+	}
 	b->user_data = user_data;
 	return SN_ERR_OK;
 }
@@ -633,6 +871,10 @@ sn_error sn_body_set_user_data(sn_world* world, sn_body_id id, uint64_t user_dat
 sn_error sn_body_apply_force(sn_world* world, sn_body_id id, sn_vec3 force, sn_vec3 world_point)
 {
 	SET_OR_FAIL_(world, id, "apply force");
+	if (b->type == SN_BODY_LINK)
+	{
+		return sn_articulation_apply_link_force(world, link_artic_id(world, b), b->link, force, world_point);
+	}
 	if (!sn_vec3_is_finite(force) || !sn_vec3_is_finite(world_point))
 	{
 		return world_fail(world, SN_ERR_NOT_FINITE, "apply force: force and point must be finite");
@@ -645,6 +887,11 @@ sn_error sn_body_apply_force(sn_world* world, sn_body_id id, sn_vec3 force, sn_v
 sn_error sn_body_apply_force_at_center(sn_world* world, sn_body_id id, sn_vec3 force)
 {
 	SET_OR_FAIL_(world, id, "apply force");
+	if (b->type == SN_BODY_LINK)
+	{
+		return sn_articulation_apply_link_force(world, link_artic_id(world, b), b->link, force,
+												body_motion_of(world, id.index1 - 1).com);
+	}
 	if (!sn_vec3_is_finite(force))
 	{
 		return world_fail(world, SN_ERR_NOT_FINITE, "apply force: force must be finite");
@@ -656,6 +903,10 @@ sn_error sn_body_apply_force_at_center(sn_world* world, sn_body_id id, sn_vec3 f
 sn_error sn_body_apply_torque(sn_world* world, sn_body_id id, sn_vec3 torque)
 {
 	SET_OR_FAIL_(world, id, "apply torque");
+	if (b->type == SN_BODY_LINK)
+	{
+		return sn_articulation_apply_link_torque(world, link_artic_id(world, b), b->link, torque);
+	}
 	if (!sn_vec3_is_finite(torque))
 	{
 		return world_fail(world, SN_ERR_NOT_FINITE, "apply torque: torque must be finite");

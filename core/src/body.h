@@ -25,7 +25,21 @@ typedef struct body
 	sn_vec3 force, torque; // accumulated for the next step, N and N*m about the centre of mass
 	int32_t solver_index;  // scratch: index into the step's solver bodies (0 for static)
 	uint64_t user_data;
+	int32_t artic;      // SN_BODY_LINK: the articulation's slot (the link's state lives there)
+	int32_t link;       // SN_BODY_LINK: the link's index
+	int32_t shape_head; // first shape (shape.c), -1 if none
+	bool moved;         // posed by a setter since the last collision update (static bodies' shapes follow)
 } body;
+
+// Where a body is and how it moves now: its frame's pose, centre of mass (world, m), velocity of the centre
+// of mass (m/s) and angular velocity (rad/s). A link's comes from its articulation; the world (-1) is at
+// rest at the identity.
+typedef struct body_motion
+{
+	sn_transform pose;
+	sn_vec3 com;
+	sn_vec3 v, w;
+} body_motion;
 
 // The body at a valid id, or NULL.
 body* body_get(const sn_world* world, sn_body_id id);
@@ -45,5 +59,22 @@ void body_integrate_velocity(const body* b, sn_vec3 gravity, double h, sn_vec3* 
 void body_prepare_solver_slots(sn_world* world);
 // Copy the solver slots' velocities back into the dynamic bodies.
 void body_store_solver_velocities(sn_world* world);
+
+body_motion body_motion_of(const sn_world* world, int32_t index);
+// Whether a body type moves under dynamics (a dynamic body or a link): the side a contact needs.
+static inline bool body_type_is_dynamic(sn_body_type type)
+{
+	return type == SN_BODY_DYNAMIC || type == SN_BODY_LINK;
+}
+// The id of a body slot.
+sn_body_id body_id_of(const sn_world* world, int32_t index);
+
+// Link bodies (articulation creation and destruction, artic/store.c; snapshots). Reserve room for count
+// more bodies so that creating them cannot fail (SN_ERR_NO_MEMORY changes nothing).
+sn_error body_reserve(sn_world* world, int count);
+// One body per link of the articulation in slot artic_index, into link_body[link]; room was reserved.
+void body_create_links(sn_world* world, int32_t artic_index, int link_count, int32_t* link_body);
+// Destroy the bodies of an articulation's links (and their shapes).
+void body_destroy_links(sn_world* world, int link_count, const int32_t* link_body);
 
 #endif

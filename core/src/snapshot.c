@@ -7,9 +7,12 @@
 //            u64 payload size, u64 FNV-1a hash of the payload
 //   payload  sections, each: u32 tag, u64 length, then `length` bytes
 // Sections, in order: WRLD (settings and clock), BODY (the body pool, dead slots included so ids and
-// free lists survive), JONT (the joint pool with warm starts), ARTC (articulations and mimic joints,
-// artic/snapshot.c). Modules with state of their own add a section after these. A reader rejects unknown
-// tags, short or long sections, and any field that a def or setter would reject.
+// free lists survive; a link's body is its articulation slot and link index, checked against the
+// articulations once they are read), JONT (the joint pool with warm starts), ARTC (articulations and
+// mimic joints, artic/snapshot.c), SHAP (shapes, their broadphase boxes, exclusions) and CONT (the pair
+// cache with its manifolds and warm starts), both contact/snapshot.c. Modules with state of their own add
+// a section after these. A reader rejects unknown tags, short or long sections, and any field that a def
+// or setter would reject.
 #include "snap_bytes.h"
 
 #include "hash.h"
@@ -35,7 +38,9 @@ enum
 	TAG_BODIES = 0x59444f42,        // "BODY"
 	TAG_JOINTS = 0x544e4f4a,        // "JONT"
 	TAG_ARTICULATIONS = 0x43545241, // "ARTC" (artic/snapshot.c)
-	SECTION_COUNT = 4,
+	TAG_SHAPES = 0x50414853,        // "SHAP" (contact/snapshot.c)
+	TAG_CONTACTS = 0x544e4f43,      // "CONT" (contact/snapshot.c)
+	SECTION_COUNT = 6,
 	MAX_POOL_SLOTS = 1 << 26
 };
 
@@ -76,6 +81,13 @@ static void write_bodies(snap_writer* w, const sn_world* world)
 			continue;
 		}
 		snap_put_u32(w, (uint32_t)b->type);
+		if (b->type == SN_BODY_LINK)
+		{
+			// Everything else about a link is its articulation's (ARTC).
+			snap_put_i32(w, b->artic);
+			snap_put_i32(w, b->link);
+			continue;
+		}
 		snap_put_f64(w, b->mass);
 		snap_put_mat33(w, b->inertia);
 		snap_put_vec3(w, b->local_com);
@@ -133,6 +145,7 @@ static void write_joints(snap_writer* w, const sn_world* world)
 		snap_put_f64(w, j->break_torque);
 		snap_put_u8(w, j->enabled ? 1 : 0);
 		snap_put_u8(w, j->broken ? 1 : 0);
+		snap_put_u8(w, j->collide_connected ? 1 : 0);
 		snap_put_u64(w, j->user_data);
 		for (int a = 0; a < SN_AXIS_COUNT; ++a)
 		{
@@ -172,6 +185,8 @@ static void write_payload(snap_writer* w, const sn_world* world)
 	write_section(w, TAG_BODIES, world, write_bodies);
 	write_section(w, TAG_JOINTS, world, write_joints);
 	write_section(w, TAG_ARTICULATIONS, world, artic_snapshot_write);
+	write_section(w, TAG_SHAPES, world, contact_snapshot_write_shapes);
+	write_section(w, TAG_CONTACTS, world, contact_snapshot_write_pairs);
 }
 
 size_t sn_world_snapshot_size(const sn_world* world)
@@ -270,11 +285,25 @@ static sn_error read_bodies(snap_reader* r, sn_world* world)
 			return bad(world, "body slot header");
 		}
 		b->live = live == 1;
+		b->artic = -1;
+		b->link = -1;
+		b->shape_head = -1;
 		if (!b->live)
 		{
 			continue;
 		}
 		b->type = (sn_body_type)snap_get_u32(r);
+		if (b->type == SN_BODY_LINK)
+		{
+			b->artic = snap_get_i32(r);
+			b->link = snap_get_i32(r);
+			b->q = sn_quat_identity();
+			if (!r->ok || b->artic < 0 || b->link < 0)
+			{
+				return bad(world, "link body record");
+			}
+			continue; // checked against the articulations once they are read (link_bodies_valid)
+		}
 		b->mass = snap_get_f64(r);
 		b->inertia = snap_get_mat33(r);
 		b->local_com = snap_get_vec3(r);
@@ -327,6 +356,39 @@ static sn_error read_bodies(snap_reader* r, sn_world* world)
 	return SN_ERR_OK;
 }
 
+// Link bodies against the restored articulations: each names a live articulation and one of its links,
+// and every link of every articulation has exactly one body.
+static sn_error link_bodies_valid(sn_world* world)
+{
+	const artic_store* s = world->artics;
+	for (int i = 0; i < world->body_high; ++i)
+	{
+		body* b = world->bodies + i;
+		if (!b->live || b->type != SN_BODY_LINK)
+		{
+			continue;
+		}
+		if (s == NULL || b->artic >= s->high || !s->items[b->artic].live || b->link >= s->items[b->artic].link_count ||
+			s->items[b->artic].link_body[b->link] != -1)
+		{
+			return world_fail(world, SN_ERR_BAD_SNAPSHOT, "snapshot: body slot %d is no link of an articulation", i);
+		}
+		s->items[b->artic].link_body[b->link] = i;
+	}
+	for (int a = 0; s != NULL && a < s->high; ++a)
+	{
+		for (int l = 0; s->items[a].live && l < s->items[a].link_count; ++l)
+		{
+			if (s->items[a].link_body[l] < 0)
+			{
+				return world_fail(world, SN_ERR_BAD_SNAPSHOT, "snapshot: link %d of articulation slot %d has no body",
+								  l, a);
+			}
+		}
+	}
+	return SN_ERR_OK;
+}
+
 static sn_axis_mode axis_mode_or_invalid(uint32_t mode, bool* ok)
 {
 	if (mode > SN_AXIS_LIMITED)
@@ -372,6 +434,10 @@ static sn_error check_joint(sn_world* world, const joint* j, int index)
 		if (ends[s] < -1 || ends[s] >= world->body_high || (ends[s] >= 0 && !world->bodies[ends[s]].live))
 		{
 			return world_fail(world, SN_ERR_BAD_SNAPSHOT, "snapshot: joint slot %d names a missing body", index);
+		}
+		if (ends[s] >= 0 && world->bodies[ends[s]].type == SN_BODY_LINK)
+		{
+			return world_fail(world, SN_ERR_BAD_SNAPSHOT, "snapshot: joint slot %d is on a link's body", index);
 		}
 	}
 	if (j->body_a == j->body_b)
@@ -477,9 +543,10 @@ static sn_error read_joints(snap_reader* r, sn_world* world)
 		j->lock_soft = snap_get_soft(r);
 		j->break_force = snap_get_f64(r);
 		j->break_torque = snap_get_f64(r);
-		uint8_t enabled = snap_get_u8(r), broken = snap_get_u8(r);
+		uint8_t enabled = snap_get_u8(r), broken = snap_get_u8(r), collide = snap_get_u8(r);
 		j->enabled = enabled == 1;
 		j->broken = broken == 1;
+		j->collide_connected = collide == 1;
 		j->user_data = snap_get_u64(r);
 		for (int a = 0; a < SN_AXIS_COUNT; ++a)
 		{
@@ -501,7 +568,7 @@ static sn_error read_joints(snap_reader* r, sn_world* world)
 		}
 		j->force = snap_get_vec3(r);
 		j->torque = snap_get_vec3(r);
-		if (!r->ok || !ok || enabled > 1 || broken > 1 || cone_on > 1 || spring_on > 1)
+		if (!r->ok || !ok || enabled > 1 || broken > 1 || collide > 1 || cone_on > 1 || spring_on > 1)
 		{
 			return world_fail(world, SN_ERR_BAD_SNAPSHOT, "snapshot: joint slot %d is truncated or malformed", i);
 		}
@@ -513,6 +580,7 @@ static sn_error read_joints(snap_reader* r, sn_world* world)
 		j->max_rows = joint_max_rows(j);
 		world->row_budget += j->max_rows;
 		world->joint_count += 1;
+		world->contacts.joint_pairs_dirty = true;
 	}
 	return SN_ERR_OK;
 }
@@ -644,6 +712,34 @@ sn_error sn_world_create_from_snapshot(const void* data, size_t size, const sn_a
 		if (enter_section(&r, TAG_ARTICULATIONS, &section))
 		{
 			err = artic_snapshot_read(&section, world);
+			if (err == SN_ERR_OK && section.at != section.size)
+			{
+				err = SN_ERR_BAD_SNAPSHOT;
+			}
+		}
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = link_bodies_valid(world);
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = SN_ERR_BAD_SNAPSHOT;
+		if (enter_section(&r, TAG_SHAPES, &section))
+		{
+			err = contact_snapshot_read_shapes(&section, world);
+			if (err == SN_ERR_OK && section.at != section.size)
+			{
+				err = SN_ERR_BAD_SNAPSHOT;
+			}
+		}
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = SN_ERR_BAD_SNAPSHOT;
+		if (enter_section(&r, TAG_CONTACTS, &section))
+		{
+			err = contact_snapshot_read_pairs(&section, world);
 			if (err == SN_ERR_OK && section.at != section.size)
 			{
 				err = SN_ERR_BAD_SNAPSHOT;

@@ -119,6 +119,7 @@ sn_error sn_world_create(const sn_world_def* def, sn_world** out_world)
 	world->def = *def;
 	world->body_free = -1;
 	world->joint_free = -1;
+	contact_init(world);
 	*out_world = world;
 	return SN_ERR_OK;
 }
@@ -138,6 +139,7 @@ void sn_world_destroy(sn_world* world)
 	memory_free(m, world->blocks, (size_t)world->block_capacity * sizeof(row_block));
 	memory_free(m, world->break_events, (size_t)world->break_capacity * sizeof(sn_joint_break_event));
 	solver_release(world);
+	contact_release(world);
 	artic_store_destroy(world);
 	sn_memory last = world->memory;
 	memory_free(&last, world, sizeof(sn_world));
@@ -313,6 +315,10 @@ sn_error sn_world_clear_divergence(sn_world* world)
 	for (int i = 0; i < world->body_high; ++i)
 	{
 		const body* b = world->bodies + i;
+		if (b->type == SN_BODY_LINK)
+		{
+			continue; // checked with its articulation
+		}
 		if (b->live && !body_state_finite(b))
 		{
 			return world_fail(world, SN_ERR_NOT_FINITE, "body slot %d still has a non-finite state", i);
@@ -371,7 +377,7 @@ int sn_world_get_bodies(const sn_world* world, sn_body_id* ids, int capacity)
 	int n = 0;
 	for (int i = 0; i < world->body_high; ++i)
 	{
-		if (world->bodies[i].live)
+		if (world->bodies[i].live && world->bodies[i].type != SN_BODY_LINK)
 		{
 			if (ids != NULL && n < capacity)
 			{
@@ -435,9 +441,9 @@ uint64_t sn_world_state_hash(const sn_world* world)
 	for (int i = 0; i < world->body_high; ++i)
 	{
 		const body* b = world->bodies + i;
-		if (!b->live)
+		if (!b->live || b->type == SN_BODY_LINK)
 		{
-			continue;
+			continue; // a link's state is its articulation's
 		}
 		h = hash_vec(h, b->com);
 		h = hash_double(hash_double(hash_double(hash_double(h, b->q.x), b->q.y), b->q.z), b->q.w);
@@ -457,7 +463,9 @@ uint64_t sn_world_state_hash(const sn_world* world)
 		h = hash_vec(hash_vec(h, j->force), j->torque);
 		h = hash_bytes(h, &j->broken, sizeof(j->broken));
 	}
-	return artic_state_hash(world, h);
+	h = artic_state_hash(world, h);
+	// Contacts (only when there are any, so that worlds without shapes hash as before).
+	return contact_state_hash(world, h);
 }
 
 // Grow the step's scratch to the world's current size. Only allocates when the world grew; on failure
@@ -522,7 +530,7 @@ static bool check_divergence(sn_world* world)
 	for (int i = 0; i < world->body_high; ++i)
 	{
 		const body* b = world->bodies + i;
-		if (!b->live || b->type == SN_BODY_STATIC)
+		if (!b->live || b->type == SN_BODY_STATIC || b->type == SN_BODY_LINK)
 		{
 			continue;
 		}
@@ -560,6 +568,14 @@ sn_error sn_world_step(sn_world* world)
 						  sn_solver_name(world->def.solver));
 	}
 	double dt = world->def.time_step;
+	// Collision detection at the poses the step starts from (contact/update.c): everything it allocates
+	// first, then the pair cache, manifolds and events, which nothing after this point can fail.
+	err = contact_prepare(world, dt);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	contact_update(world, dt);
 	int substeps = world->def.substeps;
 	double h = dt / substeps;
 	solver_begin_step(world);
@@ -573,6 +589,7 @@ sn_error sn_world_step(sn_world* world)
 	finish_joints(world, dt);
 	artic_step_end(world, dt);
 	solver_end_step(world, dt);
+	world->contacts.proxies_stale = true;
 	if (check_divergence(world))
 	{
 		world->diverged = true;

@@ -5,6 +5,7 @@
 #include "alloc.h"
 #include "solver/direct.h"
 #include "body.h"
+#include "contact/contact.h"
 #include "joint/joint.h"
 #include "constraint/row.h"
 #include "solver/xpbd.h"
@@ -30,7 +31,7 @@ struct sn_world
 	body* bodies;
 	int body_capacity;
 	int body_high;     // slots in use or freed (next fresh slot)
-	int body_count;    // live
+	int body_count;    // live, not counting the bodies of articulation links
 	int32_t body_free; // free-list head, -1 if none
 
 	joint* joints;
@@ -58,6 +59,8 @@ struct sn_world
 	direct_state direct;
 	// Articulations and mimic joints (artic/artic.h); NULL until the first articulation is created.
 	struct artic_store* artics;
+	// Shapes, the broadphase, the pair cache with its manifolds, filtering, events (contact/contact.h).
+	contact_state contacts;
 
 	sn_joint_break_event* break_events;
 	int break_capacity;

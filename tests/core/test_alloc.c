@@ -327,8 +327,9 @@ static void test_create_fails_cleanly(void** state)
 	}
 }
 
-// A grown world for the step tests: the scene, 10 steps, then 40 more bodies and joints, so that the
-// next step must grow every scratch array.
+// A grown world for the step tests: the scene, 10 steps, then 40 more bodies and joints, each body with a
+// box that overlaps its neighbours' and a ground plane under them, so that the next step must grow every
+// scratch array, the collision stage's included (new pairs, manifolds, events).
 static sn_world* grown_world(counting* c, sn_solver solver)
 {
 	sn_world* world = counted_world(c, solver);
@@ -337,11 +338,19 @@ static sn_world* grown_world(counting* c, sn_solver solver)
 	{
 		assert_sn_ok(sn_world_step(world));
 	}
+	sn_shape_def ground = sn_default_shape_def();
+	ground.geometry = sn_geometry_plane(sn_v3(0, 0, 1), -0.2);
+	sn_shape_id shape;
+	assert_sn_ok(sn_create_shape(world, &ground, &shape));
 	for (int i = 0; i < 40; ++i)
 	{
 		sn_body_id a = scene_body(world, 10 + i);
 		sn_joint_id j;
 		assert_sn_ok(alloc_scene_joint(world, (sn_joint_type)(i % SN_JOINT_TYPE_COUNT), (sn_body_id){ 0, 0 }, a, &j));
+		sn_shape_def box = sn_default_shape_def();
+		box.body = a;
+		box.geometry = sn_geometry_box(sn_v3(0.3, 0.1, 0.25));
+		assert_sn_ok(sn_create_shape(world, &box, &shape));
 	}
 	return world;
 }
@@ -358,12 +367,15 @@ static void test_step_fails_cleanly(void** state)
 	{
 		counting t;
 		sn_world* twin = grown_world(&t, solvers[s]);
+		// The first step's allocations (later steps may grow the contact arrays as the swinging bodies
+		// meet new neighbours: the world's contacts grew).
 		uint64_t before_step = t.allocations;
-		for (int i = 0; i < 20; ++i)
+		assert_sn_ok(sn_world_step(twin));
+		uint64_t step_allocations = t.allocations - before_step;
+		for (int i = 1; i < 20; ++i)
 		{
 			assert_sn_ok(sn_world_step(twin));
 		}
-		uint64_t step_allocations = t.allocations - before_step;
 		int failures = 0;
 		for (int k = 0;; ++k)
 		{
@@ -392,8 +404,154 @@ static void test_step_fails_cleanly(void** state)
 		}
 		report_measure("allocations in the first step after growing", step_allocations);
 		assert_int_equal(failures, step_allocations); // every one of them was made to fail once
-		assert_true(failures >= 5);                   // solver bodies, their infos, rows, blocks and break events
+		// Solver bodies, their infos, rows, blocks and break events; the joint filter, the broadphase's
+		// pairs, the candidates, the next pair cache, its manifolds and four event arrays.
+		assert_true(failures >= 5 + 9);
 		destroy_and_check_balance(twin, &t);
+	}
+}
+
+// A world with shapes of every kind, bodies moving in and out of contact and through a sensor, links on
+// the ground: once it has gone through its motion once, stepping allocates nothing (no gravity, so what
+// rests stays resting without contact forces; what moves is moved by its velocity, turned around on a
+// fixed schedule).
+static void test_no_allocation_with_shapes(void** state)
+{
+	(void)state;
+	const sn_solver solvers[4] = { SN_SOLVER_PGS, SN_SOLVER_TGS, SN_SOLVER_XPBD, SN_SOLVER_DIRECT };
+	for (int s = 0; s < 4; ++s)
+	{
+		counting c;
+		memset(&c, 0, sizeof(c));
+		c.fail_after = -1;
+		sn_world_def wd = sn_default_world_def();
+		wd.solver = solvers[s];
+		wd.gravity = sn_v3(0, 0, 0);
+		wd.allocator = (sn_allocator){ counting_alloc, counting_free, &c };
+		sn_world* world = NULL;
+		assert_sn_ok(sn_world_create(&wd, &world));
+		sn_body_id stack[SCENE_C5_BOXES];
+		assert_sn_ok(scene_c5_stack(world, stack));
+		const sn_vec3 v[4] = { { 2, -1, 0 }, { 4, -1, 0 }, { 4, 1, 0 }, { 2, 1, 0 } };
+		const int32_t idx[6] = { 0, 1, 2, 0, 2, 3 };
+		sn_shape_def sd = sn_default_shape_def();
+		sd.geometry = sn_geometry_mesh(v, 4, idx, 2);
+		sn_shape_id id;
+		assert_sn_ok(sn_create_shape(world, &sd, &id));
+		sd.geometry = sn_geometry_box(sn_v3(0.3, 0.3, 0.3));
+		sd.local_pose.p = sn_v3(1, 0, 0.3);
+		sd.is_sensor = true;
+		assert_sn_ok(sn_create_shape(world, &sd, &id));
+		// Movers: a ball crossing the sensor and bumping the stack, a hull sliding on the mesh.
+		sn_body_id ball, hull;
+		assert_sn_ok(scene_ball(world, sn_v3(1.0, 0, 0.1), 0.1, 1.0, sn_default_material(), &ball, NULL));
+		const sn_vec3 pts[5] = { { 0.1, 0, 0 }, { -0.1, 0, 0 }, { 0, 0.1, 0 }, { 0, -0.1, 0 }, { 0, 0, 0.15 } };
+		sn_body_def bd = sn_default_body_def();
+		bd.pose.p = sn_v3(3, 0, 0);
+		assert_sn_ok(sn_create_body(world, &bd, &hull));
+		sd = sn_default_shape_def();
+		sd.body = hull;
+		sd.geometry = sn_geometry_hull(pts, 5);
+		assert_sn_ok(sn_create_shape(world, &sd, &id));
+		// An arm lying on the ground.
+		sn_link_def links[2] = { sn_default_link_def(), sn_default_link_def() };
+		links[1].parent = 0;
+		links[1].parent_frame.p = sn_v3(0.25, 0, 0);
+		sn_articulation_def ad = sn_default_articulation_def();
+		ad.base_pose.p = sn_v3(0, 2, 0.05);
+		sn_articulation_id arm;
+		assert_sn_ok(sn_create_articulation(world, &ad, links, 2, &arm));
+		for (int l = 0; l < 2; ++l)
+		{
+			sd = sn_default_shape_def();
+			sd.body = sn_articulation_get_link_body(world, arm, l);
+			sd.geometry = sn_geometry_sphere(0.05);
+			assert_sn_ok(sn_create_shape(world, &sd, &id));
+		}
+		uint64_t settled = 0;
+		for (int i = 0; i < 600; ++i)
+		{
+			if (i % 100 == 0)
+			{
+				double dir = (i / 100) % 2 == 0 ? -1.0 : 1.0;
+				assert_sn_ok(sn_body_set_linear_velocity(world, ball, sn_v3(dir * 8.0, 0, 0)));
+				assert_sn_ok(sn_body_set_linear_velocity(world, hull, sn_v3(0, dir * 2.0, 0)));
+				assert_sn_ok(sn_body_set_angular_velocity(world, hull, sn_v3(0, 0, dir * 3.0)));
+			}
+			assert_sn_ok(sn_world_step(world));
+			if (i == 199)
+			{
+				settled = c.allocations; // after one whole back-and-forth
+			}
+		}
+		assert_int_equal(c.allocations, settled);
+		sn_collision_stats st = sn_world_get_collision_stats(world);
+		report_measure("pairs in the settled scene", st.pairs);
+		assert_true(st.pairs >= 12); // the stack's nine, the ground's, the links', the movers'
+		destroy_and_check_balance(world, &c);
+	}
+}
+
+// Shape and articulation creation that must grow pools, made with the k-th allocation failing: each
+// returns SN_ERR_NO_MEMORY and leaves the world as it was (memory held included), until it succeeds.
+static void test_shape_create_fails_cleanly(void** state)
+{
+	(void)state;
+	for (int what = 0; what < 3; ++what) // a hull shape, a mesh shape, an articulation (its link bodies)
+	{
+		counting c;
+		sn_world* world = counted_world(&c, SN_SOLVER_TGS);
+		fill_pools(world);
+		sn_body_id ids[8];
+		sn_world_get_bodies(world, ids, 8);
+		for (int i = 0; i < 8; ++i)
+		{
+			sn_shape_def sd = sn_default_shape_def();
+			sd.body = ids[i];
+			assert_sn_ok(sn_create_shape(world, &sd, &(sn_shape_id){ 0, 0 }));
+		}
+		assert_sn_ok(sn_world_step(world));
+		const sn_vec3 pts[5] = { { 0.1, 0, 0 }, { -0.1, 0, 0 }, { 0, 0.1, 0 }, { 0, -0.1, 0 }, { 0, 0, 0.15 } };
+		const sn_vec3 v[4] = { { 2, -1, 0 }, { 4, -1, 0 }, { 4, 1, 0 }, { 2, 1, 0 } };
+		const int32_t idx[6] = { 0, 1, 2, 0, 2, 3 };
+		sn_link_def links[3] = { sn_default_link_def(), sn_default_link_def(), sn_default_link_def() };
+		links[1].parent = 0;
+		links[2].parent = 1;
+		int failures = 0;
+		for (int k = 0;; ++k)
+		{
+			world_mark before = mark(world);
+			int shapes = sn_world_get_shape_count(world);
+			c.fail_after = k;
+			sn_error err;
+			if (what < 2)
+			{
+				sn_shape_def sd = sn_default_shape_def();
+				sd.body = what == 0 ? ids[0] : (sn_body_id){ 0, 0 };
+				sd.geometry = what == 0 ? sn_geometry_hull(pts, 5) : sn_geometry_mesh(v, 4, idx, 2);
+				sn_shape_id id;
+				err = sn_create_shape(world, &sd, &id);
+			}
+			else
+			{
+				sn_articulation_def ad = sn_default_articulation_def();
+				sn_articulation_id id;
+				err = sn_create_articulation(world, &ad, links, 3, &id);
+			}
+			c.fail_after = -1;
+			if (err == SN_ERR_OK)
+			{
+				break;
+			}
+			assert_sn_error(err, SN_ERR_NO_MEMORY);
+			assert_unchanged(world, before); // (capacities grown on the way may stay: no leak, see below)
+			assert_int_equal(sn_world_get_shape_count(world), shapes);
+			failures += 1;
+			assert_true(k < 16);
+		}
+		assert_true(failures >= 2); // the geometry and a pool at least
+		assert_sn_ok(sn_world_step(world));
+		destroy_and_check_balance(world, &c);
 	}
 }
 
@@ -416,10 +574,9 @@ static void test_world_create_fails_cleanly(void** state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_allocation_in_step),
-		cmocka_unit_test(test_create_fails_cleanly),
-		cmocka_unit_test(test_step_fails_cleanly),
-		cmocka_unit_test(test_world_create_fails_cleanly),
+		cmocka_unit_test(test_no_allocation_in_step),      cmocka_unit_test(test_create_fails_cleanly),
+		cmocka_unit_test(test_step_fails_cleanly),         cmocka_unit_test(test_no_allocation_with_shapes),
+		cmocka_unit_test(test_shape_create_fails_cleanly), cmocka_unit_test(test_world_create_fails_cleanly),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,9 +14,12 @@
 // impulses, as PhysX's mimic-joint notes use them). Worlds
 // whose solver is XPBD or DIRECT step their articulations with the TGS path.
 //
-// Articulations do not interact with maximal-coordinate bodies: no joint connects a link to a body, and
-// links and bodies do not collide. An articulation is a closed system inside its world (gravity, its
-// own applied forces, its rows).
+// Every link is also a body of the world (Sinew's links are bodies, as PhysX's articulation links are
+// rigid bodies): sn_articulation_get_link_body names it with an ordinary sn_body_id, of type
+// SN_BODY_LINK, made and destroyed with the articulation. Shapes go on it (shape.h), contacts and queries
+// name it, body getters read the link's state and sn_body_apply_force acts on the link; it is not counted
+// by sn_world_get_bodies. The solvers do not yet couple articulations to maximal-coordinate bodies: a
+// maximal joint onto a link's body is refused (SN_ERR_UNSUPPORTED), and contacts exert no forces yet.
 //
 // Spherical joints: the three dofs are the rotation vector (parent-side joint frame components) of
 // the joint's rotation, kept internally as a unit quaternion; the three speeds are the components of
@@ -125,6 +128,11 @@ typedef struct sn_articulation_def
 	// faster than this speed along the row (m/s or rad/s; a mimic row: of its dofs[0]). Default 1. > 0,
 	// may be INFINITY.
 	double max_correction_speed;
+	// Whether the articulation's own links collide with each other. A link never collides with its parent
+	// (the two links of one joint) either way. Default false: a robot's links do not collide with each
+	// other unless asked (URDF importers and MuJoCo's default of not colliding a body with its parent,
+	// PhysX's and Isaac's self-collision switch).
+	bool self_collision;
 	uint64_t user_data;
 } sn_articulation_def;
 
@@ -173,6 +181,13 @@ sn_error sn_articulation_set_joint_position(sn_world* world, sn_articulation_id 
 sn_error sn_articulation_set_joint_velocity(sn_world* world, sn_articulation_id id, int dof, double qd);
 double sn_articulation_get_joint_position(const sn_world* world, sn_articulation_id id, int dof);
 double sn_articulation_get_joint_velocity(const sn_world* world, sn_articulation_id id, int dof);
+
+// The body of a link (type SN_BODY_LINK): a null id for an invalid articulation or link.
+sn_body_id sn_articulation_get_link_body(const sn_world* world, sn_articulation_id id, int link);
+// Self-collision of the articulation's links (see sn_articulation_def.self_collision); takes effect in
+// the next step.
+sn_error sn_articulation_set_self_collision(sn_world* world, sn_articulation_id id, bool enabled);
+bool sn_articulation_get_self_collision(const sn_world* world, sn_articulation_id id);
 
 // Link kinematics, world frame: the pose of a link's frame and the velocity of its origin.
 sn_transform sn_articulation_get_link_pose(const sn_world* world, sn_articulation_id id, int link);

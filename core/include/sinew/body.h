@@ -3,6 +3,12 @@
 // A body's pose is the pose of its body frame; its centre of mass sits at def.center_of_mass in that
 // frame. Getters on an invalid id return zero values (identity for rotations); use sn_body_is_valid to
 // tell. Setters return SN_ERR_INVALID_ID for an invalid id.
+//
+// Articulation links have bodies too (SN_BODY_LINK, articulation.h): the getters read the link (its frame's
+// pose, centre of mass, velocities, mass, inertia, kinetic energy) from the articulation; the forces
+// applied to it go to the articulation's link force; setters that would move or reshape it (pose,
+// velocities, mass, damping, gravity scale, type, body states) and sn_destroy_body fail with
+// SN_ERR_WRONG_TYPE. sn_world_get_bodies and sn_world_get_body_count do not count link bodies.
 #ifndef SINEW_BODY_H
 #define SINEW_BODY_H
 
@@ -21,13 +27,16 @@ sn_mat33 sn_inertia_sphere(double mass, double radius);
 sn_mat33 sn_inertia_cylinder(double mass, double radius, double height);
 
 // Create a body. Validates: finite numbers, unit-normalisable rotation, positive mass and a symmetric
-// positive definite inertia for dynamic bodies, non-negative damping.
+// positive definite inertia for dynamic bodies, non-negative damping. SN_BODY_LINK is refused
+// (SN_ERR_INVALID_ARGUMENT): link bodies are made by their articulation.
 sn_error sn_create_body(sn_world* world, const sn_body_def* def, sn_body_id* out_id);
-// Destroy a body and every joint attached to it.
+// Destroy a body, its shapes and every joint attached to it.
 sn_error sn_destroy_body(sn_world* world, sn_body_id id);
 bool sn_body_is_valid(const sn_world* world, sn_body_id id);
 
 sn_body_type sn_body_get_type(const sn_world* world, sn_body_id id);
+// The articulation and link index of a link's body; SN_ERR_WRONG_TYPE for other bodies.
+sn_error sn_body_get_link(const sn_world* world, sn_body_id id, sn_articulation_id* articulation, int* link);
 // Pose of the body frame, m and unit quaternion.
 sn_transform sn_body_get_pose(const sn_world* world, sn_body_id id);
 // World position of the centre of mass, m.

@@ -51,6 +51,8 @@ SN_DECLARE_ID_(sn_joint_id)
 SN_DECLARE_ID_(sn_articulation_id)
 // A mimic joint coupling dofs of one articulation.
 SN_DECLARE_ID_(sn_mimic_id)
+// A collision shape on a body, an articulation link's body or the world (shape.h).
+SN_DECLARE_ID_(sn_shape_id)
 
 #undef SN_DECLARE_ID_
 

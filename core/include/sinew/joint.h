@@ -79,6 +79,10 @@ uint64_t sn_joint_get_user_data(const sn_world* world, sn_joint_id id);
 sn_error sn_joint_set_enabled(sn_world* world, sn_joint_id id, bool enabled);
 bool sn_joint_is_enabled(const sn_world* world, sn_joint_id id);
 bool sn_joint_is_broken(const sn_world* world, sn_joint_id id);
+// Whether the two bodies' shapes collide with each other (sn_joint_base.collide_connected); takes effect
+// in the next step.
+sn_error sn_joint_set_collide_connected(sn_world* world, sn_joint_id id, bool collide);
+bool sn_joint_get_collide_connected(const sn_world* world, sn_joint_id id);
 sn_error sn_joint_set_break_thresholds(sn_world* world, sn_joint_id id, double break_force, double break_torque);
 sn_error sn_joint_set_lock_soft(sn_world* world, sn_joint_id id, sn_soft soft);
 // Softness of the locked axes (rigid for an invalid id).

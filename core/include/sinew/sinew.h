@@ -20,9 +20,11 @@
 #include "sinew/articulation.h"
 #include "sinew/base.h"
 #include "sinew/body.h"
+#include "sinew/collision.h"
 #include "sinew/id.h"
 #include "sinew/joint.h"
 #include "sinew/math.h"
+#include "sinew/shape.h"
 #include "sinew/types.h"
 #include "sinew/world.h"
 

@@ -82,6 +82,11 @@ typedef enum sn_body_type
 	SN_BODY_STATIC = 0,    // never moves, infinite mass
 	SN_BODY_KINEMATIC = 1, // moves with its set velocity, infinite mass
 	SN_BODY_DYNAMIC = 2,   // moved by forces and joints
+	// An articulation link (articulation.h): made and destroyed with its articulation, never by
+	// sn_create_body. Its pose, velocities and mass are the link's, read from the articulation; it
+	// carries shapes and takes applied forces like any body, but setters that would move or reshape it
+	// fail with SN_ERR_WRONG_TYPE (move the articulation instead).
+	SN_BODY_LINK = 3,
 } sn_body_type;
 
 typedef struct sn_body_def
@@ -247,6 +252,10 @@ typedef struct sn_joint_base
 	double break_torque;
 	// A disabled joint exerts nothing. Default true.
 	bool enabled;
+	// Whether the two bodies' shapes still collide with each other (Box2D's collideConnected). Default
+	// false: jointed bodies do not collide, so a hinge's two parts may overlap at the pivot. A joint to the
+	// world (a null body) never turns off collisions with the world's own shapes.
+	bool collide_connected;
 	uint64_t user_data;
 } sn_joint_base;
 

@@ -49,9 +49,10 @@ sn_error sn_world_create(const sn_world_def* def, sn_world** out_world);
 // Destroy a world and everything in it. NULL is allowed.
 void sn_world_destroy(sn_world* world);
 
-// Advance by one time step. Returns SN_ERR_DIVERGED (and changes nothing) once the world's state has
-// stopped being finite, SN_ERR_NO_MEMORY if scratch space could not grow (nothing changed).
-// Allocates only when the world has grown since the previous step.
+// Advance by one time step: collision detection at the poses the step starts from (collision.h), then
+// the solver. Returns SN_ERR_DIVERGED (and changes nothing) once the world's state has stopped being
+// finite, SN_ERR_NO_MEMORY if scratch space could not grow (nothing changed). Allocates only when the
+// world has grown since the previous step (more bodies, joints, shapes or contact pairs than before).
 sn_error sn_world_step(sn_world* world);
 
 // The detail line of the last call on this world that failed ("" if none).
@@ -108,6 +109,8 @@ sn_solver_stats sn_world_get_solver_stats(const sn_world* world);
 const sn_joint_break_event* sn_world_get_break_events(const sn_world* world, int* count);
 
 // Live bodies and joints in creation-slot order. Writes at most capacity ids, returns the total count.
+// The bodies of articulation links (SN_BODY_LINK) are not counted or listed here: they belong to their
+// articulations (sn_articulation_get_link_body), so a host's limits and frames count what users create.
 int sn_world_get_bodies(const sn_world* world, sn_body_id* ids, int capacity);
 int sn_world_get_joints(const sn_world* world, sn_joint_id* ids, int capacity);
 int sn_world_get_body_count(const sn_world* world);
@@ -115,7 +118,8 @@ int sn_world_get_joint_count(const sn_world* world);
 
 sn_memory_stats sn_world_get_memory_stats(const sn_world* world);
 
-// A 64-bit FNV-1a hash over every body's and joint's dynamic state (bit patterns), for determinism
+// A 64-bit FNV-1a hash over every body's and joint's dynamic state, the articulations' and the contacts'
+// (pairs with contact points: manifolds, feature ids, warm starts) as bit patterns, for determinism
 // checks: the same inputs give the same hash on every run and build.
 uint64_t sn_world_state_hash(const sn_world* world);
 
@@ -124,9 +128,10 @@ uint64_t sn_world_state_hash(const sn_world* world);
 // original, and every id of the original stays valid in it. Bytes from outside are validated like defs:
 // a malformed, truncated or foreign snapshot gives SN_ERR_BAD_SNAPSHOT (or the field's own error) and
 // creates nothing. The allocator of the new world comes from `allocator` (NULL: malloc and free).
-// Versions: 2 articulations; 3 implicit_alpha and implicit_beta; 4 warm_start; 5 max_correction_speed and
-// drive max_velocity.
-#define SN_SNAPSHOT_VERSION 5
+// Versions: 2 articulations; 3 implicit_alpha and implicit_beta; 4 warm_start; 5 shapes, link bodies, the
+// contact pair cache with its manifolds and warm starts, joints' collide_connected, articulations'
+// self_collision; 6 articulations' max_correction_speed and drives' max_velocity.
+#define SN_SNAPSHOT_VERSION 6
 // Bytes sn_world_snapshot_write needs.
 size_t sn_world_snapshot_size(const sn_world* world);
 // Write the snapshot; *written (if not NULL) receives its size. SN_ERR_CAPACITY if it does not fit.

@@ -121,6 +121,7 @@ sn_error sn_articulation_set_joint_positions(sn_world* world, sn_articulation_id
 		memcpy(a->q, q, (size_t)count * sizeof(double));
 	}
 	positions_changed(a, 0, a->link_count - 1);
+	world->contacts.proxies_stale = true; // the links' shapes moved
 	return SN_ERR_OK;
 }
 
@@ -168,6 +169,7 @@ sn_error sn_articulation_set_joint_position(sn_world* world, sn_articulation_id 
 	a->q[dof] = q;
 	int link = a->dof_link[dof];
 	positions_changed(a, link, link);
+	world->contacts.proxies_stale = true;
 	return SN_ERR_OK;
 }
 
@@ -280,6 +282,7 @@ sn_error sn_articulation_set_base_pose(sn_world* world, sn_articulation_id id, s
 	a->base_pose.p = pose.p;
 	a->base_pose.q = sn_quat_normalize(pose.q);
 	artic_update_kinematics(a);
+	world->contacts.proxies_stale = true; // the links' shapes moved
 	return SN_ERR_OK;
 }
 

@@ -208,6 +208,9 @@ typedef struct artic
 	sn_limit* limits;      // [dof_count]
 	sn_drive* drives;      // [dof_count]
 	int mimic_count;       // live mimic joints on this articulation
+	// collision: the body slot of each link (body.c) and whether its links collide with each other
+	int32_t* link_body; // [link_count]
+	bool self_collision;
 
 	// state
 	sn_transform base_pose;

@@ -107,6 +107,7 @@ static void write_artic(snap_writer* w, const artic* a)
 	}
 	snap_put_u8(w, a->has_inputs ? 1 : 0);
 	snap_put_f64(w, a->step_dt);
+	snap_put_u8(w, a->self_collision ? 1 : 0);
 }
 
 static void write_mimic(snap_writer* w, const artic_mimic* m)
@@ -316,7 +317,9 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 	}
 	uint8_t inputs = snap_get_u8(r);
 	double step_dt = snap_get_f64(r);
-	if (err == SN_ERR_OK && (!r->ok || inputs > 1 || !(isfinite(step_dt) && step_dt >= 0.0)))
+	uint8_t self_collision = snap_get_u8(r);
+	def.self_collision = self_collision == 1;
+	if (err == SN_ERR_OK && (!r->ok || inputs > 1 || self_collision > 1 || !(isfinite(step_dt) && step_dt >= 0.0)))
 	{
 		err = bad(world, "articulation trailer", slot);
 	}

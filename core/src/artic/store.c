@@ -15,6 +15,7 @@
 #include "hash.h"
 
 #include "math/mathx.h"
+#include "shape.h"
 #include "world.h"
 
 #include <math.h>
@@ -163,6 +164,7 @@ static void layout_artic(artic* a, carver* c)
 	size_t n = (size_t)a->link_count, d = (size_t)a->dof_count;
 	a->links = carve(c, n, sizeof(artic_link));
 	a->info = carve(c, n, sizeof(artic_link_info));
+	a->link_body = carve(c, n, sizeof(int32_t));
 	a->k = carve(c, n, sizeof(sn_mat33));
 	a->dof_link = carve(c, d, sizeof(int32_t));
 	a->limits = carve(c, d, sizeof(sn_limit));
@@ -671,6 +673,11 @@ sn_error artic_build(sn_world* world, const sn_articulation_def* def, const sn_l
 	layout_artic(&a, &c);
 
 	a.fixed_base = def->fixed_base;
+	a.self_collision = def->self_collision;
+	for (int i = 0; i < link_count; ++i)
+	{
+		a.link_body[i] = -1; // the bodies are made when the articulation enters the store
+	}
 	a.midpoint = def->midpoint_velocity_terms;
 	a.gravity_scale = def->gravity_scale;
 	a.max_correction_speed = def->max_correction_speed;
@@ -745,6 +752,11 @@ sn_error sn_create_articulation(sn_world* world, const sn_articulation_def* def,
 			s->items = p;
 		}
 	}
+	// Room for one body per link (their bodies, body.c), so that nothing below can fail.
+	if (s != NULL && body_reserve(world, link_count) != SN_ERR_OK)
+	{
+		s = NULL;
+	}
 	if (s == NULL)
 	{
 		free_artic(world, &a);
@@ -765,6 +777,7 @@ sn_error sn_create_articulation(sn_world* world, const sn_articulation_def* def,
 	a.live = true;
 	s->items[index] = a;
 	s->count += 1;
+	body_create_links(world, index, link_count, s->items[index].link_body);
 	*out_id = id_of(world, index);
 	return SN_ERR_OK;
 }
@@ -780,6 +793,7 @@ sn_error sn_destroy_articulation(sn_world* world, sn_articulation_id id)
 	artic_store* s = world->artics;
 	int index = (int)(a - s->items);
 	artic_mimic_destroy_all(world, index);
+	body_destroy_links(world, a->link_count, a->link_body);
 	free_artic(world, a);
 	a->live = false;
 	a->generation += 1;
@@ -884,6 +898,32 @@ uint64_t sn_articulation_get_user_data(const sn_world* world, sn_articulation_id
 	return a != NULL ? a->user_data : 0;
 }
 
+bool sn_articulation_get_self_collision(const sn_world* world, sn_articulation_id id)
+{
+	const artic* a = artic_get(world, id);
+	return a != NULL && a->self_collision;
+}
+
+sn_error sn_articulation_set_self_collision(sn_world* world, sn_articulation_id id, bool enabled)
+{
+	artic* a = artic_get(world, id);
+	if (a == NULL)
+	{
+		return world != NULL ? world_fail(world, SN_ERR_INVALID_ID, "set self collision: invalid articulation id")
+							 : SN_ERR_INVALID_ARGUMENT;
+	}
+	if (a->self_collision != enabled)
+	{
+		a->self_collision = enabled;
+		world->contacts.refilter = true;
+		for (int l = 0; l < a->link_count; ++l)
+		{
+			shape_touch_body(world, a->link_body[l]);
+		}
+	}
+	return SN_ERR_OK;
+}
+
 bool sn_articulation_is_fixed_base(const sn_world* world, sn_articulation_id id)
 {
 	const artic* a = artic_get(world, id);
@@ -933,6 +973,7 @@ sn_articulation_def sn_articulation_get_def(const sn_world* world, sn_articulati
 	if (a != NULL)
 	{
 		def.fixed_base = a->fixed_base;
+		def.self_collision = a->self_collision;
 		def.midpoint_velocity_terms = a->midpoint;
 		def.max_correction_speed = a->max_correction_speed;
 		def.base_pose = a->base_pose;

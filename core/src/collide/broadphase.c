@@ -56,8 +56,8 @@ static void buffer_move(broadphase* bp, int32_t key)
 	bp->moves[bp->move_count++] = key; // room reserved at creation
 }
 
-sn_error broadphase_create_proxy(broadphase* bp, sn_memory* memory, collide_aabb aabb, uint64_t category, int32_t user,
-								 broadphase_type type, int32_t* out_key)
+sn_error broadphase_create_proxy_fat(broadphase* bp, sn_memory* memory, collide_aabb fat, uint64_t category,
+									 int32_t user, broadphase_type type, bool moved, int32_t* out_key)
 {
 	void* moves = bp->moves;
 	if (!memory_reserve(memory, &moves, &bp->move_capacity, total_proxies(bp) + 1, sizeof(int32_t)))
@@ -66,14 +66,34 @@ sn_error broadphase_create_proxy(broadphase* bp, sn_memory* memory, collide_aabb
 	}
 	bp->moves = (int32_t*)moves;
 	int32_t proxy;
-	if (!tree_create_proxy(&bp->trees[type], memory, aabb_extend(aabb, bp->margin), category, user, &proxy))
+	if (!tree_create_proxy(&bp->trees[type], memory, fat, category, user, &proxy))
 	{
 		return SN_ERR_NO_MEMORY;
 	}
 	int32_t key = broadphase_key(type, proxy);
-	buffer_move(bp, key);
+	if (moved)
+	{
+		buffer_move(bp, key);
+	}
 	*out_key = key;
 	return SN_ERR_OK;
+}
+
+sn_error broadphase_reserve(broadphase* bp, sn_memory* memory, broadphase_type type, int count)
+{
+	void* moves = bp->moves;
+	if (!memory_reserve(memory, &moves, &bp->move_capacity, total_proxies(bp) + count, sizeof(int32_t)))
+	{
+		return SN_ERR_NO_MEMORY;
+	}
+	bp->moves = (int32_t*)moves;
+	return tree_reserve(&bp->trees[type], memory, count) ? SN_ERR_OK : SN_ERR_NO_MEMORY;
+}
+
+sn_error broadphase_create_proxy(broadphase* bp, sn_memory* memory, collide_aabb aabb, uint64_t category, int32_t user,
+								 broadphase_type type, int32_t* out_key)
+{
+	return broadphase_create_proxy_fat(bp, memory, aabb_extend(aabb, bp->margin), category, user, type, true, out_key);
 }
 
 void broadphase_destroy_proxy(broadphase* bp, int32_t key)
@@ -97,7 +117,7 @@ void broadphase_destroy_proxy(broadphase* bp, int32_t key)
 	tree_destroy_proxy(tree, proxy);
 }
 
-bool broadphase_move_proxy(broadphase* bp, int32_t key, collide_aabb aabb)
+bool broadphase_move_proxy_by(broadphase* bp, int32_t key, collide_aabb aabb, double margin)
 {
 	dynamic_tree* tree = &bp->trees[broadphase_key_type(key)];
 	int32_t proxy = broadphase_key_proxy(key);
@@ -105,9 +125,14 @@ bool broadphase_move_proxy(broadphase* bp, int32_t key, collide_aabb aabb)
 	{
 		return false;
 	}
-	tree_move_proxy(tree, proxy, aabb_extend(aabb, bp->margin));
+	tree_move_proxy(tree, proxy, aabb_extend(aabb, margin));
 	buffer_move(bp, key);
 	return true;
+}
+
+bool broadphase_move_proxy(broadphase* bp, int32_t key, collide_aabb aabb)
+{
+	return broadphase_move_proxy_by(bp, key, aabb, bp->margin);
 }
 
 void broadphase_touch_proxy(broadphase* bp, int32_t key)
@@ -147,6 +172,11 @@ static bool pair_visit(void* context, int32_t proxy, int32_t user)
 		return true;
 	}
 	broadphase* bp = q->bp;
+	if (bp->max_pairs > 0 && bp->pair_count >= bp->max_pairs)
+	{
+		bp->pairs_dropped += 1;
+		return true;
+	}
 	if (bp->pair_count == bp->pair_capacity)
 	{
 		void* pairs = bp->pairs;
@@ -178,6 +208,52 @@ static int compare_pairs(const void* x, const void* y)
 	return 0;
 }
 
+static uint64_t pair_key(const broadphase_pair* p)
+{
+	return ((uint64_t)(uint32_t)p->user_a << 32) | (uint32_t)p->user_b;
+}
+
+// Moves the element at `at` down the max-heap of `count` elements until both children are smaller.
+static void sift_down(broadphase_pair* a, int at, int count)
+{
+	broadphase_pair item = a[at];
+	uint64_t key = pair_key(&item);
+	for (;;)
+	{
+		int child = 2 * at + 1;
+		if (child >= count)
+		{
+			break;
+		}
+		if (child + 1 < count && pair_key(a + child + 1) > pair_key(a + child))
+		{
+			child += 1;
+		}
+		if (pair_key(a + child) <= key)
+		{
+			break;
+		}
+		a[at] = a[child];
+		at = child;
+	}
+	a[at] = item;
+}
+
+void broadphase_sort_pairs(broadphase_pair* pairs, int count)
+{
+	for (int i = count / 2 - 1; i >= 0; --i)
+	{
+		sift_down(pairs, i, count);
+	}
+	for (int end = count - 1; end > 0; --end)
+	{
+		broadphase_pair top = pairs[0];
+		pairs[0] = pairs[end];
+		pairs[end] = top;
+		sift_down(pairs, 0, end);
+	}
+}
+
 sn_error broadphase_update_pairs(broadphase* bp, sn_memory* memory, broadphase_filter_fn filter, void* context)
 {
 	bp->pair_count = 0;
@@ -207,7 +283,7 @@ sn_error broadphase_update_pairs(broadphase* bp, sn_memory* memory, broadphase_f
 		bp->pair_count = 0;
 		return SN_ERR_NO_MEMORY;
 	}
-	qsort(bp->pairs, (size_t)bp->pair_count, sizeof(broadphase_pair), compare_pairs);
+	broadphase_sort_pairs(bp->pairs, bp->pair_count);
 	int unique = 0;
 	for (int i = 0; i < bp->pair_count; ++i)
 	{

@@ -52,6 +52,8 @@ typedef struct broadphase
 	broadphase_pair* pairs; // the last update's new pairs, sorted by (user_a, user_b)
 	int pair_count;
 	int pair_capacity;
+	int max_pairs;          // new pairs one update may report (0: no bound); beyond it they are counted
+	uint64_t pairs_dropped; // pairs not reported for max_pairs, since the broadphase was made
 } broadphase;
 
 void broadphase_init(broadphase* bp, double margin);
@@ -62,12 +64,27 @@ void broadphase_release(broadphase* bp, sn_memory* memory);
 // moving never allocates. SN_ERR_NO_MEMORY leaves everything as it was.
 sn_error broadphase_create_proxy(broadphase* bp, sn_memory* memory, collide_aabb aabb, uint64_t category, int32_t user,
 								 broadphase_type type, int32_t* out_key);
+// Adds a proxy whose fat box is given as it is (a restored snapshot's, or a proxy re-made with a new
+// category), buffered as moved only if `moved`. Reserves like broadphase_create_proxy.
+sn_error broadphase_create_proxy_fat(broadphase* bp, sn_memory* memory, collide_aabb fat, uint64_t category,
+									 int32_t user, broadphase_type type, bool moved, int32_t* out_key);
 void broadphase_destroy_proxy(broadphase* bp, int32_t key);
+// Makes room for count more proxies in the tree of `type` (and in the move buffer), so that creating
+// them allocates nothing. SN_ERR_NO_MEMORY changes nothing that matters (capacities only).
+sn_error broadphase_reserve(broadphase* bp, sn_memory* memory, broadphase_type type, int count);
+// Whether a proxy is in the move buffer (created, moved or touched since the last pair update).
+static inline bool broadphase_proxy_moved(const broadphase* bp, int32_t key)
+{
+	return (bp->trees[broadphase_key_type(key)].nodes[broadphase_key_proxy(key)].flags & TREE_MOVED) != 0;
+}
 
 // A shape's new tight box. If it still fits in the proxy's fat box nothing happens (returns false);
 // otherwise the proxy is reinserted with the new box grown by the margin and buffered as moved (returns
 // true). No allocation.
 bool broadphase_move_proxy(broadphase* bp, int32_t key, collide_aabb aabb);
+
+// The same with a margin of the caller's instead of bp->margin (a fattening per proxy).
+bool broadphase_move_proxy_by(broadphase* bp, int32_t key, collide_aabb aabb, double margin);
 
 // Marks a proxy moved without changing its box (a filter change: its pairs must be found again).
 void broadphase_touch_proxy(broadphase* bp, int32_t key);
@@ -76,6 +93,11 @@ static inline collide_aabb broadphase_fat_aabb(const broadphase* bp, int32_t key
 {
 	return tree_fat_aabb(&bp->trees[broadphase_key_type(key)], broadphase_key_proxy(key));
 }
+
+// Sorts pairs by (user_a, user_b) in place: a heap sort (Williams 1964), O(n log n) with no allocation,
+// which a step may call (the C library's qsort may allocate its scratch). Equal pairs end up adjacent in
+// an order that depends only on the input order.
+void broadphase_sort_pairs(broadphase_pair* pairs, int count);
 
 // Whether two proxies may pair at all, by the callers' ids (the world's filter: categories and masks,
 // same body, joints, exclusions). NULL admits every pair.

@@ -369,6 +369,35 @@ void collide_capsule_box(const collide_capsule* a, sn_transform xa, const collid
 	manifold_transform(m, xb);
 }
 
+// The face contact of two boxes: the reference box (A unless B's face separates by clearly more) and the
+// other box's face most anti-parallel to its normal, clipped. Returns the point count (world frame).
+static int box_face_contact(sn_vec3 ha, sn_transform xa, sn_vec3 hb, sn_transform xb, sn_transform rel, double sa,
+							double sb, int fa, int fb, double margin, double size, collide_manifold* m)
+{
+	bool ref_a = !(sb > sa + 1e-5 * size);
+	sn_transform inc_in_ref = ref_a ? rel : sn_transform_inv_mul(xb, xa);
+	sn_vec3 h_ref = ref_a ? ha : hb, h_inc = ref_a ? hb : ha;
+	int axis = ref_a ? fa : fb;
+	int positive = component(inc_in_ref.p, axis) >= 0.0;
+	collide_face ref, inc;
+	box_face(h_ref, axis, positive, &ref);
+	sn_vec3 n_in_inc = sn_inv_rotate(inc_in_ref.q, ref.normal);
+	double ax = fabs(n_in_inc.x), ay = fabs(n_in_inc.y), az = fabs(n_in_inc.z);
+	int inc_axis = ax >= ay && ax >= az ? 0 : (ay >= az ? 1 : 2);
+	box_face(h_inc, inc_axis, component(n_in_inc, inc_axis) < 0.0, &inc);
+	for (int k = 0; k < inc.count; ++k)
+	{
+		inc.points[k] = sn_transform_point(inc_in_ref, inc.points[k]);
+	}
+	inc.normal = sn_rotate(inc_in_ref.q, inc.normal);
+	int count = manifold_clip(&ref, &inc, ref_a, margin, size, m);
+	if (count > 0)
+	{
+		manifold_transform(m, ref_a ? xa : xb);
+	}
+	return count;
+}
+
 void collide_box_box(const collide_box* a, sn_transform xa, const collide_box* b, sn_transform xb, double margin,
 					 collide_manifold* m)
 {
@@ -456,8 +485,26 @@ void collide_box_box(const collide_box* a, sn_transform xa, const collide_box* b
 	if (fmax(face_best, se) > 0.0)
 	{
 		// Apart: the separating axis bounds the distance from below but its face may not be where the
-		// boxes are closest (two boxes side by side diagonally). GJK finds the closest features exactly;
-		// face clipping follows when they are a face (narrow_convex.c). Cheap for boxes (a few iterations).
+		// boxes are closest (two boxes side by side diagonally). When a face axis separates best and the
+		// other box's nearest point lies over that face, the clipped manifold holds a point at exactly
+		// that separation, which is then the distance (a lower bound attained); boxes resting face on face
+		// and rounded just apart, and speculative face contacts, take this path. Otherwise GJK finds the
+		// closest features exactly; face clipping follows when they are a face (narrow_convex.c).
+		if (!(se > face_best + 1e-5 * size) &&
+			box_face_contact(ha, xa, hb, xb, rel, sa, sb, fa, fb, margin, size, m) > 0)
+		{
+			double nearest = INFINITY;
+			for (int k = 0; k < m->point_count; ++k)
+			{
+				nearest = fmin(nearest, m->points[k].separation);
+			}
+			// 1e-9 of the size: the rounding of the clipped points' separations.
+			if (fabs(nearest - face_best) <= 1e-9 * size)
+			{
+				return;
+			}
+		}
+		m->point_count = 0;
 		collide_convex ca, cb;
 		collide_shape sa_shape = collide_make_box(ha), sb_shape = collide_make_box(hb);
 		ca = convex_from_shape(&sa_shape);
@@ -500,25 +547,5 @@ void collide_box_box(const collide_box* a, sn_transform xa, const collide_box* b
 		manifold_transform(m, xa);
 		return;
 	}
-	// Face contact: the reference box's frame, the other box's face most anti-parallel to its normal.
-	bool ref_a = !(sb > sa + 1e-5 * size);
-	sn_transform inc_in_ref = ref_a ? rel : sn_transform_inv_mul(xb, xa);
-	sn_vec3 h_ref = ref_a ? ha : hb, h_inc = ref_a ? hb : ha;
-	int axis = ref_a ? fa : fb;
-	int positive = component(inc_in_ref.p, axis) >= 0.0;
-	collide_face ref, inc;
-	box_face(h_ref, axis, positive, &ref);
-	sn_vec3 n_in_inc = sn_inv_rotate(inc_in_ref.q, ref.normal);
-	double ax = fabs(n_in_inc.x), ay = fabs(n_in_inc.y), az = fabs(n_in_inc.z);
-	int inc_axis = ax >= ay && ax >= az ? 0 : (ay >= az ? 1 : 2);
-	box_face(h_inc, inc_axis, component(n_in_inc, inc_axis) < 0.0, &inc);
-	for (int k = 0; k < inc.count; ++k)
-	{
-		inc.points[k] = sn_transform_point(inc_in_ref, inc.points[k]);
-	}
-	inc.normal = sn_rotate(inc_in_ref.q, inc.normal);
-	if (manifold_clip(&ref, &inc, ref_a, margin, size, m) > 0)
-	{
-		manifold_transform(m, ref_a ? xa : xb);
-	}
+	box_face_contact(ha, xa, hb, xb, rel, sa, sb, fa, fb, margin, size, m);
 }

@@ -169,9 +169,18 @@ static sn_error check_body_ref(sn_world* world, sn_body_id id, const char* side,
 		*index = -1;
 		return SN_ERR_OK;
 	}
-	if (body_get(world, id) == NULL)
+	const body* b = body_get(world, id);
+	if (b == NULL)
 	{
 		return world_fail(world, SN_ERR_INVALID_ID, "create joint: %s is not a live body of this world", side);
+	}
+	if (b->type == SN_BODY_LINK)
+	{
+		// Joints onto articulation links need the solvers to couple the two (the contact dynamics issue).
+		return world_fail(world, SN_ERR_UNSUPPORTED,
+						  "create joint: %s is an articulation link's body; maximal joints onto links are not "
+						  "supported yet",
+						  side);
 	}
 	*index = id.index1 - 1;
 	return SN_ERR_OK;
@@ -313,6 +322,7 @@ sn_error joint_create(sn_world* world, sn_joint_type type, const sn_joint_base* 
 	j->break_torque = base->break_torque;
 	j->enabled = base->enabled;
 	j->broken = false;
+	j->collide_connected = base->collide_connected;
 	j->user_data = base->user_data;
 	memset(j->warm, 0, sizeof(j->warm));
 	j->force = sn_v3(0, 0, 0);
@@ -320,6 +330,7 @@ sn_error joint_create(sn_world* world, sn_joint_type type, const sn_joint_base* 
 	j->max_rows = joint_max_rows(j);
 	world->row_budget += j->max_rows;
 	world->joint_count += 1;
+	contact_joints_changed(world, ia, ib);
 	*out_id = joint_id_of(world, index);
 	return SN_ERR_OK;
 }
@@ -332,6 +343,7 @@ sn_error sn_destroy_joint(sn_world* world, sn_joint_id id)
 		return world_fail(world, SN_ERR_INVALID_ID, "destroy joint: invalid joint id");
 	}
 	world->row_budget -= j->max_rows;
+	contact_joints_changed(world, j->body_a, j->body_b);
 	j->live = false;
 	j->generation += 1;
 	if (j->generation == 0)
@@ -668,6 +680,23 @@ sn_error sn_joint_set_enabled(sn_world* world, sn_joint_id id, bool enabled)
 	}
 	memset(j->warm, 0, sizeof(j->warm));
 	return SN_ERR_OK;
+}
+
+sn_error sn_joint_set_collide_connected(sn_world* world, sn_joint_id id, bool collide)
+{
+	JOINT_SET_OR_FAIL_(world, id, "set collide connected");
+	if (j->collide_connected != collide)
+	{
+		j->collide_connected = collide;
+		contact_joints_changed(world, j->body_a, j->body_b);
+	}
+	return SN_ERR_OK;
+}
+
+bool sn_joint_get_collide_connected(const sn_world* world, sn_joint_id id)
+{
+	const joint* j = joint_get(world, id);
+	return j != NULL && j->collide_connected;
 }
 
 sn_error sn_joint_set_break_thresholds(sn_world* world, sn_joint_id id, double break_force, double break_torque)

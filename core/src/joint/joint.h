@@ -51,6 +51,7 @@ typedef struct joint
 	sn_soft lock_soft;
 	double break_force, break_torque;
 	bool enabled, broken;
+	bool collide_connected; // the two bodies' shapes still collide (contact/filter.c)
 	uint64_t user_data;
 	sn_joint_axis axes[SN_AXIS_COUNT];
 	uint8_t movable;     // bit per axis that takes limits, motors and springs

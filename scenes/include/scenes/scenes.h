@@ -6,9 +6,10 @@
 //   joints.h          maximal-coordinate joints: pendulums, chains of every joint type, the sheet of
 //                     hinge loops, limits, motors, loads and breakable joints
 //   articulations.h   reduced-coordinate articulations: pendulum, hanging chain, the driven 7-link arm
+//   contacts.h        shapes and contacts: the contact benchmark scenes C1..C8, a box resting, on an
+//                     incline, sliding, a ball dropped
 //   measure.h         joint errors read from the public API (anchor gaps, axis misalignment, locked axes)
-// A new family (contacts: stacks, piles, ragdolls on the ground) adds a header and a source file here
-// and a line below.
+// A new family adds a header and a source file here and a line below.
 //
 // Conventions. A builder adds its objects to a world the caller created (scene_world_def gives the def the
 // scenes assume: gravity (0, 0, -9.81) m/s^2, the given solver and step, everything else at the
@@ -24,6 +25,7 @@
 #include "scenes/articulations.h"
 #include "scenes/bodies.h"
 #include "scenes/common.h"
+#include "scenes/contacts.h"
 #include "scenes/joints.h"
 #include "scenes/measure.h"
 
