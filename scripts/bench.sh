@@ -6,6 +6,8 @@
 #                                               sheet of hinge loops in PGS, TGS, XPBD and DIRECT (about a
 #                                               minute); args: --seconds --grid-seconds --n --grid --solver
 #   bash scripts/bench.sh articulation [args]   bench_articulation (see README.md)
+#   bash scripts/bench.sh robots [args]         bench_robots: the published robots of models/robots against
+#                                               MuJoCo in the same run (--robot NAME, --steps, --repeat, --drives)
 #   bash scripts/bench.sh server [args]         bench_server: starts sinewd; step-1 latency, streaming to
 #                                               1/10/100 WebSocket clients, real-time capacity (--quick for a
 #                                               short run; see README.md)
@@ -18,13 +20,13 @@
 #                                               GJK/EPA against closed forms and against libccd, the world's
 #                                               collision stage on the contact scenes (--quick,
 #                                               --section NAME)
-# The release build is configured with SINEW_BENCH_PEERS=ON (peer libraries such as libccd, from
+# The release build is configured with SINEW_BENCH_PEERS=ON (peer libraries such as libccd and MuJoCo, from
 # install-deps.sh) so the comparisons run.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 case "${1:-}" in
-  ""|chain|articulation|server|collide|contacts) ;;
-  *) echo "bench.sh: first argument chain, articulation, server, collide or contacts (or none for every benchmark)" >&2
+  ""|chain|articulation|robots|server|collide|contacts) ;;
+  *) echo "bench.sh: first argument chain, articulation, robots, server, collide or contacts (or none for every benchmark)" >&2
      exit 2 ;;
 esac
 bash "$root/scripts/install-deps.sh"
@@ -43,12 +45,14 @@ contacts() {
 case "${1:-}" in
   chain) shift; "$root/build/release/bench/bench_chain" "$@" ;;
   articulation) shift; "$root/build/release/bench/bench_articulation" "$@" ;;
+  robots) shift; "$root/build/release/bench/bench_robots" "$@" ;;
   server) shift; "$root/build/release/bench/bench_server" "$@" ;;
   collide) shift; "$root/build/release/bench/bench_collide" "$@" ;;
   contacts) shift; contacts "$@" ;;
   *)
     "$root/build/release/bench/bench_chain"
     "$root/build/release/bench/bench_articulation"
+    "$root/build/release/bench/bench_robots"
     "$root/build/release/bench/bench_server"
     "$root/build/release/bench/bench_collide"
     contacts

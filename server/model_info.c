@@ -76,6 +76,38 @@ static bool encode_joints(pb_ostream_t* stream, const pb_field_t* field, void* c
 	return true;
 }
 
+static bool encode_warning(pb_ostream_t* stream, const pb_field_t* field, const char* text)
+{
+	return pb_encode_tag_for_field(stream, field) && pb_encode_string(stream, (const pb_byte_t*)text, strlen(text));
+}
+
+static bool encode_warnings(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const model_info* r = *arg;
+	for (int i = 0; i < r->model->warning_count; ++i)
+	{
+		if (!encode_warning(stream, field, r->model->warnings[i].text))
+		{
+			return false;
+		}
+	}
+	for (int i = 0; i < r->built->warning_count; ++i)
+	{
+		if (!encode_warning(stream, field, r->built->warnings[i].text))
+		{
+			return false;
+		}
+	}
+	int dropped = r->model->warnings_dropped + r->built->warnings_dropped;
+	if (dropped > 0)
+	{
+		char text[64];
+		snprintf(text, sizeof(text), "%d more warnings", dropped);
+		return encode_warning(stream, field, text);
+	}
+	return true;
+}
+
 static bool encode_visuals(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
 {
 	const model_info* r = *arg;
@@ -135,6 +167,8 @@ void model_info_fill(sinew_v1_UrdfModel* out, const model_info* info, sn_articul
 	out->joints.arg = (void*)info;
 	out->visuals.funcs.encode = encode_visuals;
 	out->visuals.arg = (void*)info;
+	out->warnings.funcs.encode = encode_warnings;
+	out->warnings.arg = (void*)info;
 }
 
 bool model_info_keep(model_registry* models, const model_info* info, sn_articulation_id articulation, int dof_count)

@@ -599,6 +599,22 @@ static bool decode_hook(pb_istream_t* stream, const pb_field_iter_t* field, void
 			m->urdf_visual_count += 1;
 			return true;
 		}
+		if (field->tag == sinew_v1_UrdfModel_warnings_tag)
+		{
+			if (m->urdf_warning_count >= 8 || m->urdf_warning_count == 0)
+			{
+				GROW_(m->urdf_warnings, m->urdf_warning_count, snc_warning_text);
+			}
+			char* w = m->urdf_warnings[m->urdf_warning_count];
+			size_t size = stream->bytes_left < 639 ? stream->bytes_left : 639;
+			if (!pb_read(stream, (pb_byte_t*)w, size) || !pb_read(stream, NULL, stream->bytes_left))
+			{
+				return false;
+			}
+			w[size] = '\0';
+			m->urdf_warning_count += 1;
+			return true;
+		}
 	}
 	if (field->descriptor == &sinew_v1_WorldDescription_msg &&
 		field->tag == sinew_v1_WorldDescription_articulations_tag)
@@ -681,6 +697,7 @@ void snc_message_free(snc_message* m)
 	free(m->urdf_links);
 	free(m->urdf_joints);
 	free(m->urdf_visuals);
+	free(m->urdf_warnings);
 	free(m->articulation_infos);
 	free(m->link_infos);
 	memset(m, 0, sizeof(*m));

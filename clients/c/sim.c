@@ -7,7 +7,8 @@
 // the floating base as JOINT.x, JOINT.y, JOINT.z (world position of its link frame, m) and JOINT.rx,
 // JOINT.ry, JOINT.rz (rotation vector of its orientation, world frame, rad); a spherical joint (which URDF
 // cannot express, but the runner writes whatever the articulation has) as JOINT.rx, JOINT.ry, JOINT.rz.
-// Fixed joints have no column. Then one row for t = 0 and one after every K-th step (--every K), so
+// A base made to float (--base floating) without a floating joint has the six base columns first, named
+// after the base link. Fixed joints have no column. Then one row for t = 0 and one after every K-th step (--every K), so
 // 1 + floor(steps / K) rows. t in s. Numbers are written with %.17g (they read back to the same double).
 // A name with a comma, quote or line break is quoted as CSV says.
 //
@@ -45,12 +46,22 @@ static const char usage[] =
 	"  --drive JOINT=KP,KD,TARGET   a force drive on one joint: stiffness N*m/rad or N/m, damping\n"
 	"                         N*m*s/rad or N*s/m, target rad or m; max force = the URDF effort (repeatable)\n"
 	"  --drive-all KP,KD      the same drive on every joint but mimic followers, holding its initial position\n"
-	"  --initial JOINT=Q      initial position, rad or m (repeatable); mimic followers follow\n"
+	"  --initial JOINT=Q      initial position, rad or m (repeatable); mimic followers follow, and a follower\n"
+	"                         given here moves its leader to (Q - offset) / multiplier\n"
 	"  --base auto|fixed|floating   how the root is held (default auto: floating only under a floating joint)\n"
+	"  --velocity-limits drive|joint|none   what <limit velocity> bounds (default drive): the drives' speed\n"
+	"                         towards their targets (the actuator's limit: the joint itself moves freely),\n"
+	"                         a hard cap on the joint's speed, or nothing; a mimic follower's is |multiplier|\n"
+	"                         times its leader's\n"
+	"  --massless-link-mass M give links without mass that move on their own joint M kg (default: an error)\n"
+	"  --balance-inertia      repair inertias that violate the triangle inequality (default: an error)\n"
+	"  --keep-fixed-links     keep links with mass on fixed joints as their own links (default: merged into\n"
+	"                         their parent, as MuJoCo's fusestatic)\n"
 	"  --every K              write a row every K steps (default 1)\n"
 	"  --csv FILE             write CSV to FILE (- for stdout); header t, then one column per joint coordinate\n"
 	"  --quiet                no progress line and no summary on stderr\n"
 	"  --help                 this text\n"
+	"What the importer ignored, merged, substituted or repaired is printed on stderr as warnings.\n"
 	"Exit status: 0 done, 1 the model or the simulation failed, 2 a bad option.\n";
 
 typedef struct sim_options
@@ -68,6 +79,10 @@ typedef struct sim_options
 	snm_joint_value initial[MAX_INITIAL];
 	int initial_count;
 	snm_base_mode base_mode;
+	snm_velocity_limits velocity_limits;
+	double massless_link_mass;
+	bool balance_inertia;
+	bool keep_fixed_links;
 	long long every;
 	const char* csv_path;
 	bool quiet;
@@ -76,9 +91,9 @@ typedef struct sim_options
 // A column of the CSV: a joint and which of its coordinates.
 typedef struct column
 {
-	int joint;     // model joint
-	int dof;       // articulation dof, or -1 for the floating base
-	int component; // floating base: 0..5 (x, y, z, rx, ry, rz)
+	const char* name; // the model joint's name (the base link's for a floating base without a floating joint)
+	int dof;          // articulation dof, or -1 for the floating base
+	int component;    // floating base: 0..5 (x, y, z, rx, ry, rz)
 	char suffix[4];
 } column;
 
@@ -190,6 +205,16 @@ static int parse_options(int argc, char** argv, sim_options* o)
 		if (strcmp(arg, "--quiet") == 0)
 		{
 			o->quiet = true;
+			continue;
+		}
+		if (strcmp(arg, "--balance-inertia") == 0)
+		{
+			o->balance_inertia = true;
+			continue;
+		}
+		if (strcmp(arg, "--keep-fixed-links") == 0)
+		{
+			o->keep_fixed_links = true;
 			continue;
 		}
 		if (strncmp(arg, "--", 2) != 0)
@@ -336,6 +361,27 @@ static int parse_options(int argc, char** argv, sim_options* o)
 				return bad_option("--base '%s': expected auto, fixed or floating", value);
 			}
 		}
+		else if (strcmp(name, "--velocity-limits") == 0)
+		{
+			int mode = 0;
+			while (mode <= SNM_VELOCITY_LIMITS_NONE &&
+				   strcmp(snm_velocity_limits_name((snm_velocity_limits)mode), value) != 0)
+			{
+				++mode;
+			}
+			if (mode > SNM_VELOCITY_LIMITS_NONE)
+			{
+				return bad_option("--velocity-limits '%s': expected drive, joint or none", value);
+			}
+			o->velocity_limits = (snm_velocity_limits)mode;
+		}
+		else if (strcmp(name, "--massless-link-mass") == 0)
+		{
+			if (!parse_double(value, &o->massless_link_mass) || !(o->massless_link_mass > 0.0))
+			{
+				return bad_option("--massless-link-mass '%s': expected a mass > 0 kg", value);
+			}
+		}
 		else if (strcmp(name, "--every") == 0)
 		{
 			if (!parse_count(value, &o->every) || o->every < 1)
@@ -374,6 +420,18 @@ static int parse_options(int argc, char** argv, sim_options* o)
 		o->steps = (long long)steps;
 	}
 	return 0;
+}
+
+static void print_warnings(const snm_warning* warnings, int count, int dropped)
+{
+	for (int i = 0; i < count; ++i)
+	{
+		fprintf(stderr, "sinew sim: warning: %s\n", warnings[i].text);
+	}
+	if (dropped > 0)
+	{
+		fprintf(stderr, "sinew sim: warning: %d more warnings\n", dropped);
+	}
 }
 
 static double wall_seconds(void)
@@ -425,20 +483,31 @@ static void write_field(FILE* f, const char* text, const char* suffix)
 static int make_columns(const snm_model* model, const snm_build_result* built, const sn_world* world, column** out)
 {
 	int count = 0;
-	column* cols = malloc(((size_t)model->joint_count * 6 + 1) * sizeof(column));
+	column* cols = malloc(((size_t)model->joint_count * 6 + 6) * sizeof(column));
 	if (cols == NULL)
 	{
 		return -1;
 	}
 	static const char* const base_suffix[6] = { ".x", ".y", ".z", ".rx", ".ry", ".rz" };
 	static const char* const spherical_suffix[3] = { ".rx", ".ry", ".rz" };
+	if (built->floating_joint < 0 && !sn_articulation_is_fixed_base(world, built->articulation))
+	{
+		// Floating without a floating joint (--base floating): the base columns are named after the base link.
+		const char* base_name = model->links[built->articulation_link_model[0]].name;
+		for (int c = 0; c < 6; ++c)
+		{
+			column col = { base_name, -1, c, "" };
+			snprintf(col.suffix, sizeof(col.suffix), "%s", base_suffix[c]);
+			cols[count++] = col;
+		}
+	}
 	for (int j = 0; j < model->joint_count; ++j)
 	{
 		if (j == built->floating_joint)
 		{
 			for (int c = 0; c < 6; ++c)
 			{
-				column col = { j, -1, c, "" };
+				column col = { model->joints[j].name, -1, c, "" };
 				snprintf(col.suffix, sizeof(col.suffix), "%s", base_suffix[c]);
 				cols[count++] = col;
 			}
@@ -453,7 +522,7 @@ static int make_columns(const snm_model* model, const snm_build_result* built, c
 		int first = sn_articulation_get_link_dof_offset(world, built->articulation, link);
 		for (int c = 0; c < dofs && c < 3; ++c)
 		{
-			column col = { j, first + c, c, "" };
+			column col = { model->joints[j].name, first + c, c, "" };
 			if (dofs > 1)
 			{
 				snprintf(col.suffix, sizeof(col.suffix), "%s", spherical_suffix[c]);
@@ -544,7 +613,7 @@ static int run(const sim_options* o, const snm_model* model, sn_world* world, co
 		fputs("t", csv);
 		for (int i = 0; i < count; ++i)
 		{
-			write_field(csv, model->joints[cols[i].joint].name, cols[i].suffix);
+			write_field(csv, cols[i].name, cols[i].suffix);
 		}
 		fputc('\n', csv);
 		write_row(csv, world, built, cols, count);
@@ -594,7 +663,7 @@ static int run(const sim_options* o, const snm_model* model, sn_world* world, co
 			double base_values[6] = { base.p.x, base.p.y, base.p.z, rv.x, rv.y, rv.z };
 			double v = cols[i].dof >= 0 ? sn_articulation_get_joint_position(world, built->articulation, cols[i].dof)
 										: base_values[cols[i].component];
-			printf("%s%s = %.17g\n", model->joints[cols[i].joint].name, cols[i].suffix, v);
+			printf("%s%s = %.17g\n", cols[i].name, cols[i].suffix, v);
 		}
 	}
 	if (!o->quiet && status == 0)
@@ -657,6 +726,11 @@ int sinew_sim_main(int argc, char** argv)
 	bd.drive_count = o->drive_count;
 	bd.initial = o->initial;
 	bd.initial_count = o->initial_count;
+	bd.velocity_limits = o->velocity_limits;
+	bd.massless_link_mass = o->massless_link_mass;
+	bd.balance_inertia = o->balance_inertia;
+	bd.merge_fixed_links = !o->keep_fixed_links;
+	print_warnings(model->warnings, model->warning_count, model->warnings_dropped);
 	if (o->drive_all)
 	{
 		bd.drive_all.drive.enabled = true;
@@ -674,6 +748,7 @@ int sinew_sim_main(int argc, char** argv)
 	}
 	else
 	{
+		print_warnings(built.warnings, built.warning_count, built.warnings_dropped);
 		status = run(o, model, world, &built);
 		snm_build_result_free(&built);
 	}

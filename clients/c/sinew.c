@@ -1355,6 +1355,10 @@ static int cmd_load_urdf(cli* c, int argc, char** argv)
 	{
 		printf("link %s link=%d\n", reply.urdf_links[l].name, (int)reply.urdf_links[l].link);
 	}
+	for (int i = 0; i < reply.urdf_warning_count; ++i)
+	{
+		fprintf(stderr, "sinew: warning: %s\n", reply.urdf_warnings[i]);
+	}
 	snc_message_free(&reply);
 	return 0;
 }

@@ -65,6 +65,9 @@ typedef struct snc_articulation_info
 	int urdf_visual_count;
 } snc_articulation_info;
 
+// One warning of a LoadUrdf reply, NUL-terminated (longer ones are cut).
+typedef char snc_warning_text[640];
+
 // A server message with its growing fields decoded. Free with snc_message_free.
 typedef struct snc_message
 {
@@ -85,6 +88,8 @@ typedef struct snc_message
 	int urdf_joint_count;
 	sinew_v1_UrdfVisual* urdf_visuals;
 	int urdf_visual_count;
+	snc_warning_text* urdf_warnings; // what the importer ignored, merged or repaired (UrdfModel.warnings)
+	int urdf_warning_count;
 	snc_articulation_info* articulation_infos; // WorldDescription (DescribeWorld's reply)
 	int articulation_info_count;
 	sinew_v1_LinkInfo* link_infos;

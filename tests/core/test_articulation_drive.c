@@ -410,6 +410,53 @@ static void test_velocity_drive_under_load(void** state)
 	sn_world_destroy(world);
 }
 
+static void test_drive_max_velocity(void** state)
+{
+	(void)state;
+	const sn_solver solvers[2] = { SN_SOLVER_PGS, SN_SOLVER_TGS };
+	for (int s = 0; s < 2; ++s)
+	{
+		// A stiff drive pulls a 1 kg slider towards a target 1 m away, at most 0.5 m/s: it goes at 0.5 m/s
+		// (the bound is on each window's end speed, exact for one drive: rounding only) and gets there.
+		sn_world* world = world_without_gravity(solvers[s], 0.001);
+		sn_drive drive = sn_default_drive();
+		drive.enabled = true;
+		drive.stiffness = 1e4;
+		drive.damping = 200.0;
+		drive.target_position = 1.0;
+		drive.max_velocity = 0.5;
+		sn_articulation_id id = make_slider(world, 1.0, false, &drive, 0.0, 0.0);
+		double fastest = 0.0;
+		for (int i = 0; i < 3000; ++i)
+		{
+			assert_sn_ok(sn_world_step(world));
+			fastest = fmax(fastest, sn_articulation_get_joint_velocity(world, id, 0));
+		}
+		assert_near(fastest, 0.5, 1e-12, "the drive's speed");
+		assert_near(sn_articulation_get_joint_position(world, id, 0), 1.0, 1e-6, "and it arrives");
+		sn_world_destroy(world);
+
+		// A slider moving at 3 m/s away from its target, faster than the drive may push: the drive still
+		// brakes it, exactly as a drive without a speed limit does (same bits while it brakes).
+		sn_world* a = world_without_gravity(solvers[s], 0.001);
+		sn_world* b = world_without_gravity(solvers[s], 0.001);
+		drive.target_position = 0.0;
+		sn_articulation_id ia = make_slider(a, 1.0, false, &drive, 0.0, -3.0);
+		drive.max_velocity = INFINITY;
+		sn_articulation_id ib = make_slider(b, 1.0, false, &drive, 0.0, -3.0);
+		for (int i = 0; i < 5; ++i)
+		{
+			assert_sn_ok(sn_world_step(a));
+			assert_sn_ok(sn_world_step(b));
+			double va = sn_articulation_get_joint_velocity(a, ia, 0);
+			assert_true(va == sn_articulation_get_joint_velocity(b, ib, 0));
+			assert_true(va > -3.0); // braked
+		}
+		sn_world_destroy(a);
+		sn_world_destroy(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_drive_is_symmetric),
 		cmocka_unit_test(test_force_limit_and_effort),
 		cmocka_unit_test(test_stiff_arm),
+		cmocka_unit_test(test_drive_max_velocity),
 		cmocka_unit_test(test_ball_joint_drives),
 		cmocka_unit_test(test_velocity_drive_under_load),
 	};

@@ -69,6 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 	bd.drive_all.drive.enabled = (size & 4) != 0;
 	bd.drive_all.drive.stiffness = 100.0;
 	bd.drive_all.drive.damping = 10.0;
+	bd.balance_inertia = (size & 8) != 0;
+	bd.merge_fixed_links = (size & 16) == 0;
+	bd.velocity_limits = (snm_velocity_limits)((size >> 5) % 3);
 	snm_build_result built;
 	snm_error build_error;
 	err = snm_build(world, model, &bd, &built, &build_error);

@@ -108,6 +108,37 @@ static void test_floating_columns_and_drives(void** state)
 	free(text);
 }
 
+static void test_importer_options(void** state)
+{
+	(void)state;
+	// --base floating on a URDF without a floating joint: the base columns come first, named after the base.
+	assert_int_equal(
+		SIM("sim", URDF("pendulum.urdf"), "--base", "floating", "--steps", "3", "--csv", OUT("pf.csv"), "--quiet"), 0);
+	char* text = slurp(OUT("pf.csv"));
+	const char* header = "t,base.x,base.y,base.z,base.rx,base.ry,base.rz,hinge\n";
+	if (strncmp(text, header, strlen(header)) != 0)
+	{
+		fail_msg("header: %.120s", text);
+	}
+	free(text);
+	// The build options real files need.
+	assert_int_equal(SIM("sim", URDF("forgiving.urdf"), "--steps", "3", "--velocity-limits", "joint",
+						 "--massless-link-mass", "0.01", "--balance-inertia", "--keep-fixed-links", "--quiet"),
+					 1); // kept on its own link, the camera's point mass has no inertia: refused
+	assert_int_equal(SIM("sim", URDF("forgiving.urdf"), "--steps", "3", "--velocity-limits", "none",
+						 "--massless-link-mass", "0.01", "--balance-inertia", "--quiet"),
+					 0);
+	assert_int_equal(SIM("sim", URDF("forgiving.urdf"), "--velocity-limits", "fast"), 2);
+	assert_int_equal(SIM("sim", URDF("forgiving.urdf"), "--massless-link-mass", "0"), 2);
+	// --initial on a mimic follower moves its leader (the follower's column reads what was asked).
+	assert_int_equal(SIM("sim", URDF("forgiving.urdf"), "--steps", "0", "--initial", "finger_b=-0.03", "--csv",
+						 OUT("fb.csv"), "--quiet"),
+					 0);
+	text = slurp(OUT("fb.csv"));
+	assert_non_null(strstr(text, "\n0,0,0.014999999999999999,-0.029999999999999999\n"));
+	free(text);
+}
+
 static void test_exit_status(void** state)
 {
 	(void)state;
@@ -145,6 +176,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_csv_header_and_rows),
 		cmocka_unit_test(test_floating_columns_and_drives),
+		cmocka_unit_test(test_importer_options),
 		cmocka_unit_test(test_exit_status),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

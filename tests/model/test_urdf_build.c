@@ -12,6 +12,7 @@
 #include "sinew/model.h"
 #include "sinew/sinew.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +113,7 @@ static void run_bitwise(sn_solver solver)
 	sn_world* hand_world = make_world(solver, 0.001);
 	snm_model* model = load("double_pendulum.urdf", SINEW_TEST_URDF_DIR);
 	snm_build_def bd = snm_default_build_def();
+	bd.velocity_limits = SNM_VELOCITY_LIMITS_JOINT; // the hand-built links cap their joints' speeds
 	snm_joint_value initial[2] = { { "shoulder", q1 }, { "elbow", q2 } };
 	bd.initial = initial;
 	bd.initial_count = 2;
@@ -379,33 +381,47 @@ static void test_demo_arm_map(void** state)
 {
 	(void)state;
 	snm_model* model = load("sinew_arm.urdf", SINEW_MODELS_DIR);
-	sn_world* world = make_world(SN_SOLVER_TGS, 0.001);
-	snm_build_def bd = snm_default_build_def();
-	snm_build_result built;
-	build(world, model, &bd, &built);
-	// world + base (merged), seven links, hand (massive, kept with its fixed joint), two fingers; the
-	// massless tool frame is merged into the hand.
-	assert_int_equal(built.articulation_link_count, 11);
-	assert_int_equal(sn_articulation_get_dof_count(world, built.articulation), 9);
-	int world_link = snm_model_find_link(model, "world"), base = snm_model_find_link(model, "base");
-	int hand = snm_model_find_link(model, "hand"), tool = snm_model_find_link(model, "tool");
-	assert_int_equal(built.link_index[world_link], 0);
-	assert_int_equal(built.link_index[base], 0);
-	assert_int_equal(built.link_index[tool], built.link_index[hand]);
-	assert_true(built.link_offset[tool].p.z == 0.1);
-	assert_int_equal(built.joint_link[snm_model_find_joint(model, "tool_mount")], -1);
-	assert_true(built.joint_link[snm_model_find_joint(model, "hand_mount")] > 0);
-	assert_int_equal(built.joint_dof[snm_model_find_joint(model, "hand_mount")], -1);
-	for (int i = 1; i <= 7; ++i)
+	for (int merge = 0; merge < 2; ++merge)
 	{
-		char name[16];
-		snprintf(name, sizeof(name), "joint%d", i);
-		assert_int_equal(dof_of(model, &built, name), i - 1);
+		sn_world* world = make_world(SN_SOLVER_TGS, 0.001);
+		snm_build_def bd = snm_default_build_def();
+		bd.merge_fixed_links = merge == 1;
+		snm_build_result built;
+		build(world, model, &bd, &built);
+		// world + base (merged), seven links, the hand (merged into link 7 by default, else kept with its
+		// fixed joint), two fingers; the massless tool frame is merged into the hand either way.
+		int links = merge ? 10 : 11;
+		assert_int_equal(built.articulation_link_count, links);
+		assert_int_equal(sn_articulation_get_dof_count(world, built.articulation), 9);
+		int world_link = snm_model_find_link(model, "world"), base = snm_model_find_link(model, "base");
+		int hand = snm_model_find_link(model, "hand"), tool = snm_model_find_link(model, "tool");
+		int link7 = snm_model_find_link(model, "link7");
+		assert_int_equal(built.link_index[world_link], 0);
+		assert_int_equal(built.link_index[base], 0);
+		assert_int_equal(built.link_index[tool], built.link_index[hand]);
+		assert_int_equal(built.joint_link[snm_model_find_joint(model, "tool_mount")], -1);
+		assert_int_equal(built.joint_dof[snm_model_find_joint(model, "hand_mount")], -1);
+		if (merge)
+		{
+			assert_int_equal(built.link_index[hand], built.link_index[link7]);
+			assert_int_equal(built.joint_link[snm_model_find_joint(model, "hand_mount")], -1);
+		}
+		else
+		{
+			assert_true(built.link_offset[tool].p.z == 0.1);
+			assert_true(built.joint_link[snm_model_find_joint(model, "hand_mount")] > 0);
+		}
+		for (int i = 1; i <= 7; ++i)
+		{
+			char name[16];
+			snprintf(name, sizeof(name), "joint%d", i);
+			assert_int_equal(dof_of(model, &built, name), i - 1);
+		}
+		assert_int_equal(sn_articulation_get_link_count(world, built.articulation), links);
+		snm_build_result_free(&built);
+		sn_world_destroy(world);
 	}
-	assert_int_equal(sn_articulation_get_link_count(world, built.articulation), 11);
-	snm_build_result_free(&built);
 	snm_model_destroy(model);
-	sn_world_destroy(world);
 }
 
 static void test_floating_map(void** state)
@@ -487,6 +503,20 @@ static const build_case build_cases[] = {
 	  "<robot name=\"r\">\n<link name=\"w\"/>\n<link name=\"b\"/>\n<joint name=\"g\" "
 	  "type=\"floating\"><parent link=\"w\"/><child link=\"b\"/></joint>\n</robot>\n",
 	  SN_ERR_NON_POSITIVE_MASS, 3, "as a floating base" },
+	{ "moving point mass",
+	  "<robot name=\"r\">\n" LINK(
+		  "a") "<link name=\"b\"><inertial><mass value=\"1\"/>\n<inertia ixx=\"0\" ixy=\"0\" "
+			   "ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial></link>\n<joint name=\"j\" type=\"continuous\">"
+			   "<parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n",
+	  SN_ERR_INERTIA_NOT_PD, 4, "the link moves but its inertia is singular (principal moments 0, 0, 0 kg*m^2)" },
+	{ "triangle inequality",
+	  "<robot name=\"r\">\n" LINK("a") "<link name=\"b\"><inertial><mass value=\"1\"/>\n<inertia ixx=\"0.1\" ixy=\"0\" "
+									   "ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.256\"/></inertial></link>\n<joint "
+									   "name=\"j\" type=\"continuous\">"
+									   "<parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n",
+	  SN_ERR_INERTIA_NOT_PD, 4,
+	  "principal moments 0.1, 0.1, 0.256 kg*m^2 violate the triangle inequality (the largest is 28% above the sum of "
+	  "the others)" },
 };
 
 static void test_build_errors(void** state)
@@ -518,6 +548,181 @@ static void test_build_errors(void** state)
 		sn_world_destroy(world);
 		snm_model_destroy(model);
 	}
+}
+
+// Published files that MuJoCo loads load here too, with warnings for what was ignored or not used.
+static void test_forgiving_files(void** state)
+{
+	(void)state;
+	snm_model* model = load("forgiving.urdf", SINEW_TEST_URDF_DIR);
+	// The parse ignored the <mimic> on the fixed joint, and said so with its line.
+	assert_int_equal(model->warning_count, 1);
+	assert_int_equal(model->warnings[0].line, 25);
+	assert_non_null(strstr(model->warnings[0].message, "on a fixed joint is ignored"));
+	assert_int_equal(model->joints[snm_model_find_joint(model, "tool_frame")].mimic, -1);
+	sn_world* world = make_world(SN_SOLVER_TGS, 0.001);
+	snm_build_def bd = snm_default_build_def();
+	snm_build_result built;
+	build(world, model, &bd, &built);
+	// base, carriage (with the camera's 10 g point mass and the massless tool merged in), two fingers.
+	assert_int_equal(built.articulation_link_count, 4);
+	int carriage = snm_model_find_link(model, "carriage");
+	assert_int_equal(built.link_index[snm_model_find_link(model, "camera")], built.link_index[carriage]);
+	sn_link_def ld;
+	assert_sn_ok(sn_articulation_get_link_def(world, built.articulation, built.link_index[carriage], &ld));
+	assert_near(ld.mass, 1.01, 1e-15, "the camera's mass merged into the carriage");
+	// The root's 1 g with a zero inertia is welded to the world: not used, with a warning.
+	assert_int_equal(built.warning_count, 1);
+	assert_non_null(strstr(built.warnings[0].message, "welded to the world"));
+	assert_non_null(strstr(built.warnings[0].element, "<link name=\"base\">"));
+	snm_build_result_free(&built);
+	sn_world_destroy(world);
+	snm_model_destroy(model);
+}
+
+static void test_balance_inertia(void** state)
+{
+	(void)state;
+	// The case above that is refused (0.256 > 0.1 + 0.1 by 28%, as an Allegro hand's links are), repaired on
+	// request: the two smaller moments each rise by half the deficit, 0.028, and the link moves.
+	const char* text = "<robot name=\"r\">\n" LINK(
+		"a") "<link name=\"b\"><inertial><mass value=\"1\"/>\n<inertia "
+			 "ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.256\"/></inertial></link>\n"
+			 "<joint name=\"j\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n";
+	snm_model* model = NULL;
+	snm_error error;
+	assert_sn_ok(snm_parse_urdf(text, strlen(text), "b.urdf", NULL, &model, &error));
+	sn_world* world = make_world(SN_SOLVER_TGS, 0.001);
+	snm_build_def bd = snm_default_build_def();
+	bd.balance_inertia = true;
+	snm_build_result built;
+	build(world, model, &bd, &built);
+	sn_link_def ld;
+	assert_sn_ok(sn_articulation_get_link_def(world, built.articulation, 1, &ld));
+	// The principal axes are the link axes here: the repair is exact to rounding of the eigen-decomposition.
+	assert_near(ld.inertia.cx.x, 0.128, 1e-15, "ixx raised by half the deficit");
+	assert_near(ld.inertia.cy.y, 0.128, 1e-15, "iyy raised by half the deficit");
+	assert_near(ld.inertia.cz.z, 0.256, 1e-15, "the largest moment kept");
+	assert_near(ld.inertia.cy.x, 0.0, 1e-15, "axes kept");
+	assert_int_equal(built.warning_count, 1);
+	assert_non_null(strstr(built.warnings[0].message, "balanced (balance_inertia)"));
+	assert_int_equal(built.warnings[0].line, 4);
+	snm_build_result_free(&built);
+	sn_world_destroy(world);
+	snm_model_destroy(model);
+}
+
+// What <limit velocity> becomes, and that a mimic follower's limit follows its leader's.
+static void test_velocity_limits(void** state)
+{
+	(void)state;
+	snm_model* model = load("forgiving.urdf", SINEW_TEST_URDF_DIR);
+	int lift = snm_model_find_joint(model, "lift"), a = snm_model_find_joint(model, "finger_a"),
+		b = snm_model_find_joint(model, "finger_b");
+	for (int mode = 0; mode < 3; ++mode)
+	{
+		sn_world* world = make_world(SN_SOLVER_TGS, 0.001);
+		snm_build_def bd = snm_default_build_def();
+		bd.velocity_limits = (snm_velocity_limits)mode;
+		snm_drive_gains gains[2];
+		for (int i = 0; i < 2; ++i)
+		{
+			gains[i].joint = i == 0 ? "lift" : "finger_b";
+			gains[i].drive = sn_default_drive();
+			gains[i].drive.enabled = true;
+			gains[i].drive.stiffness = 100.0;
+			gains[i].max_force_from_effort = true;
+		}
+		bd.drives = gains;
+		bd.drive_count = 2;
+		snm_build_result built;
+		build(world, model, &bd, &built);
+		sn_link_def ll, lb;
+		assert_sn_ok(sn_articulation_get_link_def(world, built.articulation, built.joint_link[lift], &ll));
+		assert_sn_ok(sn_articulation_get_link_def(world, built.articulation, built.joint_link[b], &lb));
+		sn_drive dl = sn_articulation_get_drive(world, built.articulation, built.joint_dof[lift]);
+		sn_drive db = sn_articulation_get_drive(world, built.articulation, built.joint_dof[b]);
+		double drive_speed = mode == SNM_VELOCITY_LIMITS_DRIVE ? 0.5 : INFINITY;
+		double joint_speed = mode == SNM_VELOCITY_LIMITS_JOINT ? 0.5 : INFINITY;
+		assert_true(dl.max_velocity == drive_speed && ll.max_joint_velocity == joint_speed);
+		// finger_b follows finger_a (0.2 m/s) with multiplier -2: its own 0.05 m/s would break the relation,
+		// so it gets 0.4 m/s, as a drive's speed or as a cap.
+		assert_true(db.max_velocity == (mode == SNM_VELOCITY_LIMITS_DRIVE ? 0.4 : INFINITY));
+		assert_true(lb.max_joint_velocity == (mode == SNM_VELOCITY_LIMITS_JOINT ? 0.4 : INFINITY));
+		(void)a;
+		snm_build_result_free(&built);
+		sn_world_destroy(world);
+	}
+	snm_model_destroy(model);
+}
+
+static void test_free_motion_not_capped(void** state)
+{
+	(void)state;
+	// A pendulum whose <limit velocity> is 1 rad/s released horizontally reaches ~4.4 rad/s at the bottom.
+	// As the drives' speed (the default) the limit leaves free motion alone: bit for bit the run without
+	// limits. As a joint cap it clips the swing at 1 rad/s.
+	const char* text = "<robot name=\"p\">\n" LINK(
+		"a") "<link name=\"bob\"><inertial><origin xyz=\"1 0 0\"/><mass "
+			 "value=\"1\"/><inertia ixx=\"1e-4\" ixy=\"0\" ixz=\"0\" iyy=\"1e-4\" iyz=\"0\" "
+			 "izz=\"1e-4\"/></inertial></link>\n<joint name=\"j\" type=\"revolute\"><parent link=\"a\"/>"
+			 "<child link=\"bob\"/><axis xyz=\"0 1 0\"/><limit lower=\"-10\" upper=\"10\" effort=\"1\" "
+			 "velocity=\"1\"/></joint>\n</robot>\n";
+	snm_model* model = NULL;
+	snm_error error;
+	assert_sn_ok(snm_parse_urdf(text, strlen(text), "p.urdf", NULL, &model, &error));
+	double fastest[3] = { 0.0, 0.0, 0.0 };
+	uint64_t hash[3];
+	for (int mode = 0; mode < 3; ++mode)
+	{
+		sn_world* world = make_world(SN_SOLVER_TGS, 0.001);
+		snm_build_def bd = snm_default_build_def();
+		bd.velocity_limits = (snm_velocity_limits)mode;
+		snm_build_result built;
+		build(world, model, &bd, &built);
+		for (int i = 0; i < 1000; ++i)
+		{
+			assert_sn_ok(sn_world_step(world));
+			fastest[mode] = fmax(fastest[mode], fabs(sn_articulation_get_joint_velocity(world, built.articulation, 0)));
+		}
+		hash[mode] = sn_world_state_hash(world);
+		snm_build_result_free(&built);
+		sn_world_destroy(world);
+	}
+	assert_true(hash[SNM_VELOCITY_LIMITS_DRIVE] == hash[SNM_VELOCITY_LIMITS_NONE]);
+	assert_true(fastest[SNM_VELOCITY_LIMITS_DRIVE] > 3.0);
+	assert_near(fastest[SNM_VELOCITY_LIMITS_JOINT], 1.0, 1e-12, "the joint cap");
+	snm_model_destroy(model);
+}
+
+static void test_initial_on_a_follower(void** state)
+{
+	(void)state;
+	snm_model* model = load("forgiving.urdf", SINEW_TEST_URDF_DIR);
+	sn_world* world = make_world(SN_SOLVER_TGS, 0.001);
+	snm_build_def bd = snm_default_build_def();
+	// finger_b = -2 finger_a: asking finger_b for -0.03 m puts finger_a at 0.015 m.
+	snm_joint_value initial[2] = { { "finger_b", -0.03 }, { "finger_a", 0.015 } };
+	bd.initial = initial;
+	bd.initial_count = 1;
+	snm_build_result built;
+	build(world, model, &bd, &built);
+	int a = built.joint_dof[snm_model_find_joint(model, "finger_a")],
+		b = built.joint_dof[snm_model_find_joint(model, "finger_b")];
+	assert_near(sn_articulation_get_joint_position(world, built.articulation, a), 0.015, 1e-17, "the leader moved");
+	assert_near(sn_articulation_get_joint_position(world, built.articulation, b), -0.03, 1e-17, "the follower");
+	snm_build_result_free(&built);
+	// Both, consistent: fine. Both, inconsistent: an error naming the follower.
+	bd.initial_count = 2;
+	build(world, model, &bd, &built);
+	snm_build_result_free(&built);
+	initial[1].value = 0.02;
+	snm_error error;
+	assert_sn_error(snm_build(world, model, &bd, &built, &error), SN_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(error.element, "finger_b"));
+	assert_non_null(strstr(error.message, "asks its leader \"finger_a\" for 0.01"));
+	sn_world_destroy(world);
+	snm_model_destroy(model);
 }
 
 static void test_massless_substitute_and_def_errors(void** state)
@@ -574,6 +779,11 @@ int main(void)
 		cmocka_unit_test(test_floating_map),
 		cmocka_unit_test(test_build_errors),
 		cmocka_unit_test(test_massless_substitute_and_def_errors),
+		cmocka_unit_test(test_forgiving_files),
+		cmocka_unit_test(test_balance_inertia),
+		cmocka_unit_test(test_velocity_limits),
+		cmocka_unit_test(test_initial_on_a_follower),
+		cmocka_unit_test(test_free_motion_not_capped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

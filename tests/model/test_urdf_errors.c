@@ -95,11 +95,11 @@ static const bad_case cases[] = {
 	{ "inertia not positive definite",
 	  "<robot name=\"r\">\n<link name=\"a\">\n<inertial>\n<mass value=\"2\"/>\n"
 	  "<inertia ixx=\"1\" ixy=\"2\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/>\n</inertial></link>\n</robot>\n",
-	  SN_ERR_INERTIA_NOT_PD, 5, "<inertia>", "link \"a\": the inertia tensor is not positive definite" },
+	  SN_ERR_INERTIA_NOT_PD, 5, "<inertia>", "link \"a\": the inertia tensor is not positive semidefinite" },
 	{ "negative inertia",
 	  "<robot name=\"r\">\n<link name=\"a\">\n<inertial>\n<mass value=\"2\"/>\n"
 	  "<inertia ixx=\"-1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/>\n</inertial></link>\n</robot>\n",
-	  SN_ERR_INERTIA_NOT_PD, 5, "<inertia>", "not positive definite" },
+	  SN_ERR_INERTIA_NOT_PD, 5, "<inertia>", "not positive semidefinite" },
 	{ "unknown joint type",
 	  "<robot name=\"r\">\n" LINK("a") LINK("b") "<joint name=\"j\" type=\"hinge\">\n"
 												 "<parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n",

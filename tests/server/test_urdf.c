@@ -116,6 +116,33 @@ static void test_load_gripper(void** state)
 	assert_int_equal(test_server_stop(&server), 0);
 }
 
+static void test_warnings(void** state)
+{
+	(void)state;
+	// What the importer ignored or did not use comes back with the reply, one line each.
+	test_server server;
+	test_server_start(&server, NULL);
+	snc_client* c = test_connect(&server, SNC_TCP, "urdf", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t world = test_create_world(c, "forgiving");
+	size_t size = 0;
+	char* text = read_text(SINEW_TEST_URDF_DIR "/forgiving.urdf", &size);
+	snc_urdf_request r;
+	memset(&r, 0, sizeof(r));
+	r.world_id = world;
+	r.urdf = text;
+	r.urdf_size = size;
+	r.file_name = "forgiving.urdf";
+	snc_message reply;
+	assert_int_equal(load(c, &r, &reply), 0);
+	assert_int_equal(reply.urdf_warning_count, 2);
+	assert_non_null(strstr(reply.urdf_warnings[0], "forgiving.urdf:25: <joint name=\"tool_frame\">: <mimic"));
+	assert_non_null(strstr(reply.urdf_warnings[1], "welded to the world"));
+	snc_message_free(&reply);
+	free(text);
+	snc_close(c);
+	assert_int_equal(test_server_stop(&server), 0);
+}
+
 static void test_bad_models(void** state)
 {
 	(void)state;
@@ -229,6 +256,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load_gripper),
+		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_bad_models),
 		cmocka_unit_test(test_demo_world),
 	};

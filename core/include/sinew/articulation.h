@@ -56,6 +56,9 @@ typedef enum sn_drive_type
 
 // An implicit PD drive on one dof: F = stiffness (target_position - q) + damping (target_velocity - qdot),
 // solved implicitly (PhysX's implicit drive notes) so very large gains stay stable, clamped to max_force.
+// max_velocity is the actuator's speed: the drive never pushes the dof faster than it (in either
+// direction); it still brakes a dof that something else made faster, and the dof itself is not capped
+// (max_joint_velocity does that).
 typedef struct sn_drive
 {
 	bool enabled;
@@ -65,6 +68,7 @@ typedef struct sn_drive
 	double target_position; // m or rad
 	double target_velocity; // m/s or rad/s
 	double max_force;       // N or N*m, >= 0, may be INFINITY
+	double max_velocity;    // m/s or rad/s, > 0, may be INFINITY (default)
 } sn_drive;
 
 #define SN_LINK_MAX_DOFS 3
@@ -118,6 +122,12 @@ typedef struct sn_articulation_def
 	// potential drop in 10 s (10% with true) and a 200-link one diverges after 14 s (with true it runs
 	// 30 s, its energy wandering by tens of percent). Default true.
 	bool midpoint_velocity_terms;
+	// A rigid limit or mimic row whose position error is not zero (a joint started outside its limit,
+	// drift) is corrected without adding speed: pseudo velocities move the positions and are dropped
+	// (split impulse), removing the world's erp (a mimic: its own erp) of the error per step, but never
+	// faster than this speed along the row (m/s or rad/s; a mimic row: of its dofs[0]). Default 1. > 0,
+	// may be INFINITY.
+	double max_correction_speed;
 	// Whether the articulation's own links collide with each other. A link never collides with its parent
 	// (the two links of one joint) either way. Default false: a robot's links do not collide with each
 	// other unless asked (URDF importers and MuJoCo's default of not colliding a body with its parent,

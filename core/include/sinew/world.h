@@ -130,8 +130,8 @@ uint64_t sn_world_state_hash(const sn_world* world);
 // creates nothing. The allocator of the new world comes from `allocator` (NULL: malloc and free).
 // Versions: 2 articulations; 3 implicit_alpha and implicit_beta; 4 warm_start; 5 shapes, link bodies, the
 // contact pair cache with its manifolds and warm starts, joints' collide_connected, articulations'
-// self_collision.
-#define SN_SNAPSHOT_VERSION 5
+// self_collision; 6 articulations' max_correction_speed and drives' max_velocity.
+#define SN_SNAPSHOT_VERSION 6
 // Bytes sn_world_snapshot_write needs.
 size_t sn_world_snapshot_size(const sn_world* world);
 // Write the snapshot; *written (if not NULL) receives its size. SN_ERR_CAPACITY if it does not fit.

@@ -32,6 +32,8 @@
 // emulating one with two slides and a hinge needs massless links that the core does not allow).
 #include "model_internal.h"
 
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,10 +52,26 @@ snm_build_def snm_default_build_def(void)
 	def.mimic_soft = mimic.soft;
 	def.mimic_max_force = mimic.max_force;
 	def.use_limits = true;
-	def.use_velocity_limits = true;
+	def.velocity_limits = SNM_VELOCITY_LIMITS_DRIVE;
 	def.use_dynamics = true;
 	def.massless_link_mass = 0.0;
+	def.balance_inertia = false;
+	def.merge_fixed_links = true;
 	return def;
+}
+
+const char* snm_velocity_limits_name(snm_velocity_limits mode)
+{
+	switch (mode)
+	{
+		case SNM_VELOCITY_LIMITS_DRIVE:
+			return "drive";
+		case SNM_VELOCITY_LIMITS_JOINT:
+			return "joint";
+		case SNM_VELOCITY_LIMITS_NONE:
+			return "none";
+	}
+	return "unknown";
 }
 
 // Everything a build decides before the world is touched.
@@ -77,6 +95,8 @@ typedef struct plan
 	bool fixed_base;
 	sn_transform base_pose;
 	int dof_count;
+	snm_warning* warnings;
+	int warning_count, warnings_dropped;
 } plan;
 
 static void plan_free(plan* p)
@@ -92,6 +112,7 @@ static void plan_free(plan* p)
 	free(p->joint_dof_count);
 	free(p->initial);
 	free(p->art_dof);
+	free(p->warnings);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -117,6 +138,20 @@ static sn_error fail_link(const snm_model* m, const snm_link* l, snm_error* erro
 	char element[96];
 	snprintf(element, sizeof(element), "<link name=\"%.60s\">", l->name);
 	return model_fail(error, code, m->file, l->line, 0, element, "%s", what);
+}
+
+// The speed limit of a joint from its URDF <limit velocity> (INFINITY when not given): a mimic follower's is
+// |multiplier| times its leader's, so that it can follow the leader at the leader's full speed.
+static double joint_speed_limit(const snm_model* m, const snm_joint* j)
+{
+	if (j->mimic >= 0)
+	{
+		const snm_joint* leader = &m->joints[j->mimic];
+		return leader->has_limit && leader->velocity > 0.0 && j->multiplier != 0.0
+			? fabs(j->multiplier) * leader->velocity
+			: INFINITY;
+	}
+	return j->has_limit && j->velocity > 0.0 ? j->velocity : INFINITY;
 }
 
 // Start a new articulation link for model link `link`.
@@ -178,9 +213,9 @@ static sn_error set_joint(const snm_model* m, const snm_joint* j, const snm_buil
 		ld->limit[0].upper = j->upper;
 		ld->limit[0].soft = sn_soft_rigid();
 	}
-	if (def->use_velocity_limits && j->has_limit && j->velocity > 0.0)
+	if (def->velocity_limits == SNM_VELOCITY_LIMITS_JOINT)
 	{
-		ld->max_joint_velocity = j->velocity;
+		ld->max_joint_velocity = joint_speed_limit(m, j);
 	}
 	if (def->use_dynamics)
 	{
@@ -265,12 +300,13 @@ static sn_error check_drive_gains(const snm_model* m, const snm_drive_gains* g, 
 	const sn_drive* d = &g->drive;
 	if (!(d->stiffness >= 0.0) || !(d->damping >= 0.0) || !isfinite(d->stiffness) || !isfinite(d->damping) ||
 		!isfinite(d->target_position) || !isfinite(d->target_velocity) ||
-		(!g->max_force_from_effort && !(d->max_force >= 0.0)) ||
+		(!g->max_force_from_effort && !(d->max_force >= 0.0)) || !(d->max_velocity > 0.0) ||
 		(d->type != SN_DRIVE_FORCE && d->type != SN_DRIVE_ACCELERATION))
 	{
 		return model_fail(error, SN_ERR_INVALID_ARGUMENT, m->file, 0, 0, "",
-						  "%s: drive gains must be finite and >= 0 (stiffness %.17g, damping %.17g, max force %.17g)",
-						  what, d->stiffness, d->damping, d->max_force);
+						  "%s: drive gains must be finite and >= 0, max velocity > 0 (stiffness %.17g, damping %.17g, "
+						  "max force %.17g, max velocity %.17g)",
+						  what, d->stiffness, d->damping, d->max_force, d->max_velocity);
 	}
 	return SN_ERR_OK;
 }
@@ -281,6 +317,12 @@ static sn_error check_def(const snm_model* m, const snm_build_def* def, snm_erro
 	{
 		return model_fail(error, SN_ERR_INVALID_ARGUMENT, m->file, 0, 0, "", "base_mode %d is not a mode",
 						  (int)def->base_mode);
+	}
+	if (def->velocity_limits != SNM_VELOCITY_LIMITS_DRIVE && def->velocity_limits != SNM_VELOCITY_LIMITS_JOINT &&
+		def->velocity_limits != SNM_VELOCITY_LIMITS_NONE)
+	{
+		return model_fail(error, SN_ERR_INVALID_ARGUMENT, m->file, 0, 0, "", "velocity_limits %d is not a mode",
+						  (int)def->velocity_limits);
 	}
 	// The mimic rows' settings are checked here, before the articulation exists, so that the core never
 	// rejects a mimic row after the articulation was created.
@@ -375,6 +417,143 @@ static sn_error plan_base(const snm_model* m, const snm_build_def* def, plan* p,
 	return SN_ERR_OK;
 }
 
+// The one model link with mass in articulation link a, or -1 if several (or none) contribute.
+static int sole_contributor(const snm_model* m, const plan* p, int a)
+{
+	if (p->contributors[a] != 1)
+	{
+		return -1;
+	}
+	for (int i = 0; i < m->link_count; ++i)
+	{
+		if (p->link_index[i] == a && link_has_mass(&m->links[i]))
+		{
+			return i;
+		}
+	}
+	return -1;
+}
+
+static void plan_warn(const snm_model* m, plan* p, const snm_link* l, int line, const char* format, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 5, 6)))
+#endif
+	;
+
+static void plan_warn(const snm_model* m, plan* p, const snm_link* l, int line, const char* format, ...)
+{
+	char element[96], message[256];
+	snprintf(element, sizeof(element), "<link name=\"%.60s\">", l->name);
+	va_list args;
+	va_start(args, format);
+	vsnprintf(message, sizeof(message), format, args);
+	va_end(args);
+	model_warn(&p->warnings, &p->warning_count, &p->warnings_dropped, m->file, line > 0 ? line : l->line, element, "%s",
+			   message);
+}
+
+// Mass and inertia of every articulation link, once the model links are merged (snm_build_def: a link
+// welded to the world needs none; a moving link needs mass, a positive definite inertia, and principal
+// moments that satisfy the triangle inequality, which balance_inertia may repair).
+static sn_error check_link_inertias(const snm_model* m, const snm_build_def* def, plan* p, snm_error* error)
+{
+	for (int a = 0; a < p->art_count; ++a)
+	{
+		sn_link_def* ld = &p->links[a];
+		const snm_link* owner = &m->links[p->art_model_link[a]];
+		double moments[3] = { 0.0, 0.0, 0.0 };
+		sn_mat33 axes = sn_mat33_diag(1.0, 1.0, 1.0);
+		if (p->contributors[a] > 0)
+		{
+			model_sym_eigen(ld->inertia, moments, &axes);
+		}
+		// Positive definite to rounding: the smallest principal moment above 1e-12 of the largest.
+		bool definite = p->contributors[a] > 0 && moments[0] > 1e-12 * moments[2];
+		if (a == 0 && p->fixed_base)
+		{
+			if (!definite)
+			{
+				if (p->contributors[a] > 0)
+				{
+					plan_warn(m, p, owner, 0,
+							  "welded to the world: its mass %.6g kg and inertia (principal moments %.6g, %.6g, %.6g "
+							  "kg*m^2) are not used",
+							  ld->mass, moments[0], moments[1], moments[2]);
+				}
+				ld->mass = 1.0;
+				ld->inertia = sn_mat33_diag(0.004, 0.004, 0.004);
+			}
+			continue;
+		}
+		if (p->contributors[a] == 0)
+		{
+			if (!(def->massless_link_mass > 0.0))
+			{
+				char what[256];
+				snprintf(what, sizeof(what),
+						 "the link has no mass (no <inertial> or mass 0) but moves%s; give it an <inertial> or set a "
+						 "substitute mass (massless_link_mass)",
+						 a == 0 ? " as a floating base" : " on its own joint");
+				return fail_link(m, owner, error, SN_ERR_NON_POSITIVE_MASS, what);
+			}
+			double i = 0.4 * def->massless_link_mass * 0.01 * 0.01;
+			ld->mass = def->massless_link_mass;
+			ld->inertia = sn_mat33_diag(i, i, i);
+			plan_warn(m, p, owner, 0, "has no mass but moves: given massless_link_mass %.6g kg (a 0.01 m sphere)",
+					  def->massless_link_mass);
+			continue;
+		}
+		int sole = sole_contributor(m, p, a);
+		const snm_link* at = sole >= 0 ? &m->links[sole] : owner;
+		int line = sole >= 0 && m->links[sole].inertia_line > 0 ? m->links[sole].inertia_line : owner->line;
+		char merged[64] = "";
+		if (sole < 0)
+		{
+			snprintf(merged, sizeof(merged), " (with %d links merged into it)", p->contributors[a] - 1);
+		}
+		if (!definite)
+		{
+			char element[96];
+			snprintf(element, sizeof(element), "<link name=\"%.60s\">", at->name);
+			return model_fail(error, SN_ERR_INERTIA_NOT_PD, m->file, line, 0, element,
+							  "the link moves but its inertia%s is singular (principal moments %.6g, %.6g, %.6g "
+							  "kg*m^2); give it a positive definite <inertia>",
+							  merged, moments[0], moments[1], moments[2]);
+		}
+		// Triangle inequality with 0.1% of slack: files round their values (a flat plate's largest moment
+		// is exactly the sum of the other two).
+		double excess = moments[2] - (moments[0] + moments[1]);
+		if (excess > 1e-3 * (moments[0] + moments[1]))
+		{
+			if (!def->balance_inertia)
+			{
+				char element[96];
+				snprintf(element, sizeof(element), "<link name=\"%.60s\">", at->name);
+				return model_fail(error, SN_ERR_INERTIA_NOT_PD, m->file, line, 0, element,
+								  "principal moments %.6g, %.6g, %.6g kg*m^2%s violate the triangle inequality (the "
+								  "largest is %.3g%% above the sum of the others): no mass distribution has them; fix "
+								  "the <inertia> or set balance_inertia",
+								  moments[0], moments[1], moments[2], merged,
+								  100.0 * excess / (moments[0] + moments[1]));
+			}
+			double d[3] = { moments[0] + 0.5 * excess, moments[1] + 0.5 * excess, moments[2] };
+			// I = R diag(d) R^T with R's columns the principal axes.
+			sn_mat33 rd = { sn_scale(d[0], axes.cx), sn_scale(d[1], axes.cy), sn_scale(d[2], axes.cz) };
+			sn_mat33 inertia = sn_mat33_mul(rd, sn_mat33_transpose(axes));
+			// Symmetric to the last bit.
+			inertia.cy.x = inertia.cx.y;
+			inertia.cz.x = inertia.cx.z;
+			inertia.cz.y = inertia.cy.z;
+			ld->inertia = inertia;
+			plan_warn(m, p, at, line,
+					  "inertia%s balanced (balance_inertia): principal moments %.6g, %.6g, %.6g became %.6g, %.6g, "
+					  "%.6g kg*m^2",
+					  merged, moments[0], moments[1], moments[2], d[0], d[1], d[2]);
+		}
+	}
+	return SN_ERR_OK;
+}
+
 static sn_error plan_links(const snm_model* m, const snm_build_def* def, plan* p, snm_error* error)
 {
 	sn_error err = plan_base(m, def, p, error);
@@ -398,7 +577,8 @@ static sn_error plan_links(const snm_model* m, const snm_build_def* def, plan* p
 		{
 			const snm_joint* j = &m->joints[pj];
 			int parent_art = p->link_index[j->parent];
-			if (j->type == SNM_JOINT_FIXED && (!link_has_mass(l) || p->art_mass[parent_art] == 0.0))
+			if (j->type == SNM_JOINT_FIXED &&
+				(def->merge_fixed_links || !link_has_mass(l) || p->art_mass[parent_art] == 0.0))
 			{
 				// Merged: this link's frame is the joint origin in the parent's articulation link.
 				p->link_index[link] = parent_art;
@@ -425,37 +605,7 @@ static sn_error plan_links(const snm_model* m, const snm_build_def* def, plan* p
 		return err;
 	}
 	combine_masses(m, p);
-	// Links that are still without mass.
-	for (int a = 0; a < p->art_count; ++a)
-	{
-		sn_link_def* ld = &p->links[a];
-		if (p->contributors[a] > 0)
-		{
-			continue;
-		}
-		if (a == 0 && p->fixed_base)
-		{
-			ld->mass = 1.0;
-			ld->inertia = sn_mat33_diag(0.004, 0.004, 0.004);
-		}
-		else if (def->massless_link_mass > 0.0)
-		{
-			double i = 0.4 * def->massless_link_mass * 0.01 * 0.01;
-			ld->mass = def->massless_link_mass;
-			ld->inertia = sn_mat33_diag(i, i, i);
-		}
-		else
-		{
-			const snm_link* l = &m->links[p->art_model_link[a]];
-			char what[256];
-			snprintf(what, sizeof(what),
-					 "the link has no mass (no <inertial> or mass 0) but moves%s; give it an <inertial> or set a "
-					 "substitute mass (massless_link_mass)",
-					 a == 0 ? " as a floating base" : " on its own joint");
-			return fail_link(m, l, error, SN_ERR_NON_POSITIVE_MASS, what);
-		}
-	}
-	return SN_ERR_OK;
+	return check_link_inertias(m, def, p, error);
 }
 
 static const snm_drive_gains* gains_for(const snm_model* m, const snm_build_def* def, int joint)
@@ -474,8 +624,8 @@ static const snm_drive_gains* gains_for(const snm_model* m, const snm_build_def*
 	return NULL;
 }
 
-// Dof numbering, initial positions (followers from their mimic) and drives.
-static void plan_dofs(const snm_model* m, const snm_build_def* def, plan* p)
+// Dof numbering, initial positions (followers from their mimic, or their leaders from them) and drives.
+static sn_error plan_dofs(const snm_model* m, const snm_build_def* def, plan* p, snm_error* error)
 {
 	// Dofs are numbered in articulation link order; the base's own (floating) dofs are not numbered.
 	int dof = 0;
@@ -498,15 +648,41 @@ static void plan_dofs(const snm_model* m, const snm_build_def* def, plan* p)
 	{
 		p->initial[snm_model_find_joint(m, def->initial[i].joint)] = def->initial[i].value;
 	}
+	// A listed follower moves its leader: q_leader = (q_follower - offset) / multiplier.
+	for (int i = 0; i < def->initial_count; ++i)
+	{
+		int j = snm_model_find_joint(m, def->initial[i].joint);
+		const snm_joint* jt = &m->joints[j];
+		if (jt->mimic < 0)
+		{
+			continue;
+		}
+		const snm_joint* leader = &m->joints[jt->mimic];
+		if (jt->multiplier == 0.0)
+		{
+			return fail_joint(
+				m, jt, error, SN_ERR_INVALID_ARGUMENT,
+				"an initial position for this mimic follower cannot move its leader: its multiplier is 0");
+		}
+		double q = (def->initial[i].value - jt->offset) / jt->multiplier;
+		for (int k = 0; k < def->initial_count; ++k)
+		{
+			if (strcmp(def->initial[k].joint, leader->name) == 0 &&
+				!(fabs(def->initial[k].value - q) <= 1e-12 * (1.0 + fabs(q))))
+			{
+				char what[256];
+				snprintf(what, sizeof(what),
+						 "initial position %.17g asks its leader \"%.40s\" for %.17g, but the leader is given %.17g",
+						 def->initial[i].value, leader->name, q, def->initial[k].value);
+				return fail_joint(m, jt, error, SN_ERR_INVALID_ARGUMENT, what);
+			}
+		}
+		p->initial[jt->mimic] = q;
+	}
 	for (int j = 0; j < m->joint_count; ++j)
 	{
 		const snm_joint* jt = &m->joints[j];
-		bool listed = false;
-		for (int i = 0; i < def->initial_count && !listed; ++i)
-		{
-			listed = strcmp(def->initial[i].joint, jt->name) == 0;
-		}
-		if (jt->mimic >= 0 && !listed)
+		if (jt->mimic >= 0)
 		{
 			p->initial[j] = jt->multiplier * p->initial[jt->mimic] + jt->offset;
 		}
@@ -535,7 +711,12 @@ static void plan_dofs(const snm_model* m, const snm_build_def* def, plan* p)
 			const snm_joint* jt = &m->joints[j];
 			ld->drive[0].max_force = jt->has_limit && jt->effort > 0.0 ? jt->effort : INFINITY;
 		}
+		if (def->velocity_limits == SNM_VELOCITY_LIMITS_DRIVE && !(g->drive.max_velocity < INFINITY))
+		{
+			ld->drive[0].max_velocity = joint_speed_limit(m, &m->joints[j]);
+		}
 	}
+	return SN_ERR_OK;
 }
 
 static sn_error make_plan(const snm_model* m, const snm_build_def* def, plan* p, snm_error* error)
@@ -583,8 +764,12 @@ static sn_error make_plan(const snm_model* m, const snm_build_def* def, plan* p,
 		plan_free(p);
 		return err;
 	}
-	plan_dofs(m, def, p);
-	return SN_ERR_OK;
+	err = plan_dofs(m, def, p, error);
+	if (err != SN_ERR_OK)
+	{
+		plan_free(p);
+	}
+	return err;
 }
 
 sn_error snm_build_check(const snm_model* model, const snm_build_def* def, snm_error* error)
@@ -616,6 +801,7 @@ void snm_build_result_free(snm_build_result* result)
 	free(result->joint_dof_count);
 	free(result->joint_mimic);
 	free(result->articulation_link_model);
+	free(result->warnings);
 	memset(result, 0, sizeof(*result));
 	result->floating_joint = -1;
 }
@@ -709,7 +895,11 @@ sn_error snm_build(sn_world* world, const snm_model* model, const snm_build_def*
 	result->articulation_link_count = p.art_count;
 	result->articulation_link_model = art_model;
 	result->floating_joint = p.floating_joint;
+	result->warnings = p.warnings;
+	result->warning_count = p.warning_count;
+	result->warnings_dropped = p.warnings_dropped;
 	// The result owns these now.
+	p.warnings = NULL;
 	p.link_index = NULL;
 	p.link_offset = NULL;
 	p.joint_link = NULL;

@@ -13,6 +13,8 @@
 // Name lookups go through a sorted index (O(n log n)), so a file at the count limits is checked quickly.
 #include "model_internal.h"
 
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +62,108 @@ sn_error model_fail(snm_error* error, sn_error code, const char* file, int line,
 	model_vfail(error, code, file, line, column, element, format, args);
 	va_end(args);
 	return code;
+}
+
+void model_warn(snm_warning** items, int* count, int* dropped, const char* file, int line, const char* element,
+				const char* format, ...)
+{
+	if (*count >= SNM_MAX_WARNINGS)
+	{
+		*dropped += 1;
+		return;
+	}
+	snm_warning* grown = realloc(*items, (size_t)(*count + 1) * sizeof(snm_warning));
+	if (grown == NULL)
+	{
+		*dropped += 1;
+		return;
+	}
+	*items = grown;
+	snm_warning* w = grown + (*count)++;
+	w->line = line;
+	snprintf(w->element, sizeof(w->element), "%s", element != NULL ? element : "");
+	va_list args;
+	va_start(args, format);
+	vsnprintf(w->message, sizeof(w->message), format, args);
+	va_end(args);
+	char place[24] = "";
+	if (line > 0)
+	{
+		snprintf(place, sizeof(place), "%d:", line);
+	}
+	snprintf(w->text, sizeof(w->text), "%.200s:%.23s %.95s%s%.255s", file != NULL ? file : "<urdf>", place, w->element,
+			 w->element[0] != '\0' ? ": " : "", w->message);
+}
+
+void model_sym_eigen(sn_mat33 a, double values[3], sn_mat33* vectors)
+{
+	// m[r][c] row-major copy; v accumulates the rotations (columns are eigenvectors).
+	double m[3][3] = { { a.cx.x, a.cy.x, a.cz.x }, { a.cx.y, a.cy.y, a.cz.y }, { a.cx.z, a.cy.z, a.cz.z } };
+	double v[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+	for (int sweep = 0; sweep < 32; ++sweep)
+	{
+		double off = fabs(m[0][1]) + fabs(m[0][2]) + fabs(m[1][2]);
+		double scale = fabs(m[0][0]) + fabs(m[1][1]) + fabs(m[2][2]);
+		if (!(off > 1e-300) || off <= 1e-17 * scale)
+		{
+			break;
+		}
+		for (int p = 0; p < 2; ++p)
+		{
+			for (int q = p + 1; q < 3; ++q)
+			{
+				if (m[p][q] == 0.0)
+				{
+					continue;
+				}
+				// Rotation in the (p, q) plane that zeroes m[p][q].
+				double theta = (m[q][q] - m[p][p]) / (2.0 * m[p][q]);
+				double t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+				double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
+				for (int k = 0; k < 3; ++k)
+				{
+					double mkp = m[k][p], mkq = m[k][q];
+					m[k][p] = c * mkp - s * mkq;
+					m[k][q] = s * mkp + c * mkq;
+				}
+				for (int k = 0; k < 3; ++k)
+				{
+					double mpk = m[p][k], mqk = m[q][k];
+					m[p][k] = c * mpk - s * mqk;
+					m[q][k] = s * mpk + c * mqk;
+				}
+				for (int k = 0; k < 3; ++k)
+				{
+					double vkp = v[k][p], vkq = v[k][q];
+					v[k][p] = c * vkp - s * vkq;
+					v[k][q] = s * vkp + c * vkq;
+				}
+			}
+		}
+	}
+	int order[3] = { 0, 1, 2 };
+	for (int i = 0; i < 3; ++i)
+	{
+		for (int j = i + 1; j < 3; ++j)
+		{
+			if (m[order[j]][order[j]] < m[order[i]][order[i]])
+			{
+				int t = order[i];
+				order[i] = order[j];
+				order[j] = t;
+			}
+		}
+	}
+	for (int i = 0; i < 3; ++i)
+	{
+		values[i] = m[order[i]][order[i]];
+	}
+	if (vectors != NULL)
+	{
+		vectors->cx = sn_v3(v[0][order[0]], v[1][order[0]], v[2][order[0]]);
+		vectors->cy = sn_v3(v[0][order[1]], v[1][order[1]], v[2][order[1]]);
+		vectors->cz = sn_v3(v[0][order[2]], v[1][order[2]], v[2][order[2]]);
+	}
 }
 
 bool model_copy_name(char* destination, size_t capacity, const char* source)
@@ -237,6 +341,7 @@ void snm_model_destroy(snm_model* model)
 	free(model->visuals);
 	free(model->materials);
 	free(model->link_order);
+	free(model->warnings);
 	free(model);
 }
 
@@ -492,6 +597,20 @@ static sn_error check_tree(snm_model* m, scratch* s, snm_error* error)
 static sn_error check_mimics(snm_model* m, scratch* s, snm_error* error)
 {
 	char element[96];
+	// A fixed joint has no coordinate to couple: its <mimic> means nothing (and is not a mimic joint that
+	// another could chain to).
+	for (int i = 0; i < m->joint_count; ++i)
+	{
+		snm_joint* j = &m->joints[i];
+		if (j->has_mimic && j->type == SNM_JOINT_FIXED)
+		{
+			joint_element(j, element, sizeof(element));
+			model_warn(&m->warnings, &m->warning_count, &m->warnings_dropped, m->file, j->mimic_line, element,
+					   "<mimic joint=\"%.60s\"> on a fixed joint is ignored (a fixed joint has no coordinate)",
+					   j->mimic_name);
+			j->has_mimic = false;
+		}
+	}
 	for (int i = 0; i < m->joint_count; ++i)
 	{
 		snm_joint* j = &m->joints[i];

@@ -25,6 +25,19 @@ sn_error model_vfail(snm_error* error, sn_error code, const char* file, int line
 // Clear *error to "no error".
 void model_error_clear(snm_error* error);
 
+// Append a warning to a list (items, count, dropped: a model's or a build result's), printf-style. Past
+// SNM_MAX_WARNINGS, or out of memory, it is only counted in *dropped.
+void model_warn(snm_warning** items, int* count, int* dropped, const char* file, int line, const char* element,
+				const char* format, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 7, 8)))
+#endif
+	;
+
+// Eigenvalues of a symmetric 3x3 matrix in ascending order, and (if vectors is not NULL) the matching unit
+// eigenvectors as its columns (Jacobi rotations: exact to rounding, a few sweeps for 3x3).
+void model_sym_eigen(sn_mat33 a, double values[3], sn_mat33* vectors);
+
 // After the text is read: resolve names, check the tree (one root, no cycle, one parent per link),
 // mimic references, materials of visuals, and compute link_order.
 sn_error model_finish(snm_model* model, snm_error* error);

@@ -123,23 +123,34 @@ typedef struct artic_row
 	uint8_t kind; // artic_row_kind
 	bool soft;    // soft limit or compliant mimic (coef holds the coefficients)
 	int32_t slot; // active slot of the dof (one-dof rows)
+	int32_t lo;   // the active slots its impulse can move: [lo, hi) (its dofs' spans)
+	int32_t hi;
 	int32_t key;  // dof (one-dof rows) or mimic slot (mimic rows)
 	double sign;  // Jacobian of a one-dof row: +1, or -1 for an upper limit
 	double k;     // J W J^T, the row's inverse effective mass
+	double inv_k; // 1 / k: the effective mass (0 when k is 0)
 	double c0;    // position error at the start of the solve (limits, mimic), m or rad
 	double bound; // |impulse| <= bound * h_window (drive, friction, mimic), N or N*m
-	double share; // warm-start impulse owned by each window, N*s
+	double hold;  // TGS: the impulse that holds the free-motion kick, applied with it (artic/solve.c), N*s
+	double warm;  // warm-start impulse applied at the start of each window, N*s
 	double acc;   // impulse in the current window, N*s
 	double total; // impulse over the solve, N*s
+	double push;  // pseudo impulse of the current window (split impulse of rigid rows), N*s
+	bool splits;  // a rigid limit or mimic row: its position error is corrected by pseudo impulses
+	bool held;    // TGS: the row is in the hold's active set
 	soft_coefficients coef;
 	// Drive coefficients (artic/drive.c) for the window length.
-	double drive_bias;       // x b + x h kp (x_T - x_0)
-	double drive_vel;        // -x a
-	double drive_impulse;    // 1 - x
-	double drive_pos_coef;   // x h kp: multiplies the accumulated displacement
-	double drive_target_pos; // x h kp v_T: multiplies the time left to the target
-	double drive_diag;       // 1 / a + r = 1 / (x a): the row's diagonal in the drive block (0: inert)
-	double* wj;              // mimic rows: W J^T over the active slots
+	double drive_bias;                // x b + x h kp (x_T - x_0)
+	double drive_vel;                 // -x a
+	double drive_impulse;             // 1 - x
+	double drive_pos_coef;            // x h kp: multiplies the accumulated displacement
+	double drive_target_pos;          // x h kp v_T: multiplies the time left to the target
+	double drive_diag;                // 1 / a + r = 1 / (x a): the row's diagonal in the drive block (0: inert)
+	double drive_speed;               // the drive pushes its dof no faster than this (max_velocity), m/s or rad/s
+	double* wj;                       // mimic rows: W J^T over the active slots
+	int32_t mcount;                   // mimic rows: the coupled dofs' count,
+	int32_t mslot[SN_MIMIC_MAX_DOFS]; // their active slots
+	double mgear[SN_MIMIC_MAX_DOFS];  // and their gearing (mgear[0] = 1): J over the active slots
 } artic_row;
 
 // Rows of one solve over the k active dofs (dofs that carry any row).
@@ -148,18 +159,28 @@ typedef struct artic_rows
 	int k_capacity, row_capacity;
 	int k, count;
 	int32_t* act_dof; // dof of each active slot
-	double* w;        // k x k response (row-major, leading dimension k): r_ij
+	int32_t* span_lo; // [k_capacity] first and one past the last active slot that the slot's speed couples
+	int32_t* span_hi; // with: its subtree of a fixed base (W is zero across them), all slots otherwise
+	double* w;        // k x k response, column by column: w[j * k + i] = r_ij (column j contiguous)
 	double* v;        // current speed of each active dof
 	double* x0;       // position at the start of the solve
 	double* dx;       // displacement accumulated in TGS windows
 	double* p;        // joint impulse applied so far in the solve (per active dof)
-	double* y;        // time integral of p over the advanced windows (position effect)
+	double* y;        // time integral of p (and of the windows' pseudo impulses) over the advanced windows
+	double* vp;       // pseudo speed of each active dof in the current window (split impulse)
+	double* pp;       // pseudo impulse per active dof in the current window
 	double* wj;       // mimic rows' W J^T vectors (k_capacity each, mimic_capacity of them)
 	int wj_capacity;
 	int block_count;     // drive rows solved together (artic/drive.c), 0 if none
 	int32_t* block_rows; // [k_capacity] their row indices
 	double* block_l;     // [k_capacity^2] Cholesky factor of A^-1 + W over those rows
 	double* block_x;     // [k_capacity] right-hand side, then solution
+	double* block_inv;   // [k_capacity] reciprocal pivots of block_l
+	int hold_capacity;   // k_capacity + wj_capacity: rows that may hold the kick (one per dof, the mimic rows)
+	int32_t* hold_rows;  // [hold_capacity] their row indices
+	double* hold_l;      // [hold_capacity^2] Cholesky factor of their J W J^T
+	double* hold_x;      // [hold_capacity] right-hand side, then solution
+	double* hold_inv;    // [hold_capacity] reciprocal pivots of that factor (0 for a dropped row)
 	artic_row* rows;
 	void* block;
 	size_t block_size;
@@ -177,6 +198,7 @@ typedef struct artic
 	bool fixed_base;
 	bool midpoint; // velocity terms at the midpoint speeds (sn_articulation_def)
 	double gravity_scale;
+	double max_correction_speed; // bound on the pseudo speed of position corrections, m/s or rad/s
 	uint64_t user_data;
 	int link_count, dof_count;
 	artic_link* links;     // [link_count] hot
@@ -217,6 +239,9 @@ typedef struct artic
 	artic_work* work;              // [link_count]
 	artic_dof_work* dw;            // [dof_count]
 	int32_t* dof_slot;             // [dof_count] active slot or -1
+	uint8_t* limit_near;           // [dof_count] limit sides this solve may reach: 1 lower, 2 upper
+	int32_t* subtree;              // [link_count] the child of the base whose subtree holds the link (0: base)
+	int32_t* reach;                // [link_count] the largest active slot at or below the link, -1 if none
 	uint8_t* needed;               // [link_count] link lies on a path from the root to an active dof
 	double* qd_free;               // [dof_count] after the free-motion kick
 	double base_l[36];             // floating base: LDL^T factor of the base's articulated inertia (unit lower L)
@@ -327,6 +352,9 @@ void artic_drive_prepare(artic_row* ar, const sn_drive* drive, double response, 
 // New impulse of a drive row in the current window: the accumulated displacement dx and the time left
 // until the end of the solve (TGS; 0 for PGS) enter through the coefficients.
 double artic_drive_solve(const artic_row* ar, double v, double dx, double time_left);
+// A drive's window impulse lambda bounded so that the drive pushes its dof (speed v now) no faster than its
+// max_velocity: returns lambda, or the bound.
+double artic_drive_speed_clamp(const artic_row* ar, double v, double lambda);
 // Gather the articulation's drive rows into one block and factor A^-1 + W over them. Returns false
 // (block_count 0) if there are fewer than two or the factorisation fails.
 bool artic_drive_block_prepare(artic_rows* rs);
@@ -337,18 +365,14 @@ void artic_drive_block_solve(artic_rows* rs);
 
 // Validate a mimic def like sn_create_mimic_joint (world_fail on failure); *out is its articulation.
 sn_error artic_mimic_check(sn_world* world, const sn_mimic_def* def, artic** out);
-// Build the rows of the articulation's mimic joints (after the one-dof rows).
-void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double hw);
+// Build the rows of the articulation's mimic joints (after the one-dof rows), for windows of length hw.
+void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double hw, int windows);
 // The position error q_0 + sum G_i q_i + offset of a mimic joint at the articulation's positions.
 double artic_mimic_error(const artic* a, const sn_mimic_def* def);
 // Destroy the mimic joints of an articulation slot.
 void artic_mimic_destroy_all(sn_world* world, int artic_index);
 // Store the solve's mimic impulses (warm starts and forces).
 void artic_mimic_store(sn_world* world, artic* a, double h);
-// Speed J v of a mimic row over the active dofs, and its accumulated displacement J dx.
-double artic_mimic_speed(const sn_world* world, const artic* a, const artic_row* ar, double* dx);
-// Apply a mimic row's impulse: speeds += delta W J^T, per-dof impulses += delta J.
-void artic_mimic_apply(const sn_world* world, artic* a, const artic_row* ar, double delta);
 
 // ---- artic/solve.c ------------------------------------------------------------------------------------
 
@@ -360,6 +384,9 @@ typedef enum artic_sweep
 	ARTIC_SWEEP_TGS_VELOCITY,
 } artic_sweep;
 
+// Rate beta of the pseudo speed -beta C that removes the fraction erp of a rigid row's error per solve
+// of `windows` windows of length hw (artic/solve.c): (1 - (1 - erp)^(1/windows)) / hw.
+double artic_bias_rate(double erp, int windows, double hw);
 // Start a solve of length h for every articulation: free motion (ABA), rows, responses and warm starts.
 // windows is 1 for PGS, position_iterations for TGS.
 void artic_solve_begin(sn_world* world, double h, bool tgs, int windows);

@@ -39,11 +39,12 @@
 //   lambda_s = rho (kp (x_subT - x_s) + kd (v_T - v_s))                   (eq. 43)
 // and with a, b, x computed with rho:
 //   lambda_s = x (b + rho kp (x_T - (tau - s rho) v_T - x_0) - rho kp dx_{s-1} - a v) + (1 - x) l
-// where l is the drive impulse already applied in this window. The notes compute each window's impulse
-// from l = 0 and adds the windows up (its driveImpulseMultiplier = 1 across windows); here the windows
-// are also added up (artic_row.total), and l is the window's share of the warm start that was applied
-// before the first window (artic/solve.c), for which the (1 - x) l term is exactly what makes the result
-// equal to the l = 0 solution of an isolated drive. The coefficients of eq. 45:
+// where l is the drive impulse already applied in this window: its share of the hold (artic/solve.c),
+// which came with the free-motion kick. PhysX's drive note computes each window's impulse from l = 0 and
+// adds the windows up (its driveImpulseMultiplier = 1 across windows); here the windows are added up too
+// (artic_row.total), and for an isolated drive the (1 - x) l term is exactly what makes the result the
+// l = 0 one (v already contains r l, and x (a r + 1) = 1 cancels it): every window starts from zero.
+// The coefficients of eq. 45:
 //   drive_pos_coef    = x rho kp        multiplies dx_{s-1}              (driveBiasCoefficient)
 //   drive_target_pos  = x rho kp v_T    multiplies the time left tau - s rho (driveTargetPosBias;
 //                                       the notes' '+' in (45) needs the minus sign of (44))
@@ -51,6 +52,12 @@
 //
 // The impulse of one window is clamped to |lambda| <= max_force * (window length), so the effort the
 // drive applied over the step, sum(lambda) / tau, never exceeds max_force.
+//
+// Speed (max_velocity, the actuator's speed, which a URDF's <limit velocity> gives): the drive never
+// pushes its dof faster than max_velocity. With the window's end speed v + r (lambda - l), a push in +
+// is bounded by lambda <= l + (max_velocity - v) / r, and when that bound is below 0 the drive pushes
+// not at all (it does not pull either: a dof driven faster by something else is braked by the drive's
+// own spring and damping, which act with lambda < 0). Likewise in -. The dof itself is not capped.
 //
 // Several drives on one articulation, solved together. Each drive's update above is exact for that
 // drive alone; the drives are coupled through the responses W (a torque on the shoulder moves the
@@ -90,6 +97,26 @@ void artic_drive_prepare(artic_row* ar, const sn_drive* drive, double response, 
 	ar->drive_pos_coef = x * hw * kp;
 	ar->drive_target_pos = x * hw * kp * drive->target_velocity;
 	ar->drive_diag = a > 0.0 ? 1.0 / a + response : 0.0;
+	ar->drive_speed = drive->max_velocity;
+}
+
+double artic_drive_speed_clamp(const artic_row* ar, double v, double lambda)
+{
+	// The end speed after the window's impulse lambda is v + r (lambda - acc) (r = K, the row's response).
+	// Pushing in +: lambda <= acc + (max - v) / r, but a bound below 0 would make the drive pull, so it
+	// stops at 0 (no push). Likewise in -. Braking (lambda against the motion) is never bounded here.
+	const double vmax = ar->drive_speed;
+	if (lambda > 0.0)
+	{
+		double hi = ar->acc + (vmax - v) / ar->k;
+		return lambda < hi ? lambda : (hi > 0.0 ? hi : 0.0);
+	}
+	if (lambda < 0.0)
+	{
+		double lo = ar->acc + (-vmax - v) / ar->k;
+		return lambda > lo ? lambda : (lo < 0.0 ? lo : 0.0);
+	}
+	return lambda;
 }
 
 double artic_drive_solve(const artic_row* ar, double v, double dx, double time_left)
@@ -122,7 +149,7 @@ bool artic_drive_block_prepare(artic_rows* rs)
 		for (int j = 0; j <= i; ++j)
 		{
 			const artic_row* rj = rs->rows + rs->block_rows[j];
-			double s = i == j ? ri->drive_diag : rs->w[ri->slot * rs->k + rj->slot];
+			double s = i == j ? ri->drive_diag : rs->w[rj->slot * rs->k + ri->slot];
 			for (int t = 0; t < j; ++t)
 			{
 				s -= l[i * m + t] * l[j * m + t];
@@ -134,10 +161,11 @@ bool artic_drive_block_prepare(artic_rows* rs)
 					return false;
 				}
 				l[i * m + i] = sqrt(s);
+				rs->block_inv[i] = 1.0 / l[i * m + i];
 			}
 			else
 			{
-				l[i * m + j] = s / l[j * m + j];
+				l[i * m + j] = s * rs->block_inv[j];
 			}
 		}
 	}
@@ -149,6 +177,7 @@ void artic_drive_block_solve(artic_rows* rs)
 {
 	const int m = rs->block_count;
 	const double* l = rs->block_l;
+	const double* inv = rs->block_inv;
 	double* x = rs->block_x;
 	for (int i = 0; i < m; ++i)
 	{
@@ -157,7 +186,7 @@ void artic_drive_block_solve(artic_rows* rs)
 		{
 			s -= l[i * m + t] * x[t];
 		}
-		x[i] = s / l[i * m + i];
+		x[i] = s * inv[i];
 	}
 	for (int i = m - 1; i >= 0; --i)
 	{
@@ -166,6 +195,6 @@ void artic_drive_block_solve(artic_rows* rs)
 		{
 			s -= l[t * m + i] * x[t];
 		}
-		x[i] = s / l[i * m + i];
+		x[i] = s * inv[i];
 	}
 }

@@ -14,9 +14,11 @@
 // and dof i receives the impulse G_i dt f (eq. 13, 14; G_0 = 1). The reciprocal (eq. 16) is computed once
 // per solve, as are b and the responses in PGS (positions fixed); TGS recomputes b from the displaced
 // positions each window and keeps the responses of the solve's start, as the notes do (eq. 17).
-// In iterations the row adds dP = -(b_n + J v_n) / (J M^-1 J^T) to its accumulated impulse (eq. 17),
-// with b_n = erp C_n / h_w in position sweeps and 0 in velocity sweeps (the bias was spent moving the
-// positions; keeping it would turn the error correction into lasting speed).
+// In iterations the row adds dP = -(b_n + J v_n) / (J M^-1 J^T) to its accumulated impulse (eq. 17).
+// The bias b_n is kept out of the physical impulse: a second impulse on pseudo speeds, which move the
+// positions of one window and are then dropped, drives J v_p to -beta C (artic/solve.c, split impulse),
+// with beta chosen so that erp of the error is removed per step (erp / dt for one window, as eq. 5), and
+// the physical impulse solves J v = 0. A correction therefore never becomes lasting speed.
 //
 // Compliance: with a natural frequency f and damping ratio zeta (sn_soft) the row becomes the implicit
 // spring-damper of constraint/soft.h on the row's own effective mass 1 / (J M^-1 J^T): k = m w^2,
@@ -294,7 +296,7 @@ int sn_world_get_mimic_joints(const sn_world* world, sn_mimic_id* ids, int capac
 
 // ---- rows ---------------------------------------------------------------------------------------------
 
-void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double hw)
+void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double hw, int windows)
 {
 	artic_store* s = world->artics;
 	artic_rows* rs = &a->rows;
@@ -322,7 +324,7 @@ void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double h
 			double g = def->gearing[i];
 			for (int r = 0; r < k; ++r)
 			{
-				wj[r] += g * rs->w[r * k + slot];
+				wj[r] += g * rs->w[slot * k + r];
 			}
 			c0 += g * rs->x0[slot];
 		}
@@ -338,44 +340,28 @@ void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double h
 		ar->slot = -1;
 		ar->sign = 1.0;
 		ar->k = kk;
+		ar->inv_k = kk > 0.0 ? 1.0 / kk : 0.0;
 		ar->c0 = c0;
 		ar->bound = def->max_force;
 		ar->wj = wj;
+		ar->mcount = def->dof_count;
+		ar->lo = k;
+		ar->hi = 0;
+		for (int i = 0; i < def->dof_count; ++i)
+		{
+			int slot = a->dof_slot[def->dofs[i]];
+			ar->mslot[i] = slot;
+			ar->mgear[i] = def->gearing[i];
+			ar->lo = rs->span_lo[slot] < ar->lo ? rs->span_lo[slot] : ar->lo;
+			ar->hi = rs->span_hi[slot] > ar->hi ? rs->span_hi[slot] : ar->hi;
+		}
 		ar->soft = def->soft.kind != SN_SOFT_RIGID;
-		if (!soft_coefficients_for(def->soft, kk, hw, def->erp / hw, &ar->coef))
+		ar->splits = !ar->soft;
+		if (!soft_coefficients_for(def->soft, kk, hw, artic_bias_rate(def->erp, windows, hw), &ar->coef))
 		{
 			continue; // a compliant row with zero stiffness and damping couples nothing
 		}
 		rs->count += 1;
-	}
-}
-
-double artic_mimic_speed(const sn_world* world, const artic* a, const artic_row* ar, double* dx)
-{
-	const sn_mimic_def* def = &world->artics->mimics[ar->key].def;
-	const artic_rows* rs = &a->rows;
-	double v = 0.0, d = 0.0;
-	for (int i = 0; i < def->dof_count; ++i)
-	{
-		int slot = a->dof_slot[def->dofs[i]];
-		v += def->gearing[i] * rs->v[slot];
-		d += def->gearing[i] * rs->dx[slot];
-	}
-	*dx = d;
-	return v;
-}
-
-void artic_mimic_apply(const sn_world* world, artic* a, const artic_row* ar, double delta)
-{
-	const sn_mimic_def* def = &world->artics->mimics[ar->key].def;
-	artic_rows* rs = &a->rows;
-	for (int r = 0; r < rs->k; ++r)
-	{
-		rs->v[r] += delta * ar->wj[r];
-	}
-	for (int i = 0; i < def->dof_count; ++i)
-	{
-		rs->p[a->dof_slot[def->dofs[i]]] += def->gearing[i] * delta;
 	}
 }
 
@@ -397,7 +383,7 @@ void artic_mimic_store(sn_world* world, artic* a, double h)
 		if (ar->kind == ARTIC_ROW_MIMIC)
 		{
 			artic_mimic* mm = s->mimics + ar->key;
-			mm->warm = ar->total / h;
+			mm->warm = (ar->total - ar->hold) / h; // the force beyond the hold (artic/solve.c)
 			mm->step_impulse += ar->total;
 		}
 	}

@@ -9,15 +9,15 @@
 // (the impulse propagated inward to the root, Mirtich's test impulse). At the root the velocity change
 // starts: dv_0 = -IA_0^-1 z_0 for a floating base, 0 for a fixed one. It then propagates outward:
 //   dqd_i = D_i^-1 (u_i - U_i^T dv_p),  dv_i = dv_p + S_i dqd_i,
-// with u_i = 0 on links that are not ancestors of L. Only links on a path from the root to an active
-// dof are visited, so column j costs O(depth(L) + links on those paths).
+// with u_i = 0 on links that are not ancestors of L.
 //
-// Across a fixed root the two sub-trees do not talk: on the path from the root to dof i in another
-// sub-tree dv_p = 0 and u = 0, so dqd_i is exactly 0 (r_ij = 0, as the mimic-joint notes state). Through a
-// floating root the base moves and r_ij is not zero.
+// W is symmetric (M^-1 is), so column j is computed only for the active dofs j, j + 1, ... (slots in dof
+// order) and mirrored into row j: the outward pass visits only the links that lead to those dofs, about
+// half the work of every column. Column j costs O(depth(L) + links on those paths).
 //
-// W is symmetric in exact arithmetic (M^-1 is); both triangles are computed and kept, so the mimic
-// joint's J W J^T uses r_AB + r_BA as the mimic-joint notes' eq. (15) writes it.
+// Across a fixed root the sub-trees do not talk: on the path from the root to dof i in another sub-tree
+// dv_p = 0 and u = 0, so dqd_i is exactly 0 (r_ij = 0, as the mimic-joint notes state), and those links are
+// not visited. Through a floating root the base moves and r_ij is not zero.
 #include "artic/artic.h"
 
 #include "world.h"
@@ -26,7 +26,6 @@
 
 enum
 {
-	ON_PATH = 1,  // the link lies on a path from the root to an active dof
 	ANCESTOR = 2, // the link is the current column's link or one of its ancestors
 };
 
@@ -60,18 +59,24 @@ void artic_compute_response(artic* a)
 {
 	artic_rows* rows = &a->rows;
 	const int k = rows->k, n = a->link_count;
-	memset(a->needed, 0, (size_t)n);
+	for (int i = 0; i < n; ++i)
+	{
+		a->reach[i] = -1;
+	}
 	for (int s = 0; s < k; ++s)
 	{
-		for (int i = a->dof_link[rows->act_dof[s]]; i > 0 && !(a->needed[i] & ON_PATH); i = a->links[i].parent)
+		for (int i = a->dof_link[rows->act_dof[s]]; i > 0 && a->reach[i] < s; i = a->links[i].parent)
 		{
-			a->needed[i] |= ON_PATH;
+			a->reach[i] = s;
 		}
 	}
+	memset(a->needed, 0, (size_t)n);
 	for (int j = 0; j < k; ++j)
 	{
 		const int dof = rows->act_dof[j];
 		const int link = a->dof_link[dof];
+		// A fixed base stops the impulse: links in the base's other subtrees do not move (r_ij = 0).
+		const int32_t tree = a->fixed_base ? a->subtree[link] : -1;
 
 		// Inward from the impulsed joint to the root.
 		sv6 z = sv6_zero();
@@ -88,10 +93,11 @@ void artic_compute_response(artic* a)
 		}
 		a->work[0].m.z[0] = a->fixed_base ? sv6_zero() : artic_base_response(a, z);
 
-		// Outward over the links that lead to active dofs.
+		// Outward over the links that lead to the active dofs j, j + 1, ...: W is symmetric, so the entries
+		// above the diagonal are those the earlier columns found.
 		for (int i = 1; i < n; ++i)
 		{
-			if (!(a->needed[i] & ON_PATH))
+			if (a->reach[i] < j || (tree >= 0 && a->subtree[i] != tree))
 			{
 				continue;
 			}
@@ -112,9 +118,13 @@ void artic_compute_response(artic* a)
 			}
 			w->m.z[0] = dv;
 		}
-		for (int s = 0; s < k; ++s)
+		const int lo = rows->span_lo[j], hi = rows->span_hi[j];
+		double* column = rows->w + j * k;
+		for (int s = j; s < k; ++s)
 		{
-			rows->w[s * k + j] = a->dw[rows->act_dof[s]].y[0];
+			double r = s >= lo && s < hi ? a->dw[rows->act_dof[s]].y[0] : 0.0;
+			column[s] = r;
+			rows->w[s * k + j] = r;
 		}
 		for (int i = link; i > 0; i = a->links[i].parent)
 		{

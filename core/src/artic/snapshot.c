@@ -58,6 +58,7 @@ static void put_drive(snap_writer* w, const sn_drive* d)
 	snap_put_f64(w, d->target_position);
 	snap_put_f64(w, d->target_velocity);
 	snap_put_f64(w, d->max_force);
+	snap_put_f64(w, d->max_velocity);
 }
 
 static void write_artic(snap_writer* w, const artic* a)
@@ -65,6 +66,7 @@ static void write_artic(snap_writer* w, const artic* a)
 	snap_put_u8(w, a->fixed_base ? 1 : 0);
 	snap_put_u8(w, a->midpoint ? 1 : 0);
 	snap_put_f64(w, a->gravity_scale);
+	snap_put_f64(w, a->max_correction_speed);
 	snap_put_u64(w, a->user_data);
 	snap_put_i32(w, a->link_count);
 	put_transform(w, a->base_pose);
@@ -206,6 +208,7 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 	uint8_t midpoint = snap_get_u8(r);
 	def.midpoint_velocity_terms = midpoint == 1;
 	def.gravity_scale = snap_get_f64(r);
+	def.max_correction_speed = snap_get_f64(r);
 	def.user_data = snap_get_u64(r);
 	int32_t link_count = snap_get_i32(r);
 	sn_transform base_pose = get_transform(r);
@@ -287,6 +290,7 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 			dr->target_position = snap_get_f64(r);
 			dr->target_velocity = snap_get_f64(r);
 			dr->max_force = snap_get_f64(r);
+			dr->max_velocity = snap_get_f64(r);
 			dof_state* st = dofs + d;
 			st->q = snap_get_f64(r);
 			st->qd = snap_get_f64(r);

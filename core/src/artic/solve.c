@@ -4,39 +4,77 @@
 // k active dofs (those with a limit, a drive, friction or a mimic joint), their speeds v (k numbers) and
 // the response matrix W = [r_ij] of artic/response.c. An impulse P on a row with Jacobian J (over the
 // active dofs) changes the speeds by W J^T P; one-dof rows have J = +-e_i, a mimic row J = (1, G_1, ...).
-// Only at the end of the solve is the whole articulation updated, by one O(n) impulse pass.
+// Only at the end of the solve is the whole articulation updated, by one O(n) impulse pass. A row that
+// acts on a link (a contact) is a row with a general J over the active dofs: it needs J and W J^T, which
+// is all that the hold, the sweeps and the split impulse below use.
 //
-// One solve of length h (a world substep), in PGS and in TGS:
-//   1. ABA at the state the solve starts from (artic_forward, and artic_forward_midpoint for the
-//      velocity terms at the midpoint speeds): free accelerations qdd and the factors of M; the
-//      free-motion kick qd* = qd + h qdd is applied at once, as semi-implicit Euler does. A
-//      kick spread over the TGS windows with frozen accelerations would advance positions with
-//      h qd + h^2 (n+1)/(2n) qdd and gain energy at a rate (n-1)/(2n) h^2 w^2 per step for a mode of
-//      frequency w; applied whole it gives exactly semi-implicit Euler when there are no rows.
-//   2. Rows are built at the start positions x_0 with K = J W J^T, and warm-started with last solve's
-//      forces: the impulse F_warm h is applied at once, together with the kick (so that a load the rows
-//      carry, such as gravity on a stiff drive, is cancelled before any window starts, and a static
-//      equilibrium stays exactly at rest through every window). Each window owns the share
-//      F_warm h_w (h_w: the window length) as impulse already applied in it.
-//   3. Windows. PGS: one window of length h, position_iterations sweeps with Baumgarte bias erp C / h,
-//      positions advanced once, then velocity_iterations sweeps without bias (drives and soft rows
-//      continue, as in PhysX's implicit drive notes). TGS: position_iterations windows of length
-//      rho = h / n, one sweep each with the position error recomputed from the accumulated displacement
-//      dx and bias erp C / rho, positions advanced by rho; then velocity_iterations sweeps without bias
-//      in which drives and soft rows are frozen (as in the drive notes) and hard rows continue.
-//   4. End: with P the total row impulse and Y = sum over windows of h_w P(at the window's end), the
-//      velocities are qd* + M^-1 P and the positions advance by h qd* + M^-1 Y: exactly the sum of
-//      h_w v over the windows, since each window advanced every dof with the speeds of that moment.
+// One solve of length h (a world substep) in n windows of length rho = h / n (PGS: n = 1):
+//   1. ABA at the start state (artic_forward, and artic_forward_midpoint for the velocity terms at the
+//      midpoint speeds): free accelerations qdd, the factors of M, and the free-motion kick
+//      qd* = qd + h qdd applied at once. Applied whole it gives exactly semi-implicit Euler when no row
+//      acts, which is symplectic; a kick spread over the windows with accelerations frozen at the start
+//      would advance positions by h qd + h^2 (n+1)/(2n) qdd and gain energy at a rate (n-1)/(2n) h^2 w^2
+//      per step for a mode of frequency w.
+//   2. Rows are built at the start positions x_0, with K = J W J^T. A limit gets rows only on the sides
+//      the step could reach (limit_sides); the active dofs are those with rows, and W is theirs.
+//   3. TGS: the hold. PhysX's drive note ("Implicit Spring Joint Drives", TGS position iteration)
+//      makes one step of n windows the same as n steps of tau/n: each window's drive impulse is the
+//      implicit one of that window alone, from zero (its eq. 44). That is what the windows below do,
+//      but the kick of step 1 arrives whole, before the first window, while n steps of tau/n would
+//      receive it in n parts. A drive that carries a load then sees in its first window the whole
+//      step's load as speed, and at a stiff gain answers it with a deflection n times its static one
+//      (the positions reported at step ends stop being k x = F: 0.1 of it at kp = 1e6 N/m, 1/60 s, 32
+//      windows). So the kick is split: the impulse P_hold that holds it on the rows' coordinates,
+//        (J W J^T) P_hold = -J (qd* - qd)     (bilateral rows: drives, friction, mimic),
+//      solved together with the limits as inelastic contacts (held at J v = -max(c_0, 0) / h when the
+//      step's motion would carry them past that, P_hold >= 0: a limit that separates is never pushed),
+//      is applied with the kick, and each window owns P_hold / n of it as impulse already applied. On
+//      the rows' coordinates the speeds are then those of n steps of rho that receive the kick in n
+//      equal parts (J v is the same in both pictures at the start of every window: the kick's part of
+//      the later windows is held), while the coordinates no row constrains keep the whole kick. For
+//      one drive and no load P_hold = 0, and one step of n windows is n steps of tau/n exactly; under
+//      a load F the drive's fixed point is k x = F exactly, at every step length. P_hold is computed
+//      from this step's kick, not from history, so it adds no explicit (delayed) force: each window
+//      stays an implicit Euler step of its springs, stable at any gain. Rows whose Jacobians are
+//      dependent (a drive and a friction row on one dof, a mimic over driven dofs) are dropped from the
+//      system by the factorisation, and P_hold is clamped to each row's bounds over the step.
+//   4. Warm start (Catto's sequential impulses): rigid rows (limits, friction, rigid mimic rows) carry
+//      the part of last step's force that the hold does not explain, F_warm = (P_total - P_hold) / h,
+//      scaled by the world's warm_start, and each window applies its share F_warm rho at its start, as
+//      the maximal-coordinate path does. Springs (drives, soft rows) start every window from zero (the
+//      drive note's eq. 44): their update is exact for the window alone whatever was applied before
+//      (artic/drive.c), so a warm start would change nothing but the order of a Gauss-Seidel sweep.
+//      PGS: one window, every row warm-started with last step's whole force.
+//   5. Windows. PGS: position_iterations sweeps, positions advanced once, then velocity_iterations
+//      sweeps (drives and soft rows continue, the drive note's PGS velocity iteration). TGS: one sweep
+//      per window with the position error C = C_0 + J dx from the accumulated displacement dx,
+//      positions advanced by rho; then velocity_iterations sweeps in which drives and soft rows are
+//      frozen (the drive note's TGS velocity iteration) and rigid rows continue.
+//   6. End: with P the total row impulse and Y the sum over windows of rho (P + Q_window) (Q: pseudo
+//      impulses, below), velocities are qd* + M^-1 P and positions advance by h qd* + M^-1 Y: exactly
+//      the sum of rho (v + v_pseudo) over the windows.
 //
-// Row solves (v_row = J v; c = c_0 + J dx in TGS, c_0 in PGS; h_w the window length):
-//   drive           artic/drive.c (the drive notes' eq. 18 in PGS, eq. 44 in TGS), |acc| <= max_force h_w
-//   friction        dP = -v_row / K, |acc| <= friction h_w
-//   limit, c > 0    dP = -(v_row + c / h_w) / K (speculative: only stops the gap closing within the window)
-//   limit, rigid    dP = -(v_row + erp c / h_w) / K in position sweeps, -v_row / K in velocity sweeps
+// Position error of rigid rows: a split impulse (Catto; the maximal solvers do the same). The physical
+// impulse solves J v = 0 (limit reached: J v >= 0) and is what is warm-started and reported; the error
+// is removed by a second impulse Q on pseudo speeds v_p that move the positions in this window only and
+// are then dropped, so a correction never becomes kinetic energy. Its target J v_p = -beta C removes the
+// fraction erp of the error per step, as the Baumgarte term erp C / dt of PhysX's mimic note (eq. 5)
+// does: with n windows each removing beta rho of what is left, (1 - beta rho)^n = 1 - erp, so
+//   beta = (1 - (1 - erp)^(1/n)) / rho              (erp / h for one window)
+// and the correction speed is bounded, |J v_p| <= max_correction_speed (sn_articulation_def), so that a
+// joint that starts far outside a limit is brought back at a bounded pace. A row's pseudo impulse carries
+// from one window to the next (one Gauss-Seidel pass per window from zero would leave coupled corrections
+// undoing each other), and an error at rounding level (|C| <= 1e-12) is not corrected.
+//
+// Row solves (v_row = J v; c = c_0 + J dx in TGS, c_0 in PGS):
+//   drive           artic/drive.c, |acc| <= max_force rho
+//   friction        dP = -v_row / K, |acc| <= friction rho
+//   limit, c > 0    dP = -(v_row + c / rho) / K (speculative: only stops the gap closing within the window)
+//   limit, rigid    dP = -v_row / K;  position sweeps also dQ = -(J v_p - min(-beta c, v_max)) / K, Q >= 0
 //   limit, soft     dP = -m_soft (v_row + bias_rate c) - impulse_scale acc       (constraint/soft.h)
-//   mimic           PhysX's mimic-joint notes, eq. (17): dP = -(b_n + J v_n) / (J M^-1 J^T) with
-//                   b = erp C / h_w in position sweeps (0 in velocity sweeps), or the soft form with
-//                   constraint/soft.h's coefficients; |acc| <= max_force h_w
+//   mimic, rigid    PhysX's mimic note eq. (17) without the bias: dP = -J v / (J M^-1 J^T); position sweeps
+//                   also dQ = -(J v_p + clamp(beta c, v_max)) / (J M^-1 J^T); |acc|, |Q| <= max_force rho
+//   mimic, soft     the soft form with constraint/soft.h's coefficients (C enters as a spring, not as a bias)
 // Unilateral rows keep acc >= 0 (lower: J = +1, C = x - lower; upper: J = -1, C = upper - x). Every dP is
 // clamped through the window's accumulator acc, and only the clamped change is applied.
 //
@@ -58,23 +96,103 @@ static double clamp_accumulate(double* acc, double delta, double lo, double hi)
 	return delta;
 }
 
-// Apply the impulse delta of a row to the active speeds and to the per-dof impulse totals.
-static void apply_row(const sn_world* world, artic* a, const artic_row* ar, double delta)
+static bool unilateral(const artic_row* ar)
 {
+	return ar->kind == ARTIC_ROW_LOWER || ar->kind == ARTIC_ROW_UPPER;
+}
+
+// Bounds of a row's impulse over a time t (the window, or the whole solve for the hold).
+static void row_bounds(const artic_row* ar, double t, double* lo, double* hi)
+{
+	if (unilateral(ar))
+	{
+		*lo = 0.0;
+		*hi = INFINITY;
+	}
+	else
+	{
+		*lo = -ar->bound * t;
+		*hi = ar->bound * t;
+	}
+}
+
+// ---- a row's Jacobian over the active dofs ------------------------------------------------------------
+
+// J x for a vector x over the active slots.
+static inline double jacobian_dot(const sn_world* world, const artic* a, const artic_row* ar, const double* x)
+{
+	(void)world;
+	(void)a;
 	if (ar->kind == ARTIC_ROW_MIMIC)
 	{
-		artic_mimic_apply(world, a, ar, delta);
-		return;
+		double v = 0.0;
+		for (int i = 0; i < ar->mcount; ++i)
+		{
+			v += ar->mgear[i] * x[ar->mslot[i]];
+		}
+		return v;
 	}
+	return ar->sign * x[ar->slot];
+}
+
+// speed += delta W J^T and impulse += delta J^T (real or pseudo).
+static inline void jacobian_apply(const sn_world* world, artic* a, const artic_row* ar, double delta,
+								  double* restrict speed, double* restrict impulse)
+{
+	(void)world;
 	artic_rows* rs = &a->rows;
 	const int k = rs->k;
-	const double signed_delta = ar->sign * delta;
-	const double* col = rs->w + ar->slot;
-	for (int s = 0; s < k; ++s)
+	if (ar->kind == ARTIC_ROW_MIMIC)
 	{
-		rs->v[s] += signed_delta * col[s * k];
+		const double* restrict wj = ar->wj;
+		for (int s = ar->lo; s < ar->hi; ++s)
+		{
+			speed[s] += delta * wj[s];
+		}
+		for (int i = 0; i < ar->mcount; ++i)
+		{
+			impulse[ar->mslot[i]] += ar->mgear[i] * delta;
+		}
+		return;
 	}
-	rs->p[ar->slot] += signed_delta;
+	const double signed_delta = ar->sign * delta;
+	const double* restrict col = rs->w + ar->slot * k;
+	for (int s = ar->lo; s < ar->hi; ++s)
+	{
+		speed[s] += signed_delta * col[s];
+	}
+	impulse[ar->slot] += signed_delta;
+}
+
+// J_a W J_b^T.
+static double jacobian_coupling(const sn_world* world, const artic* a, const artic_row* ra, const artic_row* rb)
+{
+	const artic_rows* rs = &a->rows;
+	if (rb->kind == ARTIC_ROW_MIMIC)
+	{
+		return jacobian_dot(world, a, ra, rb->wj); // W J_b^T is stored
+	}
+	if (ra->kind == ARTIC_ROW_MIMIC)
+	{
+		return rb->sign * ra->wj[rb->slot];
+	}
+	return ra->sign * rb->sign * rs->w[rb->slot * rs->k + ra->slot];
+}
+
+// ---- building --------------------------------------------------------------------------------------------
+
+double artic_bias_rate(double erp, int windows, double hw)
+{
+	if (!(erp > 0.0))
+	{
+		return 0.0;
+	}
+	if (windows == 1 || erp >= 1.0)
+	{
+		return (windows == 1 ? erp : 1.0) / hw;
+	}
+	// 1 - (1 - erp)^(1/n) without cancellation: -expm1(log1p(-erp) / n).
+	return -expm1(log1p(-erp) / windows) / hw;
 }
 
 static void add_row(artic_rows* rs, artic_row_kind kind, int slot, int dof, double sign, double bound, double c0)
@@ -86,19 +204,49 @@ static void add_row(artic_rows* rs, artic_row_kind kind, int slot, int dof, doub
 	ar->key = dof;
 	ar->sign = sign;
 	ar->k = rs->w[slot * rs->k + slot];
+	ar->inv_k = ar->k > 0.0 ? 1.0 / ar->k : 0.0;
+	ar->lo = rs->span_lo[slot];
+	ar->hi = rs->span_hi[slot];
 	ar->bound = bound;
 	ar->c0 = c0;
 }
 
 // Active dofs: those with a row. Mimic dofs were marked in dof_slot (0) by the caller.
-static void choose_active(artic* a)
+// The sides of a dof's limit that this solve of length h may reach (bit 1 lower, bit 2 upper): a side
+// whose gap the dof's free-motion speed would not close in half the step, even with 1 m/s or rad/s more
+// from the other rows, gets no row (a speculative margin, as contact engines keep). The rows of a solve
+// change a dof's speed by more only in violent transients; the limit is then crossed by at most h times
+// the excess and corrected in the next steps like any error (split impulse, no energy). Free motion away
+// from its limits then has no rows at all.
+static uint8_t limit_sides(const artic* a, int d, double h)
+{
+	const sn_limit* lim = a->limits + d;
+	if (!lim->enabled)
+	{
+		return 0;
+	}
+	const double q = a->q[d], v = a->qd_free[d];
+	uint8_t sides = 0;
+	if (q - lim->lower <= h * (2.0 * (v < 0.0 ? -v : 0.0) + 1.0))
+	{
+		sides |= 1;
+	}
+	if (lim->upper - q <= h * (2.0 * (v > 0.0 ? v : 0.0) + 1.0))
+	{
+		sides |= 2;
+	}
+	return sides;
+}
+
+static void choose_active(artic* a, double h)
 {
 	artic_rows* rs = &a->rows;
 	rs->k = 0;
 	for (int d = 0; d < a->dof_count; ++d)
 	{
 		const artic_link* l = a->links + a->dof_link[d];
-		bool active = a->dof_slot[d] >= 0 || a->limits[d].enabled || a->drives[d].enabled || l->joint_friction > 0.0;
+		a->limit_near[d] = limit_sides(a, d, h);
+		bool active = a->dof_slot[d] >= 0 || a->limit_near[d] != 0 || a->drives[d].enabled || l->joint_friction > 0.0;
 		a->dof_slot[d] = active ? rs->k : -1;
 		if (active)
 		{
@@ -107,8 +255,51 @@ static void choose_active(artic* a)
 	}
 }
 
+// Each active slot's span: the slots of its subtree of a fixed base, when the slots of every subtree are
+// contiguous (links in depth-first order, as the URDF importer makes them), else all slots.
+static void choose_spans(artic* a)
+{
+	artic_rows* rs = &a->rows;
+	const int k = rs->k;
+	a->subtree[0] = 0;
+	for (int i = 1; i < a->link_count; ++i)
+	{
+		int p = a->links[i].parent;
+		a->subtree[i] = p == 0 ? i : a->subtree[p];
+	}
+	bool contiguous = a->fixed_base;
+	int start = 0;
+	for (int s = 1; s <= k && contiguous; ++s)
+	{
+		int32_t tree = a->subtree[a->dof_link[rs->act_dof[s - 1]]];
+		if (s < k && a->subtree[a->dof_link[rs->act_dof[s]]] == tree)
+		{
+			continue;
+		}
+		// The run [start, s) of one subtree: no later slot may belong to it.
+		for (int t = s; t < k && contiguous; ++t)
+		{
+			contiguous = a->subtree[a->dof_link[rs->act_dof[t]]] != tree;
+		}
+		for (int t = start; t < s; ++t)
+		{
+			rs->span_lo[t] = start;
+			rs->span_hi[t] = s;
+		}
+		start = s;
+	}
+	if (!contiguous)
+	{
+		for (int s = 0; s < k; ++s)
+		{
+			rs->span_lo[s] = 0;
+			rs->span_hi[s] = k;
+		}
+	}
+}
+
 // The one-dof rows of an articulation (drive, friction, limits per active dof, in dof order).
-static void build_dof_rows(artic* a, double hw)
+static void build_dof_rows(const sn_world* world, artic* a, double hw)
 {
 	artic_rows* rs = &a->rows;
 	for (int s = 0; s < rs->k; ++s)
@@ -127,10 +318,14 @@ static void build_dof_rows(artic* a, double hw)
 			add_row(rs, ARTIC_ROW_FRICTION, s, d, 1.0, l->joint_friction, 0.0);
 		}
 		const sn_limit* lim = a->limits + d;
-		if (lim->enabled)
+		if (a->limit_near[d] != 0)
 		{
 			for (int side = 0; side < 2; ++side)
 			{
+				if (!(a->limit_near[d] & (1 << side)))
+				{
+					continue;
+				}
 				double sign = side == 0 ? 1.0 : -1.0;
 				double c0 = side == 0 ? x0 - lim->lower : lim->upper - x0;
 				add_row(rs, side == 0 ? ARTIC_ROW_LOWER : ARTIC_ROW_UPPER, s, d, sign, INFINITY, c0);
@@ -143,12 +338,236 @@ static void build_dof_rows(artic* a, double hw)
 						rs->count -= 1; // a soft limit with zero stiffness and damping exerts nothing
 					}
 				}
+				else
+				{
+					ar->splits = true;
+					ar->coef.bias_rate = artic_bias_rate(world->def.erp, a->windows, hw);
+				}
 			}
 		}
 	}
 }
 
-static double warm_force(const artic* a, const artic_row* ar, const sn_world* world)
+// ---- the hold (TGS; file header, step 3) -------------------------------------------------------------------
+
+// The hold rows: bilateral rows first (one per slot: a later row on the same slot has the same Jacobian
+// up to sign), then the held limits on slots no bilateral row holds. The bilateral part is the same in
+// every active-set pass, so its factor is kept (*bilateral: its size). dx (zero before the first window)
+// marks the slots taken.
+static int hold_gather(artic* a, int* bilateral)
+{
+	artic_rows* rs = &a->rows;
+	int m = 0, last_slot = -1;
+	for (int i = 0; i < rs->count; ++i)
+	{
+		const artic_row* ar = rs->rows + i;
+		if (unilateral(ar))
+		{
+			continue;
+		}
+		if (ar->kind != ARTIC_ROW_MIMIC)
+		{
+			if (ar->slot == last_slot)
+			{
+				continue;
+			}
+			last_slot = ar->slot;
+			rs->dx[ar->slot] = 1.0;
+		}
+		rs->hold_rows[m++] = i;
+	}
+	*bilateral = m;
+	for (int i = 0; i < rs->count; ++i)
+	{
+		const artic_row* ar = rs->rows + i;
+		if (unilateral(ar) && ar->held && rs->dx[ar->slot] == 0.0)
+		{
+			rs->hold_rows[m++] = i;
+			rs->dx[ar->slot] = 1.0;
+		}
+	}
+	for (int i = 0; i < m; ++i)
+	{
+		const artic_row* ar = rs->rows + rs->hold_rows[i];
+		if (ar->kind != ARTIC_ROW_MIMIC)
+		{
+			rs->dx[ar->slot] = 0.0;
+		}
+	}
+	return m;
+}
+
+// Solve (J W J^T) P = b over the hold rows by a Cholesky factorisation that drops a row whose pivot
+// vanishes (its Jacobian depends on the earlier rows'): its P is 0 and the others solve without it. Rows
+// before `from` keep the factor of the last call.
+static void hold_solve(const sn_world* world, artic* a, int m, int from)
+{
+	artic_rows* rs = &a->rows;
+	double* l = rs->hold_l;
+	double* x = rs->hold_x;
+	const int ld = rs->hold_capacity;
+	for (int i = from; i < m; ++i)
+	{
+		const artic_row* ri = rs->rows + rs->hold_rows[i];
+		for (int j = 0; j <= i; ++j)
+		{
+			const artic_row* rj = rs->rows + rs->hold_rows[j];
+			double s = jacobian_coupling(world, a, ri, rj);
+			const double* li = l + i * ld;
+			const double* lj = l + j * ld;
+			for (int t = 0; t < j; ++t)
+			{
+				s -= li[t] * lj[t];
+			}
+			if (i == j)
+			{
+				// Relative to the row's own K: a row within 1e-10 of the span of the earlier ones is dropped
+				// (its reciprocal pivot is 0, so it takes no part).
+				double pivot = s > 1e-10 * ri->k ? sqrt(s) : 0.0;
+				l[i * ld + i] = pivot;
+				rs->hold_inv[i] = pivot > 0.0 ? 1.0 / pivot : 0.0;
+			}
+			else
+			{
+				l[i * ld + j] = s * rs->hold_inv[j];
+			}
+		}
+	}
+	for (int i = 0; i < m; ++i)
+	{
+		double s = x[i];
+		for (int t = 0; t < i; ++t)
+		{
+			s -= l[i * ld + t] * x[t];
+		}
+		x[i] = s * rs->hold_inv[i];
+	}
+	for (int i = m - 1; i >= 0; --i)
+	{
+		double s = x[i];
+		for (int t = i + 1; t < m; ++t)
+		{
+			s -= l[t * ld + i] * x[t];
+		}
+		x[i] = s * rs->hold_inv[i];
+	}
+}
+
+// The hold's target speed for a unilateral row: an inelastic limit at the start of the step, which closes
+// its gap c_0 > 0 by the end of the step and stops there (J v >= -c_0 / h), or for c_0 <= 0 stops the
+// approach (J v >= 0; the error itself is the split impulse's).
+static double hold_floor(const artic_row* ar, double h)
+{
+	return ar->c0 > 0.0 ? -ar->c0 / h : 0.0;
+}
+
+// The hold's right-hand side (J W J^T) P = rhs for a row, with qd (the speeds before the kick) in pp.
+// Bilateral rows hold the kick: J (kick + W J^T P) = 0. Unilateral ones are held at their floor:
+// J (qd* + W J^T P) = floor, as an inelastic contact would be (and only while they push, see below).
+static double hold_rhs(const sn_world* world, const artic* a, const artic_row* ar, double h)
+{
+	const artic_rows* rs = &a->rows;
+	double now = jacobian_dot(world, a, ar, rs->v);
+	if (unilateral(ar))
+	{
+		return hold_floor(ar, h) - now;
+	}
+	return jacobian_dot(world, a, ar, rs->pp) - now;
+}
+
+// P_hold: hold the kick qd* - qd on the rows' coordinates, apply it, and give each window its share.
+// Limits make it a complementarity problem (a limit only pushes, and only when the step's motion would
+// carry it past its floor), solved by active-set passes: a limit is held when its speed would be below
+// its floor (first with the free motion, then with the hold applied), and released when holding it would
+// pull; whatever is left is clamped (a limit never pulls) and the windows finish it. The bilateral rows'
+// factor is kept between passes. A limit that separates is never pushed: the hold adds no energy.
+// Active-set passes of the hold: the first from the free motion, one to correct it. Limits that a second
+// pass would still change are left to the windows' sweeps, which solve them exactly per window.
+enum
+{
+	HOLD_PASSES = 2
+};
+// A limit approaching its floor slower than this (m/s or rad/s) is left to the windows' sweeps rather
+// than held: resting contacts whose speed is rounding noise would otherwise flip in and out of the set.
+#define HOLD_SLACK 1e-9
+
+static void hold_kick(const sn_world* world, artic* a, double h)
+{
+	artic_rows* rs = &a->rows;
+	for (int s = 0; s < rs->k; ++s)
+	{
+		rs->pp[s] = a->qd[rs->act_dof[s]];
+	}
+	for (int i = 0; i < rs->count; ++i)
+	{
+		artic_row* ar = rs->rows + i;
+		ar->held = !unilateral(ar) || jacobian_dot(world, a, ar, rs->v) < hold_floor(ar, h) - HOLD_SLACK;
+	}
+	int m = 0, bilateral = 0;
+	for (int pass = 0; pass < HOLD_PASSES; ++pass)
+	{
+		m = hold_gather(a, &bilateral);
+		for (int i = 0; i < m; ++i)
+		{
+			rs->hold_x[i] = hold_rhs(world, a, rs->rows + rs->hold_rows[i], h);
+		}
+		hold_solve(world, a, m, pass == 0 ? 0 : bilateral);
+		bool changed = false;
+		for (int i = 0; i < m; ++i)
+		{
+			artic_row* ar = rs->rows + rs->hold_rows[i];
+			if (unilateral(ar) && rs->hold_x[i] < 0.0)
+			{
+				ar->held = false;
+				changed = true;
+			}
+		}
+		for (int r = 0; r < rs->count && !changed; ++r)
+		{
+			artic_row* ar = rs->rows + r;
+			if (ar->held || !unilateral(ar))
+			{
+				continue;
+			}
+			double jv = jacobian_dot(world, a, ar, rs->v);
+			for (int i = 0; i < m; ++i)
+			{
+				jv += jacobian_coupling(world, a, ar, rs->rows + rs->hold_rows[i]) * rs->hold_x[i];
+			}
+			if (jv < hold_floor(ar, h) - HOLD_SLACK)
+			{
+				ar->held = true;
+				changed = true;
+			}
+		}
+		if (!changed)
+		{
+			break;
+		}
+	}
+	for (int s = 0; s < rs->k; ++s)
+	{
+		rs->pp[s] = 0.0;
+	}
+	for (int i = 0; i < m; ++i)
+	{
+		artic_row* ar = rs->rows + rs->hold_rows[i];
+		double lo, hi;
+		row_bounds(ar, h, &lo, &hi);
+		double p = rs->hold_x[i];
+		p = p < lo ? lo : (p > hi ? hi : p);
+		if (p != 0.0)
+		{
+			ar->hold = p;
+			ar->total = p;
+			jacobian_apply(world, a, ar, p, rs->v, rs->p);
+		}
+	}
+}
+
+// ---- warm start (file header, step 4) -------------------------------------------------------------------
+
+static double warm_force(const sn_world* world, const artic* a, const artic_row* ar)
 {
 	if (ar->kind == ARTIC_ROW_MIMIC)
 	{
@@ -157,31 +576,55 @@ static double warm_force(const artic* a, const artic_row* ar, const sn_world* wo
 	return a->warm[ar->key * ARTIC_WARM_SLOTS + ar->kind];
 }
 
-// Pre-apply last solve's row forces over the whole solve (see the file header, step 2).
-static void warm_start(sn_world* world, artic* a, double h, int windows)
+// Each row's warm-start impulse per window, such that the window's accumulator (its share of the hold
+// plus the warm start) stays within the row's bounds.
+static void warm_prepare(const sn_world* world, artic* a, double hw)
 {
 	artic_rows* rs = &a->rows;
+	const double factor = world->def.warm_start;
+	if (!(factor > 0.0))
+	{
+		return;
+	}
 	for (int i = 0; i < rs->count; ++i)
 	{
 		artic_row* ar = rs->rows + i;
-		double pre = warm_force(a, ar, world) * h;
-		if (ar->kind == ARTIC_ROW_LOWER || ar->kind == ARTIC_ROW_UPPER)
+		if (a->tgs && (ar->kind == ARTIC_ROW_DRIVE || ar->soft))
 		{
-			pre = pre > 0.0 ? pre : 0.0;
+			continue; // springs start every window from zero
 		}
-		else
-		{
-			double bound = ar->bound * h;
-			pre = pre > bound ? bound : (pre < -bound ? -bound : pre);
-		}
-		if (!(pre != 0.0))
+		double w = warm_force(world, a, ar) * hw * factor;
+		if (!(w != 0.0))
 		{
 			continue; // zero (or, defensively, NaN) warm starts apply nothing
 		}
-		ar->total = pre;
-		ar->share = pre / windows;
-		ar->acc = ar->share;
-		apply_row(world, a, ar, pre);
+		double share = ar->hold / a->windows, lo, hi;
+		row_bounds(ar, hw, &lo, &hi);
+		double acc = share + w;
+		acc = acc < lo ? lo : (acc > hi ? hi : acc);
+		ar->warm = acc - share;
+	}
+}
+
+// A new window: the accumulators start from the window's share of the hold, and the warm starts apply.
+static void window_begin(const sn_world* world, artic* a)
+{
+	artic_rows* rs = &a->rows;
+	const double inv_n = 1.0 / a->windows;
+	for (int i = 0; i < rs->count; ++i)
+	{
+		artic_row* ar = rs->rows + i;
+		ar->acc = ar->hold * inv_n + ar->warm;
+		if (ar->warm != 0.0)
+		{
+			ar->total += ar->warm;
+			jacobian_apply(world, a, ar, ar->warm, rs->v, rs->p);
+		}
+		if (ar->push != 0.0)
+		{
+			// The pseudo impulse of the last window starts this one (the pseudo speeds were dropped).
+			jacobian_apply(world, a, ar, ar->push, rs->vp, rs->pp);
+		}
 	}
 }
 
@@ -221,11 +664,12 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 			}
 		}
 	}
-	choose_active(a);
+	choose_active(a, h);
 	if (rs->k == 0)
 	{
 		return;
 	}
+	choose_spans(a);
 	artic_compute_response(a);
 	for (int s = 0; s < rs->k; ++s)
 	{
@@ -235,12 +679,22 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 		rs->dx[s] = 0.0;
 		rs->p[s] = 0.0;
 		rs->y[s] = 0.0;
+		rs->vp[s] = 0.0;
+		rs->pp[s] = 0.0;
 	}
 	double hw = h / windows;
-	build_dof_rows(a, hw);
-	artic_mimic_build_rows(world, index, a, hw);
+	build_dof_rows(world, a, hw);
+	artic_mimic_build_rows(world, index, a, hw, windows);
 	artic_drive_block_prepare(rs);
-	warm_start(world, a, h, windows);
+	if (tgs)
+	{
+		hold_kick(world, a, h);
+	}
+	warm_prepare(world, a, hw);
+	if (!tgs)
+	{
+		window_begin(world, a); // PGS: the one window
+	}
 }
 
 void artic_solve_begin(sn_world* world, double h, bool tgs, int windows)
@@ -261,6 +715,8 @@ void artic_solve_begin(sn_world* world, double h, bool tgs, int windows)
 	}
 }
 
+// ---- sweeps -----------------------------------------------------------------------------------------------
+
 // The articulation's drives solved together (artic/drive.c). Returns false, applying nothing, if a drive
 // would exceed its force bound: the sweep then updates the drives one by one.
 static bool drive_block(const sn_world* world, artic* a, double hw, double time_left)
@@ -278,9 +734,23 @@ static bool drive_block(const sn_world* world, artic* a, double hw, double time_
 	{
 		const artic_row* ar = rs->rows + rs->block_rows[i];
 		double bound = ar->bound * hw;
-		if (!(fabs(ar->acc + rs->block_x[i]) <= bound))
+		double lambda = ar->acc + rs->block_x[i];
+		if (!(fabs(lambda) <= bound))
 		{
 			return false;
+		}
+		if (ar->drive_speed < INFINITY)
+		{
+			// The drive's end speed with every drive's change.
+			double v = rs->v[ar->slot];
+			for (int j = 0; j < m; ++j)
+			{
+				v += rs->w[rs->rows[rs->block_rows[j]].slot * rs->k + ar->slot] * rs->block_x[j];
+			}
+			if ((lambda > 0.0 && v > ar->drive_speed) || (lambda < 0.0 && v < -ar->drive_speed))
+			{
+				return false;
+			}
 		}
 	}
 	for (int i = 0; i < m; ++i)
@@ -291,10 +761,54 @@ static bool drive_block(const sn_world* world, artic* a, double hw, double time_
 		{
 			ar->acc += delta;
 			ar->total += delta;
-			apply_row(world, a, ar, delta);
+			jacobian_apply(world, a, ar, delta, rs->v, rs->p);
 		}
 	}
 	return true;
+}
+
+// The pseudo impulse of a rigid row in a position sweep towards the pseudo speed J v_p = target.
+static void push_row(const sn_world* world, artic* a, artic_row* ar, double target, double hw)
+{
+	artic_rows* rs = &a->rows;
+	double dq = (target - jacobian_dot(world, a, ar, rs->vp)) * ar->inv_k;
+	double lo, hi;
+	row_bounds(ar, hw, &lo, &hi);
+	dq = clamp_accumulate(&ar->push, dq, lo, hi);
+	if (dq != 0.0)
+	{
+		jacobian_apply(world, a, ar, dq, rs->vp, rs->pp);
+	}
+}
+
+// The pseudo speed a rigid row asks for: -beta c, at most max_correction_speed, while its error is above
+// 1e-12 (m or rad; the rounding of a coordinate); a limit not reached (c > 0) only keeps the other rows' corrections from carrying it past its gap
+// within the window (J v_p >= -c / rho), and has no target while it has no pseudo impulse.
+static void correct_row(const sn_world* world, artic* a, artic_row* ar, double c, double hw)
+{
+	if (unilateral(ar) && c > 0.0)
+	{
+		if (ar->push != 0.0 || jacobian_dot(world, a, ar, a->rows.vp) < -c / hw)
+		{
+			push_row(world, a, ar, -c / hw, hw);
+		}
+		return;
+	}
+	if (fabs(c) <= 1e-12)
+	{
+		// An error at rounding level (a rigid row held exactly leaves 1e-17 here) needs no correction: the
+		// row's pseudo impulse is withdrawn rather than kept chasing it.
+		if (ar->push != 0.0)
+		{
+			jacobian_apply(world, a, ar, -ar->push, a->rows.vp, a->rows.pp);
+			ar->push = 0.0;
+		}
+		return;
+	}
+	const double vmax = a->max_correction_speed;
+	double target = -ar->coef.bias_rate * c;
+	target = target > vmax ? vmax : (target < -vmax ? -vmax : target);
+	push_row(world, a, ar, target, hw);
 }
 
 static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int window)
@@ -305,15 +819,11 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 	const bool tgs = a->tgs;
 	const bool position = sweep == ARTIC_SWEEP_PGS_POSITION || sweep == ARTIC_SWEEP_TGS_POSITION;
 	const bool frozen = sweep == ARTIC_SWEEP_TGS_VELOCITY;
-	const double erp = world->def.erp;
-	// Time from the end of this window to the end of the solve (TGS sub-target, eq. 41).
+	// Time from the end of this window to the end of the solve (TGS sub-target, the drive note's eq. 41).
 	const double time_left = (sweep == ARTIC_SWEEP_TGS_POSITION) ? a->solve_h - window * hw : 0.0;
 	if (sweep == ARTIC_SWEEP_TGS_POSITION)
 	{
-		for (int i = 0; i < rs->count; ++i)
-		{
-			rs->rows[i].acc = rs->rows[i].share; // a new window
-		}
+		window_begin(world, a);
 	}
 	const bool block = !frozen && rs->block_count > 0 && drive_block(world, a, hw, time_left);
 	for (int i = 0; i < rs->count; ++i)
@@ -326,7 +836,8 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 		double v, dx;
 		if (ar->kind == ARTIC_ROW_MIMIC)
 		{
-			v = artic_mimic_speed(world, a, ar, &dx);
+			v = jacobian_dot(world, a, ar, rs->v);
+			dx = tgs ? jacobian_dot(world, a, ar, rs->dx) : 0.0;
 		}
 		else
 		{
@@ -334,32 +845,32 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 			dx = ar->sign * rs->dx[ar->slot];
 		}
 		double c = tgs ? ar->c0 + dx : ar->c0;
-		double delta, lo = -INFINITY, hi = INFINITY;
+		double delta, lo, hi;
+		row_bounds(ar, hw, &lo, &hi);
 		switch ((artic_row_kind)ar->kind)
 		{
 			case ARTIC_ROW_DRIVE:
 			{
 				if (frozen)
 				{
-					continue;
+					continue; // TGS velocity sweeps freeze springs (the drive note)
 				}
 				double lambda = artic_drive_solve(ar, v, tgs ? dx : 0.0, time_left);
+				if (ar->drive_speed < INFINITY)
+				{
+					lambda = artic_drive_speed_clamp(ar, v, lambda);
+				}
 				delta = lambda - ar->acc;
-				lo = -ar->bound * hw;
-				hi = ar->bound * hw;
 				break;
 			}
 			case ARTIC_ROW_FRICTION:
-				delta = -v / ar->k;
-				lo = -ar->bound * hw;
-				hi = ar->bound * hw;
+				delta = -v * ar->inv_k;
 				break;
 			case ARTIC_ROW_LOWER:
 			case ARTIC_ROW_UPPER:
-				lo = 0.0;
 				if (c > 0.0)
 				{
-					delta = -(v + c * inv_hw) / ar->k;
+					delta = -(v + c * inv_hw) * ar->inv_k;
 				}
 				else if (ar->soft)
 				{
@@ -371,7 +882,7 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 				}
 				else
 				{
-					delta = -(v + (position ? erp * c * inv_hw : 0.0)) / ar->k;
+					delta = -v * ar->inv_k;
 				}
 				break;
 			case ARTIC_ROW_MIMIC:
@@ -386,17 +897,19 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 				}
 				else
 				{
-					delta = -ar->coef.eff_mass * (v + (position ? ar->coef.bias_rate * c : 0.0));
+					delta = -ar->coef.eff_mass * v;
 				}
-				lo = -ar->bound * hw;
-				hi = ar->bound * hw;
 				break;
 		}
 		delta = clamp_accumulate(&ar->acc, delta, lo, hi);
 		if (delta != 0.0)
 		{
 			ar->total += delta;
-			apply_row(world, a, ar, delta);
+			jacobian_apply(world, a, ar, delta, rs->v, rs->p);
+		}
+		if (position && ar->splits)
+		{
+			correct_row(world, a, ar, c, hw);
 		}
 	}
 }
@@ -435,11 +948,16 @@ void artic_solve_advance(sn_world* world, double hw)
 		artic_rows* rs = &a->rows;
 		for (int k = 0; k < rs->k; ++k)
 		{
-			rs->dx[k] += hw * rs->v[k];
-			rs->y[k] += hw * rs->p[k];
+			// The window's pseudo speeds move the positions of this window only.
+			rs->dx[k] += hw * (rs->v[k] + rs->vp[k]);
+			rs->y[k] += hw * (rs->p[k] + rs->pp[k]);
+			rs->vp[k] = 0.0;
+			rs->pp[k] = 0.0;
 		}
 	}
 }
+
+// ---- end ---------------------------------------------------------------------------------------------------
 
 static void end_one(sn_world* world, artic* a)
 {
@@ -467,7 +985,8 @@ static void end_one(sn_world* world, artic* a)
 			{
 				continue;
 			}
-			a->warm[ar->key * ARTIC_WARM_SLOTS + ar->kind] = ar->total * inv_h;
+			// What the next solve warm-starts from: the force beyond the hold (file header, step 4).
+			a->warm[ar->key * ARTIC_WARM_SLOTS + ar->kind] = (ar->total - ar->hold) * inv_h;
 			a->warm_set = true;
 			if (ar->kind == ARTIC_ROW_DRIVE)
 			{

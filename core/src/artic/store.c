@@ -33,6 +33,7 @@ sn_articulation_def sn_default_articulation_def(void)
 	def.base_pose = sn_transform_identity();
 	def.gravity_scale = 1.0;
 	def.midpoint_velocity_terms = true;
+	def.max_correction_speed = 1.0;
 	return def;
 }
 
@@ -43,6 +44,7 @@ sn_drive sn_default_drive(void)
 	d.enabled = false;
 	d.type = SN_DRIVE_FORCE;
 	d.max_force = INFINITY;
+	d.max_velocity = INFINITY;
 	return d;
 }
 
@@ -179,6 +181,9 @@ static void layout_artic(artic* a, carver* c)
 	a->work = carve(c, n, sizeof(artic_work));
 	a->dw = carve(c, d, sizeof(artic_dof_work));
 	a->dof_slot = carve(c, d, sizeof(int32_t));
+	a->limit_near = carve(c, d, sizeof(uint8_t));
+	a->subtree = carve(c, n, sizeof(int32_t));
+	a->reach = carve(c, n, sizeof(int32_t));
 	a->needed = carve(c, n, sizeof(uint8_t));
 	a->qd_free = carve(c, d, sizeof(double));
 }
@@ -186,17 +191,27 @@ static void layout_artic(artic* a, carver* c)
 static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int wj_capacity)
 {
 	r->act_dof = carve(c, (size_t)k, sizeof(int32_t));
+	r->span_lo = carve(c, (size_t)k, sizeof(int32_t));
+	r->span_hi = carve(c, (size_t)k, sizeof(int32_t));
 	r->w = carve(c, (size_t)k * (size_t)k, sizeof(double));
 	r->v = carve(c, (size_t)k, sizeof(double));
 	r->x0 = carve(c, (size_t)k, sizeof(double));
 	r->dx = carve(c, (size_t)k, sizeof(double));
 	r->p = carve(c, (size_t)k, sizeof(double));
 	r->y = carve(c, (size_t)k, sizeof(double));
+	r->vp = carve(c, (size_t)k, sizeof(double));
+	r->pp = carve(c, (size_t)k, sizeof(double));
 	r->wj = carve(c, (size_t)k * (size_t)wj_capacity, sizeof(double));
 	r->rows = carve(c, (size_t)row_capacity, sizeof(artic_row));
 	r->block_rows = carve(c, (size_t)k, sizeof(int32_t));
 	r->block_l = carve(c, (size_t)k * (size_t)k, sizeof(double));
 	r->block_x = carve(c, (size_t)k, sizeof(double));
+	r->block_inv = carve(c, (size_t)k, sizeof(double));
+	size_t hold = (size_t)k + (size_t)wj_capacity;
+	r->hold_rows = carve(c, hold, sizeof(int32_t));
+	r->hold_l = carve(c, hold * hold, sizeof(double));
+	r->hold_x = carve(c, hold, sizeof(double));
+	r->hold_inv = carve(c, hold, sizeof(double));
 }
 
 // Dofs that carry rows and the rows they need, for the articulation's model plus an optional mimic
@@ -299,6 +314,7 @@ static sn_error reserve_rows_for(sn_world* world, artic* a, int self, const sn_m
 	grown.k_capacity = kc;
 	grown.row_capacity = rc;
 	grown.wj_capacity = mc;
+	grown.hold_capacity = kc + mc;
 	free_rows(world, r);
 	*r = grown;
 	return SN_ERR_OK;
@@ -401,10 +417,16 @@ sn_error artic_check_drive(sn_world* world, const char* where, const sn_drive* d
 		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "%s: unknown drive type %d", where, (int)drive->type);
 	}
 	if (!isfinite(drive->stiffness) || !isfinite(drive->damping) || !isfinite(drive->target_position) ||
-		!isfinite(drive->target_velocity) || isnan(drive->max_force))
+		!isfinite(drive->target_velocity) || isnan(drive->max_force) || isnan(drive->max_velocity))
 	{
 		return world_fail(world, SN_ERR_NOT_FINITE,
-						  "%s: drive stiffness, damping and targets must be finite, max_force not NaN", where);
+						  "%s: drive stiffness, damping and targets must be finite, max_force and max_velocity not NaN",
+						  where);
+	}
+	if (!(drive->max_velocity > 0.0))
+	{
+		return world_fail(world, SN_ERR_INVALID_ARGUMENT,
+						  "%s: drive max_velocity must be > 0 (may be INFINITY), got %g", where, drive->max_velocity);
 	}
 	if (drive->stiffness < 0.0 || drive->damping < 0.0 || drive->max_force < 0.0)
 	{
@@ -511,6 +533,12 @@ static sn_error check_articulation_def(sn_world* world, const sn_articulation_de
 		!isfinite(def->gravity_scale))
 	{
 		return world_fail(world, SN_ERR_NOT_FINITE, "articulation: base velocity and gravity_scale must be finite");
+	}
+	if (!(def->max_correction_speed > 0.0))
+	{
+		return world_fail(world, def->max_correction_speed == 0.0 ? SN_ERR_INVALID_ARGUMENT : SN_ERR_NOT_FINITE,
+						  "articulation: max_correction_speed must be > 0 (may be INFINITY), got %g",
+						  def->max_correction_speed);
 	}
 	return SN_ERR_OK;
 }
@@ -652,6 +680,7 @@ sn_error artic_build(sn_world* world, const sn_articulation_def* def, const sn_l
 	}
 	a.midpoint = def->midpoint_velocity_terms;
 	a.gravity_scale = def->gravity_scale;
+	a.max_correction_speed = def->max_correction_speed;
 	a.user_data = def->user_data;
 	a.base_pose.p = def->base_pose.p;
 	a.base_pose.q = sn_quat_normalize(def->base_pose.q);
@@ -946,6 +975,7 @@ sn_articulation_def sn_articulation_get_def(const sn_world* world, sn_articulati
 		def.fixed_base = a->fixed_base;
 		def.self_collision = a->self_collision;
 		def.midpoint_velocity_terms = a->midpoint;
+		def.max_correction_speed = a->max_correction_speed;
 		def.base_pose = a->base_pose;
 		def.base_linear_velocity = a->base_v;
 		def.base_angular_velocity = a->base_w;

@@ -22,13 +22,19 @@
 //   <joint name type>                    revolute, continuous, prismatic, fixed, floating, planar; origin,
 //                                        parent link, child link, axis xyz (default 1 0 0, normalised), limit
 //                                        lower upper effort velocity, dynamics damping friction, mimic joint
-//                                        multiplier (default 1) offset (default 0). calibration and
+//                                        multiplier (default 1) offset (default 0); a <mimic> on a fixed joint
+//                                        means nothing and is ignored with a warning. calibration and
 //                                        safety_controller are skipped.
 //   <material name>                      top-level colours that visuals may name
 // Unknown elements are skipped with their contents, as urdfdom does. An element whose name starts with
 // "xacro:" is an error (the file needs xacro first). A DOCTYPE is an error: URDF never needs one, and
 // refusing it refuses every entity expansion. Numbers are parsed in the C locale; NaN and infinities are
-// errors.
+// errors. An inertia tensor must be positive semidefinite (no negative principal moment); whether a link
+// needs more (a positive definite tensor, the triangle inequality) is decided when it is built, because a
+// link merged into another by a fixed joint or welded to the world needs no inertia of its own.
+//
+// Warnings: what the importer ignored, merged, substituted or repaired is not an error; the model and
+// the build result each carry a list of warnings (snm_warning) for the user.
 //
 // Limits (snm_limits, each overridable): the input size, the number of links, joints, visuals and
 // materials, and the element nesting depth. Names are at most SNM_NAME_MAX - 1 bytes and file names
@@ -73,6 +79,18 @@ typedef struct snm_error
 	char message[256]; // what is wrong, one line
 	char text[768];    // all of it: "file:line:column: <element>: message"
 } snm_error;
+
+// Something the importer did that the user should know about: ignored, merged, substituted, repaired.
+typedef struct snm_warning
+{
+	int line;          // 1-based line of the element, 0 when not tied to one
+	char element[96];  // e.g. <joint name="elbow">, "" when not tied to one
+	char message[256]; // what was done, one line
+	char text[640];    // "file:line: <element>: message"
+} snm_warning;
+
+// Warnings kept per model and per build (more are counted, not kept).
+#define SNM_MAX_WARNINGS 64
 
 typedef enum snm_joint_type
 {
@@ -181,9 +199,12 @@ typedef struct snm_model
 	int visual_count;
 	snm_material* materials; // top-level materials
 	int material_count;
-	int root;        // index of the root link
-	int* link_order; // link_count link indices, parents before children (depth first from the
-					 // root, children in joint document order)
+	int root;              // index of the root link
+	int* link_order;       // link_count link indices, parents before children (depth first from the
+						   // root, children in joint document order)
+	snm_warning* warnings; // what the parse ignored (warning_count of them, at most SNM_MAX_WARNINGS kept)
+	int warning_count;     // warnings kept
+	int warnings_dropped;  // warnings beyond SNM_MAX_WARNINGS, counted only
 } snm_model;
 
 // Parse and validate URDF text (size bytes, need not be NUL-terminated). file_name is only used in
@@ -230,6 +251,25 @@ typedef enum snm_base_mode
 	SNM_BASE_FLOATING = 2,
 } snm_base_mode;
 
+// What a URDF's <limit velocity> becomes. In URDF it is the actuator's speed, not a property of the joint:
+// a joint moved by gravity or a collision may move faster than its motor can drive it.
+typedef enum snm_velocity_limits
+{
+	// The drives' speed (sn_drive.max_velocity): a drive never pushes its joint faster; the joint itself
+	// moves freely. A mimic follower's drive (if it has one) gets |multiplier| times its leader's limit,
+	// so that it can follow. The default.
+	SNM_VELOCITY_LIMITS_DRIVE = 0,
+	// A hard cap on the joint's speed (sn_link_def.max_joint_velocity, what PhysX calls max joint
+	// velocity), whatever moves it. A mimic follower is capped at |multiplier| times its leader's cap, so
+	// that the relation can hold at the leader's full speed.
+	SNM_VELOCITY_LIMITS_JOINT = 1,
+	// Ignored.
+	SNM_VELOCITY_LIMITS_NONE = 2,
+} snm_velocity_limits;
+
+// Name of a mode ("drive", "joint", "none"), or "unknown".
+const char* snm_velocity_limits_name(snm_velocity_limits mode);
+
 // Drive gains for one joint (by name) or for all joints.
 typedef struct snm_drive_gains
 {
@@ -261,29 +301,44 @@ typedef struct snm_build_def
 	const snm_drive_gains* drives;
 	int drive_count;
 	// Initial joint positions by name (rad or m). A mimic follower not listed starts at
-	// multiplier * q_ref + offset, so every mimic row starts satisfied.
+	// multiplier * q_ref + offset, so every mimic row starts satisfied. A follower that is listed moves
+	// its leader instead: the leader starts at (q - offset) / multiplier (an error if the leader is listed
+	// too with another value, or if the multiplier is 0).
 	const snm_joint_value* initial;
 	int initial_count;
-	double mimic_erp;         // Baumgarte factor of the mimic rows, [0, 1]. Default that of the core.
-	sn_soft mimic_soft;       // Default rigid.
-	double mimic_max_force;   // N*m or N, >= 0. Default INFINITY.
-	bool use_limits;          // <limit lower upper> as joint limits. Default true.
-	bool use_velocity_limits; // <limit velocity> as max joint velocity (when > 0). Default true.
-	bool use_dynamics;        // <dynamics damping friction>. Default true.
+	double mimic_erp;       // Baumgarte factor of the mimic rows, [0, 1]. Default that of the core.
+	sn_soft mimic_soft;     // Default rigid.
+	double mimic_max_force; // N*m or N, >= 0. Default INFINITY.
+	bool use_limits;        // <limit lower upper> as joint limits. Default true.
+	// <limit velocity> (when > 0): the drives' speed (default), a cap on the joint's speed, or ignored.
+	snm_velocity_limits velocity_limits;
+	bool use_dynamics; // <dynamics damping friction>. Default true.
 	// Mass (kg) given to a link that has none but moves on its own joint, with the inertia of a solid
 	// sphere of 0.01 m radius. Default 0: such a link is an error.
 	double massless_link_mass;
+	// A link that moves must have principal moments of inertia that satisfy the triangle inequality (each
+	// at most the sum of the other two; otherwise no distribution of mass has them). false (default):
+	// such a link is an error naming the <inertia> and its moments. true: the two smaller moments are
+	// each raised by half the deficit, so that they add up to the largest (principal axes and largest
+	// moment kept), with a warning. A moving link whose inertia is singular is an error either way.
+	bool balance_inertia;
+	// Links joined to their parent by a fixed joint become part of the parent's articulation link (their
+	// mass, centre and inertia added in), as MuJoCo's fusestatic does: fewer links to step. false keeps
+	// a link with mass as its own articulation link on a fixed joint (its inertia must then be positive
+	// definite); massless links are merged either way. Default true.
+	bool merge_fixed_links;
 } snm_build_def;
 
 snm_build_def snm_default_build_def(void);
 
 // What snm_build created, and where each model link and joint went.
 //
-// Massless links attached by a fixed joint are merged into their parent (exact: they add nothing), and
-// a massless parent takes over its massive fixed child (the child's mass is expressed in the parent's
-// frame). So several model links may share one articulation link; link_offset says where each model link's
-// frame sits in it. A fixed-base root without mass gets 1 kg and the inertia of a 0.1 m sphere: it never
-// moves, so they do nothing.
+// Links attached by a fixed joint are merged into their parent (merge_fixed_links; massless ones always:
+// exact, they add nothing), and a massless parent takes over its massive fixed child (the child's mass is
+// expressed in the parent's frame). So several model links may share one articulation link; link_offset
+// says where each model link's frame sits in it. A fixed-base root whose mass or inertia cannot move
+// anything (none, or not positive definite) gets 1 kg and the inertia of a 0.1 m sphere: it is welded to
+// the world, so they do nothing.
 typedef struct snm_build_result
 {
 	sn_articulation_id articulation;
@@ -300,6 +355,9 @@ typedef struct snm_build_result
 	int articulation_link_count;
 	int* articulation_link_model; // per articulation link: the model link whose frame it is
 	int floating_joint;           // model joint that is the floating base, -1 if none
+	snm_warning* warnings;        // what the build merged, substituted or repaired (warning_count kept)
+	int warning_count;
+	int warnings_dropped; // beyond SNM_MAX_WARNINGS, counted only
 } snm_build_result;
 
 // Check and plan a build without touching the world: the same checks as snm_build (types, massless
