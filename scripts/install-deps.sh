@@ -49,8 +49,10 @@ if [[ "$mode" == "all" ]]; then
     podman runc debootstrap iproute2
     # benchmark peers (scripts/bench.sh builds with SINEW_BENCH_PEERS=ON): bench_collide against libccd
     libccd-dev
-    # and bench_robots against MuJoCo, which reads URDF directly
-    libmujoco-dev
+    # bench_robots against MuJoCo, which reads URDF directly, and bench_peers: the contact scenes in
+    # MuJoCo 2.2.2, Bullet 3.24 (libbullet-dev also ships the double-precision libraries, bullet-float64)
+    # and ODE 0.16 (double precision)
+    libmujoco-dev libbullet-dev libode-dev
   )
 fi
 
