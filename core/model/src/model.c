@@ -339,6 +339,8 @@ void snm_model_destroy(snm_model* model)
 	free(model->links);
 	free(model->joints);
 	free(model->visuals);
+	free(model->collisions);
+	model_free_meshes(model);
 	free(model->materials);
 	free(model->link_order);
 	free(model->warnings);
