@@ -636,6 +636,69 @@ void snm_mesh_destroy(snm_mesh* mesh)
 	}
 }
 
+// Normals of zero length (a file's own, or assimp's for a vertex of degenerate triangles only) become the
+// area-weighted normal of the triangles around the vertex, or (0, 0, 1) when those have no area either:
+// every normal is unit length for the renderer.
+static void repair_normals(snm_mesh* mesh)
+{
+	bool any = false;
+	for (int i = 0; i < mesh->vertex_count; ++i)
+	{
+		float* n = &mesh->normals[3 * (size_t)i];
+		double length = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
+		if (length > 1e-6)
+		{
+			n[0] = (float)(n[0] / length), n[1] = (float)(n[1] / length), n[2] = (float)(n[2] / length);
+		}
+		else
+		{
+			n[0] = n[1] = n[2] = 0.0f;
+			any = true;
+		}
+	}
+	if (!any)
+	{
+		return;
+	}
+	double* sum = calloc((size_t)mesh->vertex_count * 3, sizeof(double));
+	for (int t = 0; sum != NULL && t < mesh->triangle_count; ++t)
+	{
+		const uint32_t* tri = &mesh->indices[3 * (size_t)t];
+		const float* a = &mesh->positions[3 * (size_t)tri[0]];
+		const float* b = &mesh->positions[3 * (size_t)tri[1]];
+		const float* c = &mesh->positions[3 * (size_t)tri[2]];
+		double e1[3] = { b[0] - a[0], b[1] - a[1], b[2] - a[2] }, e2[3] = { c[0] - a[0], c[1] - a[1], c[2] - a[2] };
+		double cross[3] = { e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+							e1[0] * e2[1] - e1[1] * e2[0] };
+		for (int k = 0; k < 3; ++k)
+		{
+			for (int d = 0; d < 3; ++d)
+			{
+				sum[3 * (size_t)tri[k] + d] += cross[d];
+			}
+		}
+	}
+	for (int i = 0; i < mesh->vertex_count; ++i)
+	{
+		float* n = &mesh->normals[3 * (size_t)i];
+		if (n[0] != 0.0f || n[1] != 0.0f || n[2] != 0.0f)
+		{
+			continue;
+		}
+		const double* s = sum != NULL ? &sum[3 * (size_t)i] : NULL;
+		double length = s != NULL ? sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]) : 0.0;
+		if (length > 0.0 && isfinite(length))
+		{
+			n[0] = (float)(s[0] / length), n[1] = (float)(s[1] / length), n[2] = (float)(s[2] / length);
+		}
+		else
+		{
+			n[2] = 1.0f;
+		}
+	}
+	free(sum);
+}
+
 static bool check_mesh_limits(const snm_mesh_limits* l)
 {
 	return l->max_file_bytes > 0 && l->max_file_bytes <= (size_t)INT_MAX && l->max_triangles > 0 &&
@@ -725,6 +788,11 @@ sn_error snm_read_mesh(const void* data, size_t size, const char* name, const sn
 	unsigned int flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_SortByPType |
 		aiProcess_PreTransformVertices | aiProcess_GenSmoothNormals | aiProcess_FindDegenerates |
 		aiProcess_ValidateDataStructure;
+	if (format == FORMAT_STL)
+	{
+		// STL's per-facet normals are often zero or stale: made from the triangles instead.
+		flags |= aiProcess_ForceGenNormals;
+	}
 	const char* hint = format == FORMAT_STL ? "stl" : format == FORMAT_OBJ ? "obj" : "dae";
 	const struct aiScene* scene =
 		aiImportFileFromMemoryWithProperties((const char*)data, (unsigned int)size, flags, hint, props);
@@ -848,6 +916,10 @@ sn_error snm_read_mesh(const void* data, size_t size, const char* name, const sn
 	}
 	mesh->vertex_count = (int)base;
 	aiReleaseImport(scene);
+	if (finite && !bad_index)
+	{
+		repair_normals(mesh);
+	}
 	if (!finite || bad_index || mesh->triangle_count == 0)
 	{
 		snm_mesh_destroy(mesh);
