@@ -1395,8 +1395,11 @@ sn_error snm_model_load_meshes(snm_model* model, const snm_mesh_options* options
 				{
 					snprintf(place, sizeof(place), "%d:", use->line);
 				}
-				snprintf(error->text, sizeof(error->text), "%.120s:%s %s: mesh \"%.200s\" not found; looked in: %s",
-						 model->file, place, element, use->uri, looked);
+				// A long list of places is cut at the end of the text.
+				int written =
+					snprintf(error->text, sizeof(error->text), "%.120s:%s %s: mesh \"%.200s\" not found; looked in: %s",
+							 model->file, place, element, use->uri, looked);
+				(void)written;
 			}
 			break;
 		}
