@@ -180,6 +180,19 @@ static void test_hostile_stl(void** state)
 	const char* noise = "solid \x01\x02\x03\xff\xfe garbage";
 	err = snm_read_mesh(noise, strlen(noise), "a.stl", NULL, &mesh, &error);
 	assert_true(err != SN_ERR_OK && mesh == NULL);
+	// Good ASCII, and a binary file whose header starts with "solid" (many exporters write one): read.
+	const char* one = "solid one\n facet normal 0 0 1\n  outer loop\n   vertex 0 0 0\n   vertex 1 0 0\n"
+					  "   vertex 0 1 0\n  endloop\n endfacet\nendsolid one\n";
+	assert_sn_ok(snm_read_mesh(one, strlen(one), "one.stl", NULL, &mesh, &error));
+	assert_int_equal(mesh->triangle_count, 1);
+	snm_mesh_destroy(mesh);
+	unsigned char* solid = malloc(size);
+	memcpy(solid, cube, size);
+	memcpy(solid, "solid binary", 12);
+	assert_sn_ok(snm_read_mesh(solid, size, "b.stl", NULL, &mesh, &error));
+	assert_int_equal(mesh->triangle_count, 12);
+	snm_mesh_destroy(mesh);
+	free(solid);
 	// Limits: bytes and triangles.
 	snm_mesh_limits limits = snm_default_mesh_limits();
 	limits.max_file_bytes = 600;

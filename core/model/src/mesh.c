@@ -13,7 +13,11 @@
 //     ask for 2^30 copies (the Collada form of "billion laughs") or recurse forever;
 //   - a binary STL's header triangle count is checked against the file's size (assimp checks it too);
 //   - after reading, the triangle count against max_triangles and every coordinate for finiteness.
-// assimp is told the format by the extension and reads from memory, so it opens no file of its own.
+// assimp is told the format by the extension and reads through a file system of ours that holds the one
+// file and nothing else (aiImportFileExWithProperties with an aiFileIO): its readers open other files by
+// name (an OBJ's mtllib, for one), and with assimp's own file system, which aiImportFileFromMemory falls
+// back to for every name but the buffer's, a file could make the server read /etc/passwd or block on
+// a FIFO. Any other name fails to open, and at most MEMORY_FS_MAX_OPENS opens are served per read.
 //
 // The Collada up axis: assimp turns a Collada scene to its own Y-up convention (a Z_UP file is turned by
 // -90 degrees about x); URDF frames are Z up, so every DAE's vertices and normals are turned back by +90
@@ -23,6 +27,7 @@
 
 #include "sinew/shape.h"
 
+#include <assimp/cfileio.h>
 #include <assimp/cimport.h>
 #include <assimp/config.h>
 #include <assimp/material.h>
@@ -624,6 +629,258 @@ static bool scan_dae(const void* data, size_t size, const snm_mesh_limits* limit
 	return ok;
 }
 
+// ---- assimp's file system: one file in memory ----
+
+// Opens served per read: assimp opens the file to detect its format and again to read it.
+#define MEMORY_FS_MAX_OPENS 16
+
+typedef struct memory_fs
+{
+	const unsigned char* data;
+	size_t size;
+	const char* name; // the one name that opens
+	int opens;
+} memory_fs;
+
+typedef struct memory_file
+{
+	struct aiFile file; // first: assimp hands back the aiFile pointer
+	const unsigned char* data;
+	size_t size;
+	size_t position;
+} memory_file;
+
+static size_t memory_read(struct aiFile* file, char* buffer, size_t size, size_t count)
+{
+	memory_file* f = (memory_file*)(void*)file;
+	if (size == 0 || count == 0)
+	{
+		return 0;
+	}
+	size_t left = f->size - f->position;
+	size_t n = count < left / size ? count : left / size;
+	memcpy(buffer, f->data + f->position, n * size);
+	f->position += n * size;
+	return n;
+}
+
+static size_t memory_write(struct aiFile* file, const char* buffer, size_t size, size_t count)
+{
+	(void)file;
+	(void)buffer;
+	(void)size;
+	(void)count;
+	return 0;
+}
+
+static size_t memory_tell(struct aiFile* file)
+{
+	return ((memory_file*)(void*)file)->position;
+}
+
+static size_t memory_size(struct aiFile* file)
+{
+	return ((memory_file*)(void*)file)->size;
+}
+
+static enum aiReturn memory_seek(struct aiFile* file, size_t offset, enum aiOrigin origin)
+{
+	memory_file* f = (memory_file*)(void*)file;
+	size_t base = origin == aiOrigin_SET ? 0 : origin == aiOrigin_CUR ? f->position : f->size;
+	if (origin != aiOrigin_SET && origin != aiOrigin_CUR && origin != aiOrigin_END)
+	{
+		return aiReturn_FAILURE;
+	}
+	// assimp passes a negative offset from the end or from here as a wrapped size_t: the sum wraps back.
+	size_t target = base + offset;
+	if (target > f->size)
+	{
+		return aiReturn_FAILURE;
+	}
+	f->position = target;
+	return aiReturn_SUCCESS;
+}
+
+static void memory_flush(struct aiFile* file)
+{
+	(void)file;
+}
+
+static struct aiFile* memory_open(struct aiFileIO* io, const char* name, const char* mode)
+{
+	memory_fs* fs = (memory_fs*)(void*)io->UserData;
+	if (name == NULL || mode == NULL || strcmp(name, fs->name) != 0 || strchr(mode, 'w') != NULL ||
+		strchr(mode, 'a') != NULL || fs->opens >= MEMORY_FS_MAX_OPENS)
+	{
+		return NULL;
+	}
+	memory_file* f = calloc(1, sizeof(*f));
+	if (f == NULL)
+	{
+		return NULL;
+	}
+	fs->opens++;
+	f->file.ReadProc = memory_read;
+	f->file.WriteProc = memory_write;
+	f->file.TellProc = memory_tell;
+	f->file.FileSizeProc = memory_size;
+	f->file.SeekProc = memory_seek;
+	f->file.FlushProc = memory_flush;
+	f->file.UserData = NULL;
+	f->data = fs->data;
+	f->size = fs->size;
+	return &f->file;
+}
+
+static void memory_close(struct aiFileIO* io, struct aiFile* file)
+{
+	(void)io;
+	free(file);
+}
+
+// The grammar of an ASCII STL, checked before assimp reads it (assimp 5.2 leaks a mesh when a file stops
+// in the middle of a facet):
+//   solid [name]  { facet normal n n n  outer loop  vertex x y z (three times)  endloop  endfacet }
+//   endsolid [name]   (repeated; names run to the end of their line)
+typedef struct stl_cursor
+{
+	const unsigned char* p;
+	const unsigned char* end;
+} stl_cursor;
+
+static bool stl_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
+// The next white-space separated token: [*start, *start + *length). False at the end.
+static bool stl_token(stl_cursor* c, const unsigned char** start, size_t* length)
+{
+	while (c->p < c->end && stl_space(*c->p))
+	{
+		++c->p;
+	}
+	if (c->p == c->end)
+	{
+		return false;
+	}
+	*start = c->p;
+	while (c->p < c->end && !stl_space(*c->p))
+	{
+		++c->p;
+	}
+	*length = (size_t)(c->p - *start);
+	return true;
+}
+
+static bool stl_expect(stl_cursor* c, const char* word)
+{
+	const unsigned char* t;
+	size_t n;
+	return stl_token(c, &t, &n) && n == strlen(word) && memcmp(t, word, n) == 0;
+}
+
+static bool stl_number(stl_cursor* c)
+{
+	const unsigned char* t;
+	size_t n;
+	if (!stl_token(c, &t, &n) || n >= 64)
+	{
+		return false;
+	}
+	char text[64];
+	memcpy(text, t, n);
+	text[n] = '\0';
+	char* end = NULL;
+	double v = strtod(text, &end);
+	return end == text + n && isfinite(v);
+}
+
+static void stl_skip_line(stl_cursor* c)
+{
+	while (c->p < c->end && *c->p != '\n')
+	{
+		++c->p;
+	}
+}
+
+static bool check_ascii_stl(const unsigned char* text, size_t size, char* why, size_t capacity)
+{
+	stl_cursor c = { text, text + size };
+	const unsigned char* t;
+	size_t n;
+	bool solid = false;
+	while (stl_token(&c, &t, &n))
+	{
+		if (!solid)
+		{
+			if (!(n == 5 && memcmp(t, "solid", 5) == 0))
+			{
+				snprintf(why, capacity, "expected \"solid\"");
+				return false;
+			}
+			stl_skip_line(&c);
+			solid = true;
+			continue;
+		}
+		if (n == 8 && memcmp(t, "endsolid", 8) == 0)
+		{
+			stl_skip_line(&c);
+			solid = false;
+			continue;
+		}
+		if (!(n == 5 && memcmp(t, "facet", 5) == 0) || !stl_expect(&c, "normal") || !stl_number(&c) ||
+			!stl_number(&c) || !stl_number(&c) || !stl_expect(&c, "outer") || !stl_expect(&c, "loop"))
+		{
+			snprintf(why, capacity, "a malformed facet (expected \"facet normal n n n outer loop\")");
+			return false;
+		}
+		for (int k = 0; k < 3; ++k)
+		{
+			if (!stl_expect(&c, "vertex") || !stl_number(&c) || !stl_number(&c) || !stl_number(&c))
+			{
+				snprintf(why, capacity, "a facet without three \"vertex x y z\"");
+				return false;
+			}
+		}
+		if (!stl_expect(&c, "endloop") || !stl_expect(&c, "endfacet"))
+		{
+			snprintf(why, capacity, "a facet not closed by \"endloop endfacet\"");
+			return false;
+		}
+	}
+	if (solid)
+	{
+		snprintf(why, capacity, "the file ends inside a solid (no \"endsolid\")");
+		return false;
+	}
+	return true;
+}
+
+// Turn every "mtllib" statement of an OBJ into a comment, in place.
+static void neutralise_mtllib(unsigned char* text, size_t size)
+{
+	bool line_start = true;
+	for (size_t i = 0; i < size; ++i)
+	{
+		unsigned char c = text[i];
+		if (c == '\n' || c == '\r')
+		{
+			line_start = true;
+			continue;
+		}
+		if (line_start && (c == ' ' || c == '\t'))
+		{
+			continue;
+		}
+		if (line_start && size - i >= 6 && memcmp(text + i, "mtllib", 6) == 0)
+		{
+			text[i] = '#';
+		}
+		line_start = false;
+	}
+}
+
 void snm_mesh_destroy(snm_mesh* mesh)
 {
 	if (mesh != NULL)
@@ -739,27 +996,48 @@ sn_error snm_read_mesh(const void* data, size_t size, const char* name, const sn
 		return asset_fail(error, SN_ERR_INVALID_ARGUMENT, SNM_ASSET_EMPTY, file, 0, "", "the file is empty");
 	}
 	const unsigned char* bytes = data;
-	if (format == FORMAT_STL && !(size >= 5 && memcmp(bytes, "solid", 5) == 0))
+	if (format == FORMAT_STL)
 	{
-		// Binary: an 80-byte header, a 32-bit little-endian triangle count, 50 bytes per triangle.
-		if (size < 84)
+		// assimp's rule: binary when the size is exactly 84 + 50 * the header's count (an 80-byte header, a
+		// 32-bit little-endian count, 50 bytes per triangle; many binary files start with "solid" too),
+		// else ASCII when it starts with "solid".
+		uint32_t count = size >= 84
+			? (uint32_t)bytes[80] | (uint32_t)bytes[81] << 8 | (uint32_t)bytes[82] << 16 | (uint32_t)bytes[83] << 24
+			: 0;
+		bool binary = size >= 84 && 84 + 50 * (uint64_t)count == size;
+		size_t lead = 0;
+		while (lead < size && (bytes[lead] == ' ' || bytes[lead] == '\t' || bytes[lead] == '\r' || bytes[lead] == '\n'))
 		{
-			return asset_fail(error, SN_ERR_INVALID_ARGUMENT, SNM_ASSET_UNREADABLE, file, 0, "",
-							  "a binary STL needs at least 84 bytes, the file has %zu", size);
+			++lead;
 		}
-		uint32_t count =
-			(uint32_t)bytes[80] | (uint32_t)bytes[81] << 8 | (uint32_t)bytes[82] << 16 | (uint32_t)bytes[83] << 24;
-		if ((uint64_t)count > (uint64_t)lim.max_triangles)
+		bool ascii = !binary && size - lead >= 5 && memcmp(bytes + lead, "solid", 5) == 0;
+		if (binary && (uint64_t)count > (uint64_t)lim.max_triangles)
 		{
 			return asset_fail(error, SN_ERR_CAPACITY, SNM_ASSET_TOO_MANY_TRIANGLES, file, 0, "",
 							  "the STL header says %u triangles, more than max_triangles (%d)", count,
 							  lim.max_triangles);
 		}
-		if (84 + 50 * (uint64_t)count > size)
+		if (!binary && !ascii)
 		{
+			if (size < 84)
+			{
+				return asset_fail(error, SN_ERR_INVALID_ARGUMENT, SNM_ASSET_UNREADABLE, file, 0, "",
+								  "neither ASCII (\"solid\") nor binary STL (at least 84 bytes), %zu bytes", size);
+			}
+			if ((uint64_t)count > (uint64_t)lim.max_triangles)
+			{
+				return asset_fail(error, SN_ERR_CAPACITY, SNM_ASSET_TOO_MANY_TRIANGLES, file, 0, "",
+								  "the STL header says %u triangles, more than max_triangles (%d)", count,
+								  lim.max_triangles);
+			}
 			return asset_fail(error, SN_ERR_INVALID_ARGUMENT, SNM_ASSET_UNREADABLE, file, 0, "",
-							  "truncated: the STL header says %u triangles (%llu bytes), the file has %zu bytes", count,
+							  "a binary STL whose header says %u triangles (%llu bytes) has %zu bytes", count,
 							  (unsigned long long)(84 + 50 * (uint64_t)count), size);
+		}
+		char why[96];
+		if (ascii && !check_ascii_stl(bytes + lead, size - lead, why, sizeof(why)))
+		{
+			return asset_fail(error, SN_ERR_INVALID_ARGUMENT, SNM_ASSET_UNREADABLE, file, 0, "", "ASCII STL: %s", why);
 		}
 	}
 	if (format == FORMAT_DAE)
@@ -793,10 +1071,33 @@ sn_error snm_read_mesh(const void* data, size_t size, const char* name, const sn
 		// STL's per-facet normals are often zero or stale: made from the triangles instead.
 		flags |= aiProcess_ForceGenNormals;
 	}
-	const char* hint = format == FORMAT_STL ? "stl" : format == FORMAT_OBJ ? "obj" : "dae";
-	const struct aiScene* scene =
-		aiImportFileFromMemoryWithProperties((const char*)data, (unsigned int)size, flags, hint, props);
+	// An OBJ's mtllib lines become comments: the material library is another file, which our file system
+	// would refuse anyway, and assimp 5.2 leaks its default material when such a file then fails
+	// validation (about 2.4 kB a read: unbounded growth under repeated uploads).
+	unsigned char* obj_copy = NULL;
+	if (format == FORMAT_OBJ)
+	{
+		obj_copy = malloc(size);
+		if (obj_copy == NULL)
+		{
+			aiReleasePropertyStore(props);
+			return asset_fail(error, SN_ERR_NO_MEMORY, SNM_ASSET_NONE, file, 0, "", "out of memory");
+		}
+		memcpy(obj_copy, data, size);
+		neutralise_mtllib(obj_copy, size);
+		data = obj_copy;
+	}
+	// assimp reads through our file system, which has this one file and nothing else (see memory_open).
+	memory_fs fs = { data, size,
+					 format == FORMAT_STL       ? "mesh.stl"
+						 : format == FORMAT_OBJ ? "mesh.obj"
+												: "mesh.dae",
+					 0 };
+	struct aiFileIO io = { memory_open, memory_close, (aiUserData)(void*)&fs };
+	const struct aiScene* scene = aiImportFileExWithProperties(fs.name, flags, &io, props);
 	aiReleasePropertyStore(props);
+	free(obj_copy);
+	data = bytes;
 	if (scene == NULL)
 	{
 		return asset_fail(error, SN_ERR_INVALID_ARGUMENT, SNM_ASSET_UNREADABLE, file, 0, "", "unreadable: %.200s",
