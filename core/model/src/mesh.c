@@ -893,6 +893,65 @@ void snm_mesh_destroy(snm_mesh* mesh)
 	}
 }
 
+// Vertices with the same position and normal (bit for bit) become one, by a hash table of twice the
+// vertex count: what aiProcess_JoinIdenticalVertices does, in linear time. Out of memory: left as is.
+static void weld_vertices(snm_mesh* mesh)
+{
+	size_t n = (size_t)mesh->vertex_count;
+	size_t slots = 16;
+	while (slots < 2 * n)
+	{
+		slots *= 2;
+	}
+	int32_t* table = malloc(slots * sizeof(int32_t));
+	uint32_t* remap = malloc(n * sizeof(uint32_t));
+	if (table == NULL || remap == NULL)
+	{
+		free(table);
+		free(remap);
+		return;
+	}
+	memset(table, 0xff, slots * sizeof(int32_t));
+	uint32_t kept = 0;
+	for (size_t i = 0; i < n; ++i)
+	{
+		float key[6];
+		memcpy(key, &mesh->positions[3 * i], 3 * sizeof(float));
+		memcpy(key + 3, &mesh->normals[3 * i], 3 * sizeof(float));
+		uint64_t h = snm_fnv1a64(key, sizeof(key));
+		size_t slot = (size_t)h & (slots - 1);
+		while (table[slot] >= 0)
+		{
+			size_t k = (size_t)table[slot];
+			if (memcmp(&mesh->positions[3 * k], key, 3 * sizeof(float)) == 0 &&
+				memcmp(&mesh->normals[3 * k], key + 3, 3 * sizeof(float)) == 0)
+			{
+				break;
+			}
+			slot = (slot + 1) & (slots - 1);
+		}
+		if (table[slot] < 0)
+		{
+			// A new vertex: moved down to its kept index (kept <= i, so nothing unread is overwritten).
+			table[slot] = (int32_t)kept;
+			memmove(&mesh->positions[3 * (size_t)kept], key, 3 * sizeof(float));
+			memmove(&mesh->normals[3 * (size_t)kept], key + 3, 3 * sizeof(float));
+			remap[i] = kept++;
+		}
+		else
+		{
+			remap[i] = (uint32_t)table[slot];
+		}
+	}
+	for (size_t t = 0; t < 3 * (size_t)mesh->triangle_count; ++t)
+	{
+		mesh->indices[t] = remap[mesh->indices[t]];
+	}
+	mesh->vertex_count = (int)kept;
+	free(table);
+	free(remap);
+}
+
 // Normals of zero length (a file's own, or assimp's for a vertex of degenerate triangles only) become the
 // area-weighted normal of the triangles around the vertex, or (0, 0, 1) when those have no area either:
 // every normal is unit length for the renderer.
@@ -1063,9 +1122,10 @@ sn_error snm_read_mesh(const void* data, size_t size, const char* name, const sn
 	// degrees (a robot part's sharp edges stay sharp).
 	aiSetImportPropertyInteger(props, AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
 	aiSetImportPropertyFloat(props, AI_CONFIG_PP_GSN_MAX_SMOOTHING_ANGLE, 80.0f);
-	unsigned int flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices | aiProcess_SortByPType |
-		aiProcess_PreTransformVertices | aiProcess_GenSmoothNormals | aiProcess_FindDegenerates |
-		aiProcess_ValidateDataStructure;
+	// No aiProcess_JoinIdenticalVertices: it takes most of a detailed DAE's read (130 of 155 ms for the
+	// Panda's 1.6 MB link0.dae); weld_vertices does the same by hashing, in linear time.
+	unsigned int flags = aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_PreTransformVertices |
+		aiProcess_GenSmoothNormals | aiProcess_FindDegenerates | aiProcess_ValidateDataStructure;
 	if (format == FORMAT_STL)
 	{
 		// STL's per-facet normals are often zero or stale: made from the triangles instead.
@@ -1219,6 +1279,7 @@ sn_error snm_read_mesh(const void* data, size_t size, const char* name, const sn
 	aiReleaseImport(scene);
 	if (finite && !bad_index)
 	{
+		weld_vertices(mesh);
 		repair_normals(mesh);
 	}
 	if (!finite || bad_index || mesh->triangle_count == 0)
