@@ -302,6 +302,20 @@ static void test_hostile_dae(void** state)
 	char* cycle = instance_bomb(3, 1, true);
 	read_expect(cycle, strlen(cycle), "c.dae", NULL, SN_ERR_INVALID_ARGUMENT, SNM_ASSET_UNREADABLE);
 	free(cycle);
+	// Many nodes and instances (60000 of each, none resolving): the scan resolves them through a hash table
+	// in linear time; a search per instance would make 3.6e9 string comparisons.
+	size_t cap = 64 + 60000 * 64;
+	char* many = malloc(cap);
+	size_t n = (size_t)snprintf(many, cap, "<?xml version=\"1.0\"?><COLLADA><library_nodes>");
+	for (int i = 0; i < 60000; ++i)
+	{
+		n += (size_t)snprintf(many + n, cap - n, "<node id=\"n%d\"><instance_node url=\"#m%d\"/></node>", i, i);
+	}
+	snprintf(many + n, cap - n, "</library_nodes></COLLADA>");
+	snm_mesh* many_mesh = NULL;
+	snm_error many_error;
+	assert_true(snm_read_mesh(many, strlen(many), "m.dae", NULL, &many_mesh, &many_error) != SN_ERR_OK);
+	free(many);
 	// Entities: refused at the DOCTYPE, whatever they would expand to.
 	const char* laughs = "<?xml version=\"1.0\"?><!DOCTYPE COLLADA [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b "
 						 "\"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><COLLADA>&b;</COLLADA>";
@@ -477,8 +491,13 @@ static void test_memory_files(void** state)
 static void test_confined_paths(void** state)
 {
 	(void)state;
-	const char* uris[] = { "/etc/hosts.stl", "file:///etc/hosts.stl", "../../secret.stl", "package://p/../../x.stl",
-						   "meshes/../../x.stl" };
+	const char* uris[] = { "/etc/hosts.stl",
+						   "file:///etc/hosts.stl",
+						   "../../secret.stl",
+						   "package://p/../../x.stl",
+						   "meshes/../../x.stl",
+						   "package://../meshbot/meshes/cube.stl",
+						   "package://./meshbot/meshes/cube.stl" };
 	for (size_t i = 0; i < sizeof(uris) / sizeof(uris[0]); ++i)
 	{
 		char text[1024];

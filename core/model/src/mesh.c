@@ -189,6 +189,7 @@ typedef struct dae_ref
 	char target[64];   // the id named by url="#..."
 	bool geometry;     // instance_geometry (else instance_node)
 	bool all_geometry; // instance_controller: counted as every geometry of the file
+	int resolved;      // the target item, -1 when none (dae_resolve)
 } dae_ref;
 
 typedef struct dae_scan
@@ -371,20 +372,61 @@ static void XMLCALL dae_doctype(void* user, const XML_Char* name, const XML_Char
 	dae_stop(user, SNM_ASSET_UNSUPPORTED, "a DOCTYPE is not allowed in a DAE (no entities are expanded)");
 }
 
-static int dae_find(const dae_scan* s, const char* id, bool geometry)
+// Resolve every instance's target once, through a hash table of the ids (a linear search per instance
+// would be quadratic: 65536 instances of 65536 nodes). The first item with an id wins.
+static bool dae_resolve(dae_scan* s)
 {
-	if (id[0] == '\0')
+	size_t slots = 16;
+	while (slots < 2 * (size_t)s->item_count)
 	{
-		return -1;
+		slots *= 2;
 	}
+	int* table = malloc(slots * sizeof(int));
+	if (table == NULL)
+	{
+		return false;
+	}
+	memset(table, 0xff, slots * sizeof(int));
 	for (int i = 0; i < s->item_count; ++i)
 	{
-		if (s->items[i].geometry == geometry && strcmp(s->items[i].id, id) == 0)
+		const dae_item* it = &s->items[i];
+		if (it->id[0] == '\0')
 		{
-			return i;
+			continue;
+		}
+		size_t slot = (size_t)(snm_fnv1a64(it->id, strlen(it->id)) ^ (uint64_t)it->geometry) & (slots - 1);
+		while (table[slot] >= 0 &&
+			   !(s->items[table[slot]].geometry == it->geometry && strcmp(s->items[table[slot]].id, it->id) == 0))
+		{
+			slot = (slot + 1) & (slots - 1);
+		}
+		if (table[slot] < 0)
+		{
+			table[slot] = i;
 		}
 	}
-	return -1;
+	for (int r = 0; r < s->ref_count; ++r)
+	{
+		dae_ref* ref = &s->refs[r];
+		ref->resolved = -1;
+		if (ref->all_geometry || ref->target[0] == '\0')
+		{
+			continue;
+		}
+		size_t slot = (size_t)(snm_fnv1a64(ref->target, strlen(ref->target)) ^ (uint64_t)ref->geometry) & (slots - 1);
+		while (table[slot] >= 0)
+		{
+			const dae_item* it = &s->items[table[slot]];
+			if (it->geometry == ref->geometry && strcmp(it->id, ref->target) == 0)
+			{
+				ref->resolved = table[slot];
+				break;
+			}
+			slot = (slot + 1) & (slots - 1);
+		}
+	}
+	free(table);
+	return true;
 }
 
 static double sat_add(double a, double b)
@@ -400,9 +442,14 @@ static double sat_add(double a, double b)
 static bool dae_expand(dae_scan* s, size_t max_bytes)
 {
 	int n = s->item_count;
-	if (n == 0)
+	if (n <= 0)
 	{
 		return true;
+	}
+	if (!dae_resolve(s))
+	{
+		dae_stop(s, SNM_ASSET_UNREADABLE, "out of memory");
+		return false;
 	}
 	// Children per node: structural children and instance targets, as edges (target item, or a geometry's
 	// bytes).
@@ -504,7 +551,7 @@ static bool dae_expand(dae_scan* s, size_t max_bytes)
 					bytes[v] = sat_add(bytes[v], (double)s->total_geometry_bytes);
 					continue;
 				}
-				target = dae_find(s, r->target, r->geometry);
+				target = r->resolved;
 				if (target < 0)
 				{
 					continue; // unresolved: assimp skips it
@@ -546,7 +593,7 @@ static bool dae_expand(dae_scan* s, size_t max_bytes)
 		{
 			continue;
 		}
-		int target = ref->all_geometry ? -1 : dae_find(s, ref->target, ref->geometry);
+		int target = ref->all_geometry ? -1 : ref->resolved;
 		if (ref->all_geometry)
 		{
 			total_bytes = sat_add(total_bytes, (double)s->total_geometry_bytes);
@@ -1526,7 +1573,8 @@ static sn_error resolve_file(const snm_mesh_options* o, const char* uri, size_t 
 			append_looked(looked, looked_capacity, "nowhere: a package URI is package://NAME/PATH");
 			return SN_ERR_INVALID_ARGUMENT;
 		}
-		if (has_dot_dot(slash + 1))
+		size_t name_length = (size_t)(slash - name_start);
+		if (has_dot_dot(slash + 1) || (name_length <= 2 && strncmp(name_start, "..", name_length) == 0))
 		{
 			*refused = SNM_ASSET_REFUSED;
 			return SN_ERR_INVALID_ARGUMENT;
@@ -1723,9 +1771,10 @@ sn_error snm_model_load_meshes(snm_model* model, const snm_mesh_options* options
 		}
 		if (refused != SNM_ASSET_NONE)
 		{
-			err = asset_fail(error, SN_ERR_INVALID_ARGUMENT, SNM_ASSET_REFUSED, model->file, use->line, element,
-							 "\"%.200s\": absolute paths, file:// and \"..\" are not allowed here (confine_paths)",
-							 use->uri);
+			err = asset_fail(
+				error, SN_ERR_INVALID_ARGUMENT, SNM_ASSET_REFUSED, model->file, use->line, element,
+				"\"%.200s\": refused: \"..\" in a package URI, or (confine_paths) an absolute path, file:// or \"..\"",
+				use->uri);
 			break;
 		}
 		if (got == SN_ERR_UNSUPPORTED)
