@@ -1065,8 +1065,8 @@ static void repair_normals(snm_mesh* mesh)
 static bool check_mesh_limits(const snm_mesh_limits* l)
 {
 	return l->max_file_bytes > 0 && l->max_file_bytes <= (size_t)INT_MAX && l->max_triangles > 0 &&
-		l->max_triangles <= SN_SHAPE_MAX_MESH_TRIANGLES && l->max_meshes > 0 && l->max_model_bytes > 0 &&
-		l->max_xml_depth >= 2 && l->max_xml_depth <= SNM_MESH_MAX_XML_DEPTH;
+		l->max_triangles <= SN_SHAPE_MAX_MESH_TRIANGLES && l->max_meshes > 0 && l->max_meshes <= 65536 &&
+		l->max_model_bytes > 0 && l->max_xml_depth >= 2 && l->max_xml_depth <= SNM_MESH_MAX_XML_DEPTH;
 }
 
 sn_error snm_read_mesh(const void* data, size_t size, const char* name, const snm_mesh_limits* limits,
@@ -1670,7 +1670,8 @@ sn_error snm_model_load_meshes(snm_model* model, const snm_mesh_options* options
 	if (!check_mesh_limits(&o.limits))
 	{
 		return asset_fail(error, SN_ERR_INVALID_ARGUMENT, SNM_ASSET_NONE, model->file, 0, "",
-						  "mesh limits out of range (max_file_bytes 1..%d, max_triangles 1..%d, max_xml_depth 2..%d)",
+						  "mesh limits out of range (max_file_bytes 1..%d, max_triangles 1..%d, max_meshes 1..65536, "
+						  "max_xml_depth 2..%d)",
 						  INT_MAX, SN_SHAPE_MAX_MESH_TRIANGLES, SNM_MESH_MAX_XML_DEPTH);
 	}
 	// Every use of a mesh, and the distinct URIs among them (a use's mesh index is its URI's).
