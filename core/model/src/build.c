@@ -801,9 +801,9 @@ static void destroy_world_shapes(sn_world* world, shape_list* list)
 }
 
 // The geometry of collision c, scaled: a primitive, a hull of the mesh's vertices (moving links) or a
-// triangle mesh (the world). Arrays it fills are the caller's to free. Returns false (with a warning)
-// when the collision makes no shape.
-static bool collision_geometry(const snm_model* m, const snm_collision* c, bool on_world, plan* p, sn_geometry* g,
+// triangle mesh (the world). Arrays it fills are the caller's to free. Returns false when the collision
+// makes no shape (*why says why: the caller warns), or when memory ran out (*why is NULL).
+static bool collision_geometry(const snm_model* m, const snm_collision* c, bool on_world, sn_geometry* g,
 							   sn_vec3** points, int32_t** indices, const char** why)
 {
 	*points = NULL;
@@ -850,7 +850,6 @@ static bool collision_geometry(const snm_model* m, const snm_collision* c, bool 
 	sn_vec3* v = malloc((size_t)mesh->vertex_count * sizeof(sn_vec3));
 	if (v == NULL)
 	{
-		*why = "out of memory";
 		return false;
 	}
 	for (int i = 0; i < mesh->vertex_count; ++i)
@@ -868,7 +867,6 @@ static bool collision_geometry(const snm_model* m, const snm_collision* c, bool 
 	int32_t* idx = malloc((size_t)mesh->triangle_count * 3 * sizeof(int32_t));
 	if (idx == NULL)
 	{
-		*why = "out of memory";
 		return false;
 	}
 	int kept = 0;
@@ -887,7 +885,6 @@ static bool collision_geometry(const snm_model* m, const snm_collision* c, bool 
 		kept++;
 	}
 	*indices = idx;
-	(void)p;
 	if (kept == 0)
 	{
 		*why = "a mesh whose triangles are all degenerate";
@@ -922,11 +919,11 @@ static sn_error add_collision_shapes(sn_world* world, const snm_model* m, const 
 		sn_vec3* points = NULL;
 		int32_t* indices = NULL;
 		const char* why = NULL;
-		if (!collision_geometry(m, c, on_world, p, &g, &points, &indices, &why))
+		if (!collision_geometry(m, c, on_world, &g, &points, &indices, &why))
 		{
 			free(points);
 			free(indices);
-			if (strcmp(why, "out of memory") == 0)
+			if (why == NULL)
 			{
 				return model_fail(error, SN_ERR_NO_MEMORY, m->file, c->line, 0, "<collision>", "out of memory");
 			}
