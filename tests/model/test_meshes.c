@@ -572,6 +572,31 @@ static void test_collision_shapes(void** state)
 	sn_body_id arm = sn_articulation_get_link_body(world, built.articulation, built.link_index[1]);
 	assert_true(sn_shape_get_body(world, built.shapes[1]).index1 == arm.index1);
 	snm_build_result_free(&built);
+	// Degenerate primitives are left out with a warning.
+	const char* flat = "<robot name=\"f\"><link name=\"a\"><collision><geometry><box size=\"1 0 1\"/></geometry>"
+					   "</collision><collision><geometry><sphere radius=\"0\"/></geometry></collision><collision>"
+					   "<geometry><cylinder radius=\"0.1\" length=\"0\"/></geometry></collision></link></robot>";
+	snm_model* flat_model = NULL;
+	assert_sn_ok(snm_parse_urdf(flat, strlen(flat), "flat.urdf", NULL, &flat_model, &error));
+	assert_sn_ok(snm_build(world, flat_model, &bd, &built, &error));
+	assert_int_equal(built.shape_count, 0);
+	assert_int_equal(built.warning_count, 3);
+	for (int i = 0; i < 3; ++i)
+	{
+		assert_non_null(strstr(built.warnings[i].message, "left out: a"));
+		assert_non_null(strstr(built.warnings[i].message, "zero"));
+	}
+	snm_build_result_free(&built);
+	snm_model_destroy(flat_model);
+	// A shape the core refuses (a negative friction) fails the build and leaves the world as it was: the
+	// articulation of this build is gone, the earlier one and the world's shapes are untouched.
+	int articulations = sn_world_get_articulation_count(world), shapes = sn_world_get_shape_count(world);
+	bd.collision_material.friction = -1.0;
+	assert_sn_error(snm_build(world, model, &bd, &built, &error), SN_ERR_NEGATIVE_VALUE);
+	assert_non_null(strstr(error.text, "<collision>"));
+	assert_int_equal(sn_world_get_articulation_count(world), articulations);
+	assert_int_equal(sn_world_get_shape_count(world), shapes);
+	bd.collision_material = sn_default_material();
 	// Off: no shapes.
 	bd.collision_shapes = false;
 	assert_sn_ok(snm_build(world, model, &bd, &built, &error));
