@@ -1,15 +1,18 @@
-// Sinew model import: URDF text into a plain model, and a model into a world as one articulation with
-// mimic joints. Library sinew_model (target sinew::model); it uses the core and expat, and the core never
-// includes it. Prefix snm_.
+// Sinew model import: URDF text into a plain model, its mesh files into triangles, and a model into a
+// world as one articulation with mimic joints and collision shapes. Library sinew_model (target
+// sinew::model); it uses the core, expat and assimp, and the core never includes it. Prefix snm_.
 //
-// Two layers:
+// Three layers:
 //   1. snm_parse_urdf reads and validates URDF text into an snm_model: links (inertial frame, mass, full
-//      inertia, visuals), joints (type, parent, child, origin, axis, limit, dynamics, mimic) and materials.
-//      Nothing of the core is created. Every error names the file, the line and column, the element and
-//      what is wrong.
-//   2. snm_build creates the model in a world as one articulation plus its mimic joints, with drive gains
-//      from the caller (URDF has none), and returns maps from the model's links and joints to articulation
-//      link indices, dof indices and mimic ids.
+//      inertia, visuals, collisions), joints (type, parent, child, origin, axis, limit, dynamics, mimic)
+//      and materials. Nothing of the core is created and no file is read. Every error names the file,
+//      the line and column, the element and what is wrong.
+//   2. snm_model_load_meshes reads the mesh files the visuals and collisions name, through resolvers
+//      (files supplied in memory, package:// on a model path, paths relative to the URDF), into triangles
+//      kept by the model (snm_import_urdf_file: a URDF file and its meshes in one call).
+//   3. snm_build creates the model in a world as one articulation plus its mimic joints and the shapes of
+//      its collisions, with drive gains from the caller (URDF has none), and returns maps from the
+//      model's links and joints to articulation link indices, dof indices, mimic ids and shapes.
 //
 // What is read (URDF as urdfdom reads it):
 //   <robot name>                         root element; other top-level elements (gazebo, transmission,
