@@ -12,6 +12,8 @@
 //                  made and their contacts computed each step; the core does not yet apply contact forces
 //                  to articulation links (articulation.h), so the figure is collision detection plus the
 //                  articulation, not the contact solve of a standing robot.
+//   steps_per_s_no_ground  the same world's steps once the ground is removed (the collision shapes stay):
+//                  the difference is what detecting contacts with the ground costs.
 // Robots: the URDFs under ../shared/robots (meshes resolved by package:// through that folder as a model
 // path), and those of models/robots (their mesh files are not shipped: read with missing_fallback, so
 // only their primitive collision elements become shapes).
@@ -40,7 +42,7 @@ static void bench_robot(const options* o, const char* path, const char* model_pa
 	snm_mesh_options mo = snm_default_mesh_options();
 	mo.package_path = model_path;
 	mo.missing_fallback = fallback;
-	double load_best = 1e300, build_best = 1e300, steps_best = 0.0;
+	double load_best = 1e300, build_best = 1e300, steps_best = 0.0, free_best = 0.0;
 	int links = 0, shapes = 0, hull_vertices = 0, meshes = 0;
 	long triangles = 0;
 	for (int r = 0; r < o->repeat; ++r)
@@ -103,16 +105,27 @@ static void bench_robot(const options* o, const char* path, const char* model_pa
 		double t5 = bench_now();
 		double rate = o->steps / (t5 - t4);
 		steps_best = rate > steps_best ? rate : steps_best;
+		// The same steps without the ground: what collision detection against it costs.
+		sn_destroy_shape(world, ground_id);
+		double t6 = bench_now();
+		for (int s = 0; s < o->steps; ++s)
+		{
+			sn_world_step(world);
+		}
+		double t7 = bench_now();
+		double free_rate = o->steps / (t7 - t6);
+		free_best = free_rate > free_best ? free_rate : free_best;
 		snm_build_result_free(&built);
 		sn_world_destroy(world);
 		snm_model_destroy(model);
 	}
 	const char* name = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
-	printf("%-28s %8.2f %8.2f %6d %6d %8d %6d %9ld %10.0f\n", name, 1e3 * load_best, 1e3 * build_best, links, shapes,
-		   hull_vertices, meshes, triangles, steps_best);
+	printf("%-28s %8.2f %8.2f %6d %6d %8d %6d %9ld %10.0f %10.0f\n", name, 1e3 * load_best, 1e3 * build_best, links,
+		   shapes, hull_vertices, meshes, triangles, steps_best, free_best);
 	printf("BENCH bench=meshes robot=%s load_ms=%.3f build_ms=%.3f links=%d shapes=%d hull_vertices=%d meshes=%d "
-		   "triangles=%ld steps_per_s=%.0f ground=plane link_contact_forces=no\n",
-		   name, 1e3 * load_best, 1e3 * build_best, links, shapes, hull_vertices, meshes, triangles, steps_best);
+		   "triangles=%ld steps_per_s=%.0f steps_per_s_no_ground=%.0f link_contact_forces=no\n",
+		   name, 1e3 * load_best, 1e3 * build_best, links, shapes, hull_vertices, meshes, triangles, steps_best,
+		   free_best);
 }
 
 // URDFs directly in dir, or in dir/*/urdf (a shared description's layout), sorted by name.
@@ -193,8 +206,8 @@ int main(int argc, char** argv)
 		fprintf(stderr, "bench_meshes: --steps and --repeat must be >= 1\n");
 		return 2;
 	}
-	printf("%-28s %8s %8s %6s %6s %8s %6s %9s %10s\n", "robot", "load_ms", "build_ms", "links", "shapes", "hull_v",
-		   "meshes", "triangles", "steps/s");
+	printf("%-28s %8s %8s %6s %6s %8s %6s %9s %10s %10s\n", "robot", "load_ms", "build_ms", "links", "shapes", "hull_v",
+		   "meshes", "triangles", "steps/s", "no ground");
 	char* paths[256];
 	int count = 0;
 	collect(o.shared, paths, &count, 256, 5);
