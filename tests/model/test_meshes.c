@@ -210,14 +210,17 @@ static void test_hostile_obj(void** state)
 {
 	(void)state;
 	const char* cases[] = {
-		"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99\n",           // index past the end
-		"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -7\n",           // relative index before the start
-		"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 0\n",            // 0 is no OBJ index
-		"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4294967296\n",   // past 32 bits
-		"v nan 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",          // not finite
-		"f 1 2 3\n",                                       // no vertices at all
-		"v 0 0 0\nv 1 0 0\nl 1 2\n",                       // lines only: no triangles
-		"mtllib /etc/passwd\nv 0 0 0\nv 1 0 0\nv 0 1 0\n", // no faces; the mtllib is not opened
+		"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99\n",                   // index past the end
+		"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -7\n",                   // relative index before the start
+		"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 0\n",                    // 0 is no OBJ index
+		"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4294967296\n",           // past 32 bits
+		"v nan 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n",                  // not finite
+		"f 1 2 3\n",                                               // no vertices at all
+		"v 0 0 0\nv 1 0 0\nl 1 2\n",                               // lines only: no triangles
+		"mtllib /etc/passwd\nv 0 0 0\nv 1 0 0\nv 0 1 0\n",         // no faces; the mtllib is not opened
+		"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\ng x\nf 1 2 9\n",      // out of range in a later group
+		"v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nf 1//1 2//2 3//1\n", // a normal index out of range
+		"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3x\n",                   // not a number
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
 	{
@@ -231,8 +234,9 @@ static void test_hostile_obj(void** state)
 		assert_null(mesh);
 		assert_true(error.text[0] != '\0');
 	}
-	// A good one with a polygon: triangulated.
-	const char* quad = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nf 1 2 3 4\nf 1 2 5\n";
+	// A good one with a polygon (triangulated), relative indices, texture and normal indices.
+	const char* quad = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nvt 0 0\nvn 0 0 1\nf 1/1/1 2/1/1 3//1 4\n"
+					   "f -5 -4 -1\n";
 	snm_mesh* mesh = NULL;
 	snm_error error;
 	assert_sn_ok(snm_read_mesh(quad, strlen(quad), "q.obj", NULL, &mesh, &error));

@@ -904,6 +904,163 @@ static bool check_ascii_stl(const unsigned char* text, size_t size, char* why, s
 	return true;
 }
 
+// An OBJ's element indices (f, l, p: v, v/vt, v//vn, v/vt/vn), checked before assimp reads it: assimp
+// 5.2 leaks the meshes it has made when an index out of range turns up in a later group (about 1.4 kB a
+// read). Each index must be an integer, not 0, at most the file's count of its kind (positions, texture
+// coordinates, normals) when positive and at most the count so far when negative (relative).
+// The numbers on the rest of a line (white-space separated, each wholly a finite number), or -1 when a
+// token is not one.
+static int count_obj_numbers(const unsigned char* text, size_t size)
+{
+	int count = 0;
+	size_t i = 0;
+	while (i < size)
+	{
+		while (i < size && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r'))
+		{
+			++i;
+		}
+		if (i >= size || text[i] == '#')
+		{
+			break;
+		}
+		size_t start = i;
+		while (i < size && text[i] != ' ' && text[i] != '\t' && text[i] != '\r')
+		{
+			++i;
+		}
+		char token[64];
+		size_t n = i - start;
+		if (n >= sizeof(token))
+		{
+			return -1;
+		}
+		memcpy(token, text + start, n);
+		token[n] = '\0';
+		char* end = NULL;
+		double v = strtod(token, &end);
+		if (end != token + n || !isfinite(v))
+		{
+			return -1;
+		}
+		++count;
+	}
+	return count;
+}
+
+static bool check_obj_indices(const unsigned char* text, size_t size, char* why, size_t capacity)
+{
+	long total[3] = { 0, 0, 0 }; // v, vt, vn in the whole file
+	for (int pass = 0; pass < 2; ++pass)
+	{
+		long seen[3] = { 0, 0, 0 };
+		size_t i = 0;
+		long line = 1;
+		while (i < size)
+		{
+			size_t end = i;
+			while (end < size && text[end] != '\n')
+			{
+				++end;
+			}
+			size_t k = i;
+			while (k < end && (text[k] == ' ' || text[k] == '\t'))
+			{
+				++k;
+			}
+			bool space_after = k + 1 < end && (text[k + 1] == ' ' || text[k + 1] == '\t');
+			bool space_after2 = k + 2 < end && (text[k + 2] == ' ' || text[k + 2] == '\t');
+			int kind = -1;
+			if (k < end && text[k] == 'v' && space_after)
+			{
+				kind = 0;
+			}
+			else if (k + 1 < end && text[k] == 'v' && text[k + 1] == 't' && space_after2)
+			{
+				kind = 1;
+			}
+			else if (k + 1 < end && text[k] == 'v' && text[k + 1] == 'n' && space_after2)
+			{
+				kind = 2;
+			}
+			if (kind >= 0)
+			{
+				// Counted as assimp counts them only if the line is what it expects: numbers only (v: 3 to
+				// 7, position, w or a colour; vt: 1 to 3; vn: 3).
+				static const int least[3] = { 3, 1, 3 }, most[3] = { 7, 3, 3 };
+				int numbers = count_obj_numbers(text + k + (kind == 0 ? 1 : 2), end - k - (kind == 0 ? 1 : 2));
+				if (pass == 0 && (numbers < least[kind] || numbers > most[kind]))
+				{
+					snprintf(why, capacity, "line %ld: a malformed %s line", line,
+							 kind == 0       ? "v"
+								 : kind == 1 ? "vt"
+											 : "vn");
+					return false;
+				}
+				seen[kind]++;
+			}
+			else if (pass == 1 && k < end && (text[k] == 'f' || text[k] == 'l' || text[k] == 'p') && space_after)
+			{
+				size_t j = k + 1;
+				while (j < end)
+				{
+					while (j < end && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r'))
+					{
+						++j;
+					}
+					if (j >= end || text[j] == '#')
+					{
+						break;
+					}
+					// One corner: up to three indices separated by '/', each possibly empty (not the first).
+					for (int slot = 0; slot < 3 && j < end && text[j] != ' ' && text[j] != '\t' && text[j] != '\r';
+						 ++slot)
+					{
+						bool negative = j < end && text[j] == '-';
+						j += negative ? 1 : 0;
+						long value = 0;
+						int digits = 0;
+						while (j < end && text[j] >= '0' && text[j] <= '9')
+						{
+							value = value < 100000000L ? value * 10 + (text[j] - '0') : 1000000000L;
+							++j;
+							++digits;
+						}
+						bool empty = digits == 0 && !negative;
+						if ((empty && slot == 0) || (!empty && (digits == 0 || value == 0)) ||
+							(!empty && !negative && value > total[slot]) || (!empty && negative && value > seen[slot]))
+						{
+							snprintf(why, capacity, "line %ld: an index out of range or not a number", line);
+							return false;
+						}
+						if (j < end && text[j] == '/')
+						{
+							++j;
+							if (slot == 2)
+							{
+								snprintf(why, capacity, "line %ld: more than three indices in a corner", line);
+								return false;
+							}
+						}
+						else if (j < end && text[j] != ' ' && text[j] != '\t' && text[j] != '\r')
+						{
+							snprintf(why, capacity, "line %ld: an index out of range or not a number", line);
+							return false;
+						}
+					}
+				}
+			}
+			i = end + 1;
+			++line;
+		}
+		if (pass == 0)
+		{
+			memcpy(total, seen, sizeof(total));
+		}
+	}
+	return true;
+}
+
 // Turn every "mtllib" statement of an OBJ into a comment, in place.
 static void neutralise_mtllib(unsigned char* text, size_t size)
 {
@@ -1192,6 +1349,13 @@ sn_error snm_read_mesh(const void* data, size_t size, const char* name, const sn
 		}
 		memcpy(obj_copy, data, size);
 		neutralise_mtllib(obj_copy, size);
+		char why[96];
+		if (!check_obj_indices(obj_copy, size, why, sizeof(why)))
+		{
+			free(obj_copy);
+			aiReleasePropertyStore(props);
+			return asset_fail(error, SN_ERR_INVALID_ARGUMENT, SNM_ASSET_UNREADABLE, file, 0, "", "OBJ: %s", why);
+		}
 		data = obj_copy;
 	}
 	// assimp reads through our file system, which has this one file and nothing else (see memory_open).
