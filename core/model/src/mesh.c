@@ -11,7 +11,10 @@
 //     max_file_bytes once expanded is refused: assimp expands instances recursively and then copies every
 //     instance's vertices (aiProcess_PreTransformVertices), so a file of a few kilobytes could otherwise
 //     ask for 2^30 copies (the Collada form of "billion laughs") or recurse forever;
-//   - a binary STL's header triangle count is checked against the file's size (assimp checks it too);
+//   - a binary STL's header triangle count is checked against the file's size (assimp checks it too); an
+//     ASCII STL's grammar and an OBJ's vertex lines and element indices are checked before assimp reads
+//     them, because assimp 5.2 leaks what it has built when such a file fails half way (found with
+//     LeakSanitizer and fuzz_mesh);
 //   - after reading, the triangle count against max_triangles and every coordinate for finiteness.
 // assimp is told the format by the extension and reads through a file system of ours that holds the one
 // file and nothing else (aiImportFileExWithProperties with an aiFileIO): its readers open other files by
