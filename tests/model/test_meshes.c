@@ -347,6 +347,18 @@ static void test_hostile_dae(void** state)
 	snm_error error;
 	assert_sn_ok(snm_read_mesh(box, size, "box.dae", &limits, &mesh, &error));
 	snm_mesh_destroy(mesh);
+	// Found by fuzz_mesh: an <instance_visual_scene> without a url, or naming no scene (assimp leaked what
+	// it had read).
+	char* text = malloc(size + 1);
+	memcpy(text, box, size);
+	text[size] = '\0';
+	char* at = strstr(text, "instance_visual_scene url=\"#scene\"");
+	assert_non_null(at);
+	memcpy(at + strlen("instance_visual_scene "), "orl", 3);
+	read_expect(text, size, "s.dae", NULL, SN_ERR_INVALID_ARGUMENT, SNM_ASSET_UNREADABLE);
+	memcpy(at + strlen("instance_visual_scene "), "url=\"#scenf", 11);
+	read_expect(text, size, "s.dae", NULL, SN_ERR_INVALID_ARGUMENT, SNM_ASSET_UNREADABLE);
+	free(text);
 	free(box);
 }
 

@@ -47,6 +47,8 @@
 
 // Nodes of a DAE's scene graph once instances are expanded: 65536 (a robot link's DAE has tens).
 #define DAE_MAX_EXPANDED_NODES 65536
+// <visual_scene>s of a DAE: 64 (files have one).
+#define DAE_MAX_SCENES 64
 
 uint64_t snm_fnv1a64(const void* data, size_t size)
 {
@@ -210,6 +212,10 @@ typedef struct dae_scan
 	int open_geometry;                     // item index of the open <geometry>, -1 when none
 	XML_Index geometry_start;
 	size_t total_geometry_bytes;
+	char scene_ids[DAE_MAX_SCENES][64]; // ids of the <visual_scene>s
+	int scene_count;
+	char scene_url[64]; // the target of <instance_visual_scene url="#...">, "" when none
+	int scene_instances;
 } dae_scan;
 
 static void dae_stop(dae_scan* s, snm_asset_error kind, const char* message)
@@ -304,6 +310,30 @@ static void XMLCALL dae_start(void* user, const XML_Char* tag, const XML_Char** 
 			s->open_geometry = item;
 			s->geometry_start = XML_GetCurrentByteIndex(s->xml);
 		}
+	}
+	// The scene: assimp 5.2 leaks what it has read when <instance_visual_scene> names no scene of the file
+	// (found by fuzz_mesh), so its target is checked here (dae_check_scene).
+	if (strcmp(name, "visual_scene") == 0)
+	{
+		if (s->scene_count >= DAE_MAX_SCENES)
+		{
+			dae_stop(s, SNM_ASSET_TOO_LARGE, "more than 64 visual scenes");
+			return;
+		}
+		const char* id = dae_attr(atts, "id");
+		snprintf(s->scene_ids[s->scene_count++], sizeof(s->scene_ids[0]), "%s",
+				 id != NULL && strlen(id) < sizeof(s->scene_ids[0]) ? id : "");
+	}
+	if (strcmp(name, "instance_visual_scene") == 0)
+	{
+		const char* url = dae_attr(atts, "url");
+		s->scene_instances++;
+		if (url == NULL || url[0] != '#' || url[1] == '\0' || strlen(url + 1) >= sizeof(s->scene_url))
+		{
+			dae_stop(s, SNM_ASSET_UNREADABLE, "<instance_visual_scene> needs url=\"#id\"");
+			return;
+		}
+		strcpy(s->scene_url, url + 1);
 	}
 	bool instance_node = strcmp(name, "instance_node") == 0;
 	bool instance_geometry = strcmp(name, "instance_geometry") == 0;
@@ -632,6 +662,28 @@ static bool dae_expand(dae_scan* s, size_t max_bytes)
 	return ok;
 }
 
+// <instance_visual_scene> (at most one) must name a <visual_scene> of the file.
+static void dae_check_scene(dae_scan* s)
+{
+	if (s->scene_instances > 1)
+	{
+		dae_stop(s, SNM_ASSET_UNREADABLE, "more than one <instance_visual_scene>");
+		return;
+	}
+	if (s->scene_instances == 0)
+	{
+		return;
+	}
+	for (int i = 0; i < s->scene_count; ++i)
+	{
+		if (strcmp(s->scene_ids[i], s->scene_url) == 0)
+		{
+			return;
+		}
+	}
+	dae_stop(s, SNM_ASSET_UNREADABLE, "<instance_visual_scene> names no <visual_scene> of the file");
+}
+
 static bool scan_dae(const void* data, size_t size, const snm_mesh_limits* limits, snm_asset_error* kind, char* message,
 					 size_t message_capacity)
 {
@@ -661,6 +713,10 @@ static bool scan_dae(const void* data, size_t size, const snm_mesh_limits* limit
 		snprintf(what, sizeof(what), "XML line %lu: %s", (unsigned long)XML_GetCurrentLineNumber(xml),
 				 XML_ErrorString(XML_GetErrorCode(xml)));
 		dae_stop(s, SNM_ASSET_UNREADABLE, what);
+	}
+	if (!s->failed)
+	{
+		dae_check_scene(s);
 	}
 	if (!s->failed)
 	{
