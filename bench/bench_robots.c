@@ -87,6 +87,7 @@ static bool sinew_open(sinew_run* run, const char* path, const options* o)
 		return false;
 	}
 	snm_build_def bd = snm_default_build_def();
+	bd.collision_shapes = false; // contacts are off in both engines (MuJoCo reads the text without collisions)
 	bd.balance_inertia = true;
 	bd.massless_link_mass = 0.001;
 	if (o->drives)

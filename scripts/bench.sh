@@ -8,6 +8,9 @@
 #   bash scripts/bench.sh articulation [args]   bench_articulation (see README.md)
 #   bash scripts/bench.sh robots [args]         bench_robots: the published robots of models/robots against
 #                                               MuJoCo in the same run (--robot NAME, --steps, --repeat, --drives)
+#   bash scripts/bench.sh meshes [args]         bench_meshes: the robots of ../shared/robots with their mesh
+#                                               files and those of models/robots: load, build, shapes, hull
+#                                               vertices, steps on a ground plane (--steps, --repeat)
 #   bash scripts/bench.sh server [args]         bench_server: starts sinewd; step-1 latency, streaming to
 #                                               1/10/100 WebSocket clients, real-time capacity (--quick for a
 #                                               short run; see README.md)
@@ -25,8 +28,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 case "${1:-}" in
-  ""|chain|articulation|robots|server|collide|contacts) ;;
-  *) echo "bench.sh: first argument chain, articulation, robots, server, collide or contacts (or none for every benchmark)" >&2
+  ""|chain|articulation|robots|meshes|server|collide|contacts) ;;
+  *) echo "bench.sh: first argument chain, articulation, robots, meshes, server, collide or contacts (or none for every benchmark)" >&2
      exit 2 ;;
 esac
 bash "$root/scripts/install-deps.sh"
@@ -46,6 +49,7 @@ case "${1:-}" in
   chain) shift; "$root/build/release/bench/bench_chain" "$@" ;;
   articulation) shift; "$root/build/release/bench/bench_articulation" "$@" ;;
   robots) shift; "$root/build/release/bench/bench_robots" "$@" ;;
+  meshes) shift; "$root/build/release/bench/bench_meshes" "$@" ;;
   server) shift; "$root/build/release/bench/bench_server" "$@" ;;
   collide) shift; "$root/build/release/bench/bench_collide" "$@" ;;
   contacts) shift; contacts "$@" ;;
@@ -53,6 +57,7 @@ case "${1:-}" in
     "$root/build/release/bench/bench_chain"
     "$root/build/release/bench/bench_articulation"
     "$root/build/release/bench/bench_robots"
+    "$root/build/release/bench/bench_meshes"
     "$root/build/release/bench/bench_server"
     "$root/build/release/bench/bench_collide"
     contacts

@@ -5,6 +5,8 @@
 # leaves the reproducer in build/fuzz/artifacts/.
 #   fuzz_dispatch  the server's decode-and-dispatch path; seeds from fuzz_make_seeds
 #   fuzz_urdf      the URDF importer (parse, build, step); seeds tests/model/urdf and models, a dictionary
+#   fuzz_mesh      the mesh readers (STL, OBJ, DAE) and the core's hulls and meshes of them; seeds
+#                  tests/model/meshes (the format in the first byte: 0 STL, 1 OBJ, 2 DAE)
 #   fuzz_http      the HTTP/WebSocket port through a real libwebsockets context; seeds from
 #                  fuzz_make_seeds --http, a dictionary
 set -euo pipefail
@@ -31,12 +33,23 @@ run_target() {
   grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$work/$name.log" | sed "s/^/fuzz: $name /"
 }
 
-mkdir -p "$work/fuzz_dispatch" "$work/fuzz_urdf" "$work/fuzz_http"
+mkdir -p "$work/fuzz_dispatch" "$work/fuzz_urdf" "$work/fuzz_mesh" "$work/fuzz_http"
 "$bin/fuzz_make_seeds" "$work/fuzz_dispatch"
 run_target fuzz_dispatch 8192
 
 cp "$root"/tests/model/urdf/*.urdf "$root"/models/*.urdf "$work/fuzz_urdf/"
 run_target fuzz_urdf 65536 -dict="$root/tests/fuzz/urdf.dict"
+
+for f in "$root"/tests/model/meshes/meshbot/meshes/*; do
+  case "$f" in
+    *.stl) prefix='\0000' ;;
+    *.obj) prefix='\0001' ;;
+    *.dae) prefix='\0002' ;;
+    *) continue ;;
+  esac
+  { printf '%b' "$prefix"; cat "$f"; } > "$work/fuzz_mesh/$(basename "$f")"
+done
+run_target fuzz_mesh 65536
 
 "$bin/fuzz_make_seeds" --http "$work/fuzz_http"
 run_target fuzz_http 16384 -dict="$root/tests/fuzz/http.dict"

@@ -25,8 +25,8 @@ packages=(
   libcmocka-dev
   # wire protocol and server
   libuv1-dev libwebsockets-dev libwebsockets-evlib-uv nanopb libnanopb-dev protobuf-compiler
-  # model import
-  libexpat1-dev
+  # model import: URDF (expat) and its mesh files, STL, OBJ and DAE (assimp's C API)
+  libexpat1-dev libassimp-dev
 )
 # The dashboard is bundled with node and npm. A machine that has them from elsewhere (a newer node) keeps
 # them; otherwise Debian's.

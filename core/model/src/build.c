@@ -32,6 +32,8 @@
 // emulating one with two slides and a hinge needs massless links that the core does not allow).
 #include "model_internal.h"
 
+#include "sinew/shape.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,6 +59,9 @@ snm_build_def snm_default_build_def(void)
 	def.massless_link_mass = 0.0;
 	def.balance_inertia = false;
 	def.merge_fixed_links = true;
+	def.collision_shapes = true;
+	def.collision_material = sn_default_material();
+	def.collision_filter = sn_default_filter();
 	return def;
 }
 
@@ -772,6 +777,207 @@ static sn_error make_plan(const snm_model* m, const snm_build_def* def, plan* p,
 	return err;
 }
 
+
+// ---- Collision shapes ----
+
+typedef struct shape_list
+{
+	sn_shape_id* ids;
+	int* collision;
+	int count;
+	int hull_vertices;
+	bool world_shapes; // some are the world's own (destroyed one by one on failure)
+} shape_list;
+
+static void destroy_world_shapes(sn_world* world, shape_list* list)
+{
+	for (int i = 0; i < list->count; ++i)
+	{
+		if (sn_shape_is_valid(world, list->ids[i]) && sn_body_id_is_null(sn_shape_get_body(world, list->ids[i])))
+		{
+			sn_destroy_shape(world, list->ids[i]);
+		}
+	}
+}
+
+// The geometry of collision c, scaled: a primitive, a hull of the mesh's vertices (moving links) or a
+// triangle mesh (the world). Arrays it fills are the caller's to free. Returns false when the collision
+// makes no shape (*why says why: the caller warns), or when memory ran out (*why is NULL).
+static bool collision_geometry(const snm_model* m, const snm_collision* c, bool on_world, sn_geometry* g,
+							   sn_vec3** points, int32_t** indices, const char** why)
+{
+	*points = NULL;
+	*indices = NULL;
+	*why = NULL;
+	switch (c->type)
+	{
+		case SNM_GEOMETRY_NONE:
+			*why = "no geometry the importer knows";
+			return false;
+		case SNM_GEOMETRY_BOX:
+			*g = sn_geometry_box(sn_scale(0.5, c->size));
+			if (!(fmin(c->size.x, fmin(c->size.y, c->size.z)) >= 2.0 * SN_SHAPE_MIN_SIZE))
+			{
+				*why = "a box with a zero edge";
+				return false;
+			}
+			return true;
+		case SNM_GEOMETRY_CYLINDER:
+			*g = sn_geometry_cylinder(c->radius, 0.5 * c->length);
+			if (!(c->radius >= SN_SHAPE_MIN_SIZE && c->length >= 2.0 * SN_SHAPE_MIN_SIZE))
+			{
+				*why = "a cylinder of zero radius or length";
+				return false;
+			}
+			return true;
+		case SNM_GEOMETRY_SPHERE:
+			*g = sn_geometry_sphere(c->radius);
+			if (!(c->radius >= SN_SHAPE_MIN_SIZE))
+			{
+				*why = "a sphere of zero radius";
+				return false;
+			}
+			return true;
+		case SNM_GEOMETRY_MESH:
+			break;
+	}
+	if (c->mesh_index < 0 || c->mesh_index >= m->mesh_count)
+	{
+		*why = "its mesh was not read (snm_model_load_meshes)";
+		return false;
+	}
+	const snm_mesh* mesh = m->meshes[c->mesh_index];
+	sn_vec3* v = malloc((size_t)mesh->vertex_count * sizeof(sn_vec3));
+	if (v == NULL)
+	{
+		return false;
+	}
+	for (int i = 0; i < mesh->vertex_count; ++i)
+	{
+		const float* q = &mesh->positions[3 * (size_t)i];
+		v[i] = sn_v3(c->scale.x * (double)q[0], c->scale.y * (double)q[1], c->scale.z * (double)q[2]);
+	}
+	*points = v;
+	if (!on_world)
+	{
+		*g = sn_geometry_hull(v, mesh->vertex_count);
+		return true;
+	}
+	// A triangle mesh: degenerate triangles (repeated vertices, zero area after scaling) are dropped.
+	int32_t* idx = malloc((size_t)mesh->triangle_count * 3 * sizeof(int32_t));
+	if (idx == NULL)
+	{
+		return false;
+	}
+	int kept = 0;
+	for (int t = 0; t < mesh->triangle_count; ++t)
+	{
+		const uint32_t* tri = &mesh->indices[3 * (size_t)t];
+		sn_vec3 e1 = sn_sub(v[tri[1]], v[tri[0]]), e2 = sn_sub(v[tri[2]], v[tri[0]]);
+		double area2 = sn_length(sn_cross(e1, e2));
+		if (!(area2 > 0.0))
+		{
+			continue;
+		}
+		idx[3 * kept] = (int32_t)tri[0];
+		idx[3 * kept + 1] = (int32_t)tri[1];
+		idx[3 * kept + 2] = (int32_t)tri[2];
+		kept++;
+	}
+	*indices = idx;
+	if (kept == 0)
+	{
+		*why = "a mesh whose triangles are all degenerate";
+		return false;
+	}
+	*g = sn_geometry_mesh(v, mesh->vertex_count, idx, kept);
+	return true;
+}
+
+// Shapes for every <collision> of the model, on the bodies of the articulation's links (or the world).
+static sn_error add_collision_shapes(sn_world* world, const snm_model* m, const snm_build_def* def, plan* p,
+									 sn_articulation_id art, shape_list* list, snm_error* error)
+{
+	memset(list, 0, sizeof(*list));
+	if (!def->collision_shapes || m->collision_count == 0)
+	{
+		return SN_ERR_OK;
+	}
+	list->ids = malloc((size_t)m->collision_count * sizeof(sn_shape_id));
+	list->collision = malloc((size_t)m->collision_count * sizeof(int));
+	if (list->ids == NULL || list->collision == NULL)
+	{
+		return model_fail(error, SN_ERR_NO_MEMORY, m->file, 0, 0, "", "out of memory making shapes");
+	}
+	for (int i = 0; i < m->collision_count; ++i)
+	{
+		const snm_collision* c = &m->collisions[i];
+		const snm_link* l = &m->links[c->link];
+		int a = p->link_index[c->link];
+		bool on_world = a < 0;
+		sn_geometry g;
+		sn_vec3* points = NULL;
+		int32_t* indices = NULL;
+		const char* why = NULL;
+		if (!collision_geometry(m, c, on_world, &g, &points, &indices, &why))
+		{
+			free(points);
+			free(indices);
+			if (why == NULL)
+			{
+				return model_fail(error, SN_ERR_NO_MEMORY, m->file, c->line, 0, "<collision>", "out of memory");
+			}
+			plan_warn(m, p, l, c->line, "<collision> left out: %s", why);
+			continue;
+		}
+		sn_shape_def sd = sn_default_shape_def();
+		sd.geometry = g;
+		sd.material = def->collision_material;
+		sd.filter = def->collision_filter;
+		sd.user_data = (uint64_t)i;
+		sn_transform in_link =
+			is_identity(c->origin) ? p->link_offset[c->link] : sn_transform_mul(p->link_offset[c->link], c->origin);
+		if (on_world)
+		{
+			// The world above a floating base: the root link's frame is the build's base pose.
+			sd.body = (sn_body_id){ 0 };
+			sd.local_pose = sn_transform_mul(def->articulation.base_pose, in_link);
+		}
+		else
+		{
+			sd.body = sn_articulation_get_link_body(world, art, a);
+			sd.local_pose = in_link;
+		}
+		sn_shape_id id;
+		sn_error err = sn_create_shape(world, &sd, &id);
+		free(points);
+		free(indices);
+		if (err == SN_ERR_INVALID_ARGUMENT && c->type == SNM_GEOMETRY_MESH)
+		{
+			// A flat or degenerate hull (a plane of triangles, a zero scale): no solid to collide with.
+			plan_warn(m, p, l, c->line, "<collision> mesh \"%.100s\" left out: %.120s", c->mesh,
+					  sn_world_last_error_detail(world));
+			continue;
+		}
+		if (err != SN_ERR_OK)
+		{
+			char element[96];
+			snprintf(element, sizeof(element), "<link name=\"%.60s\"> <collision>", l->name);
+			return model_fail(error, err, m->file, c->line, 0, element, "the core rejected the shape: %s (%s)",
+							  sn_error_name(err), sn_world_last_error_detail(world));
+		}
+		list->ids[list->count] = id;
+		list->collision[list->count] = i;
+		list->count++;
+		list->world_shapes = list->world_shapes || on_world;
+		if (g.type == SN_SHAPE_HULL)
+		{
+			list->hull_vertices += sn_shape_get_hull_vertices(world, id, NULL, 0);
+		}
+	}
+	return SN_ERR_OK;
+}
+
 sn_error snm_build_check(const snm_model* model, const snm_build_def* def, snm_error* error)
 {
 	model_error_clear(error);
@@ -801,6 +1007,8 @@ void snm_build_result_free(snm_build_result* result)
 	free(result->joint_dof_count);
 	free(result->joint_mimic);
 	free(result->articulation_link_model);
+	free(result->shapes);
+	free(result->shape_collision);
 	free(result->warnings);
 	memset(result, 0, sizeof(*result));
 	result->floating_joint = -1;
@@ -876,13 +1084,30 @@ sn_error snm_build(sn_world* world, const snm_model* model, const snm_build_def*
 			sn_destroy_articulation(world, art);
 		}
 	}
+	shape_list shapes;
+	memset(&shapes, 0, sizeof(shapes));
+	if (err == SN_ERR_OK)
+	{
+		err = add_collision_shapes(world, model, def, &p, art, &shapes, error);
+		if (err != SN_ERR_OK)
+		{
+			destroy_world_shapes(world, &shapes);
+			sn_destroy_articulation(world, art);
+		}
+	}
 	if (err != SN_ERR_OK)
 	{
+		free(shapes.ids);
+		free(shapes.collision);
 		free(mimics);
 		free(art_model);
 		plan_free(&p);
 		return err;
 	}
+	result->shape_count = shapes.count;
+	result->shapes = shapes.ids;
+	result->shape_collision = shapes.collision;
+	result->hull_vertex_count = shapes.hull_vertices;
 	result->articulation = art;
 	result->link_count = p.link_count;
 	result->link_index = p.link_index;

@@ -336,9 +336,11 @@ void snm_model_destroy(snm_model* model)
 	{
 		return;
 	}
+	model_free_meshes(model); // first: it resets the visuals' and collisions' mesh indices
 	free(model->links);
 	free(model->joints);
 	free(model->visuals);
+	free(model->collisions);
 	free(model->materials);
 	free(model->link_order);
 	free(model->warnings);

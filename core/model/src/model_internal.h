@@ -45,4 +45,7 @@ sn_error model_finish(snm_model* model, snm_error* error);
 // Copy a string into a fixed buffer; false if it does not fit (nothing is truncated silently).
 bool model_copy_name(char* destination, size_t capacity, const char* source);
 
+// Free the meshes snm_model_load_meshes read (mesh.c) and reset every mesh_index to -1.
+void model_free_meshes(snm_model* model);
+
 #endif

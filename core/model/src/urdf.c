@@ -26,6 +26,7 @@ typedef enum context
 	CTX_LINK,
 	CTX_INERTIAL,
 	CTX_VISUAL,
+	CTX_COLLISION,
 	CTX_GEOMETRY,
 	CTX_MATERIAL,        // top-level <material>
 	CTX_VISUAL_MATERIAL, // <material> inside a <visual>
@@ -66,9 +67,9 @@ typedef struct parser_state
 	int depth;
 	context stack[MAX_DEPTH_HARD];
 	int seen[MAX_DEPTH_HARD]; // SEEN_* flags per open element
-	int link_capacity, joint_capacity, visual_capacity, material_capacity;
+	int link_capacity, joint_capacity, visual_capacity, material_capacity, collision_capacity;
 	// Index of the element being filled, -1 when none.
-	int link, joint, visual, material;
+	int link, joint, visual, material, collision;
 	int robot_line;
 } parser_state;
 
@@ -370,6 +371,7 @@ static context open_robot_child(parser_state* st, const char* tag, const XML_Cha
 		l->line = current_line(st);
 		l->inertial_frame = sn_transform_identity();
 		l->first_visual = m->visual_count;
+		l->first_collision = m->collision_count;
 		l->parent_joint = -1;
 		st->link = m->link_count++;
 		copy_attr(st, tag, atts, "name", l->name, sizeof(l->name), true);
@@ -458,12 +460,34 @@ static context open_link_child(parser_state* st, const char* tag, const XML_Char
 		v->scale = sn_v3(1.0, 1.0, 1.0);
 		v->rgba[0] = v->rgba[1] = v->rgba[2] = 0.7;
 		v->rgba[3] = 1.0;
+		v->mesh_index = -1;
 		st->visual = m->visual_count++;
 		l->visual_count++;
 		copy_attr(st, tag, atts, "name", v->name, sizeof(v->name), false);
 		return CTX_VISUAL;
 	}
-	return CTX_SKIP; // <collision> and anything else
+	if (strcmp(tag, "collision") == 0)
+	{
+		snm_collision* collisions = grow(st, tag, m->collisions, &st->collision_capacity, m->collision_count,
+										 st->limits.max_collisions, sizeof(snm_collision), "collisions");
+		if (collisions == NULL)
+		{
+			return CTX_SKIP;
+		}
+		m->collisions = collisions;
+		snm_collision* c = &m->collisions[m->collision_count];
+		memset(c, 0, sizeof(*c));
+		c->link = st->link;
+		c->line = current_line(st);
+		c->origin = sn_transform_identity();
+		c->scale = sn_v3(1.0, 1.0, 1.0);
+		c->mesh_index = -1;
+		st->collision = m->collision_count++;
+		l->collision_count++;
+		copy_attr(st, tag, atts, "name", c->name, sizeof(c->name), false);
+		return CTX_COLLISION;
+	}
+	return CTX_SKIP;
 }
 
 static context open_inertial_child(parser_state* st, const char* tag, const XML_Char** atts)
@@ -510,6 +534,52 @@ static context open_inertial_child(parser_state* st, const char* tag, const XML_
 	return CTX_SKIP;
 }
 
+// Where a <geometry>'s child is written: a visual's or a collision's fields.
+typedef struct geometry_out
+{
+	snm_geometry_type* type;
+	sn_vec3* size;
+	double* radius;
+	double* length;
+	sn_vec3* scale;
+	char* mesh;
+} geometry_out;
+
+static geometry_out geometry_of(parser_state* st)
+{
+	geometry_out g;
+	if (st->collision >= 0)
+	{
+		snm_collision* c = &st->model->collisions[st->collision];
+		g = (geometry_out){ &c->type, &c->size, &c->radius, &c->length, &c->scale, c->mesh };
+	}
+	else
+	{
+		snm_visual* v = &st->model->visuals[st->visual];
+		g = (geometry_out){ &v->type, &v->size, &v->radius, &v->length, &v->scale, v->mesh };
+	}
+	return g;
+}
+
+static context open_collision_child(parser_state* st, const char* tag, const XML_Char** atts)
+{
+	snm_collision* c = &st->model->collisions[st->collision];
+	if (strcmp(tag, "origin") == 0)
+	{
+		if (once(st, tag, SEEN_ORIGIN))
+		{
+			read_origin(st, tag, atts, &c->origin);
+		}
+		return CTX_LEAF;
+	}
+	if (strcmp(tag, "geometry") == 0)
+	{
+		once(st, tag, SEEN_GEOMETRY);
+		return CTX_GEOMETRY;
+	}
+	return CTX_SKIP; // <material> and extensions (contact coefficients, ...)
+}
+
 static context open_visual_child(parser_state* st, const char* tag, const XML_Char** atts)
 {
 	snm_visual* v = &st->model->visuals[st->visual];
@@ -539,45 +609,45 @@ static context open_visual_child(parser_state* st, const char* tag, const XML_Ch
 
 static context open_geometry_child(parser_state* st, const char* tag, const XML_Char** atts)
 {
-	snm_visual* v = &st->model->visuals[st->visual];
+	geometry_out v = geometry_of(st);
 	double values[3];
 	if (strcmp(tag, "box") == 0)
 	{
 		if (once(st, tag, SEEN_SHAPE) && required_numbers(st, tag, atts, "size", values, 3) &&
 			non_negative(st, tag, "size", fmin(values[0], fmin(values[1], values[2]))))
 		{
-			v->type = SNM_GEOMETRY_BOX;
-			v->size = sn_v3(values[0], values[1], values[2]);
+			*v.type = SNM_GEOMETRY_BOX;
+			*v.size = sn_v3(values[0], values[1], values[2]);
 		}
 		return CTX_LEAF;
 	}
 	if (strcmp(tag, "cylinder") == 0)
 	{
-		if (once(st, tag, SEEN_SHAPE) && required_numbers(st, tag, atts, "radius", &v->radius, 1) &&
-			required_numbers(st, tag, atts, "length", &v->length, 1) && non_negative(st, tag, "radius", v->radius) &&
-			non_negative(st, tag, "length", v->length))
+		if (once(st, tag, SEEN_SHAPE) && required_numbers(st, tag, atts, "radius", v.radius, 1) &&
+			required_numbers(st, tag, atts, "length", v.length, 1) && non_negative(st, tag, "radius", *v.radius) &&
+			non_negative(st, tag, "length", *v.length))
 		{
-			v->type = SNM_GEOMETRY_CYLINDER;
+			*v.type = SNM_GEOMETRY_CYLINDER;
 		}
 		return CTX_LEAF;
 	}
 	if (strcmp(tag, "sphere") == 0)
 	{
-		if (once(st, tag, SEEN_SHAPE) && required_numbers(st, tag, atts, "radius", &v->radius, 1) &&
-			non_negative(st, tag, "radius", v->radius))
+		if (once(st, tag, SEEN_SHAPE) && required_numbers(st, tag, atts, "radius", v.radius, 1) &&
+			non_negative(st, tag, "radius", *v.radius))
 		{
-			v->type = SNM_GEOMETRY_SPHERE;
+			*v.type = SNM_GEOMETRY_SPHERE;
 		}
 		return CTX_LEAF;
 	}
 	if (strcmp(tag, "mesh") == 0)
 	{
 		double scale[3] = { 1.0, 1.0, 1.0 };
-		if (once(st, tag, SEEN_SHAPE) && copy_attr(st, tag, atts, "filename", v->mesh, sizeof(v->mesh), true) &&
+		if (once(st, tag, SEEN_SHAPE) && copy_attr(st, tag, atts, "filename", v.mesh, SNM_PATH_MAX, true) &&
 			optional_numbers(st, tag, atts, "scale", scale, 3))
 		{
-			v->type = SNM_GEOMETRY_MESH;
-			v->scale = sn_v3(scale[0], scale[1], scale[2]);
+			*v.type = SNM_GEOMETRY_MESH;
+			*v.scale = sn_v3(scale[0], scale[1], scale[2]);
 		}
 		return CTX_LEAF;
 	}
@@ -725,6 +795,9 @@ static void XMLCALL on_start(void* user, const XML_Char* tag, const XML_Char** a
 		case CTX_VISUAL:
 			ctx = open_visual_child(st, tag, atts);
 			break;
+		case CTX_COLLISION:
+			ctx = open_collision_child(st, tag, atts);
+			break;
 		case CTX_GEOMETRY:
 			ctx = open_geometry_child(st, tag, atts);
 			break;
@@ -847,6 +920,9 @@ static void XMLCALL on_end(void* user, const XML_Char* tag)
 		case CTX_VISUAL:
 			st->visual = -1;
 			break;
+		case CTX_COLLISION:
+			st->collision = -1;
+			break;
 		case CTX_MATERIAL:
 			st->material = -1;
 			break;
@@ -877,6 +953,7 @@ snm_limits snm_default_limits(void)
 	l.max_links = 1024;
 	l.max_joints = 1024;
 	l.max_visuals = 4096;
+	l.max_collisions = 4096;
 	l.max_materials = 1024;
 	l.max_depth = 64;
 	return l;
@@ -885,7 +962,8 @@ snm_limits snm_default_limits(void)
 static sn_error check_limits(const snm_limits* l, snm_error* error, const char* file)
 {
 	if (l->max_bytes == 0 || l->max_bytes > (size_t)INT_MAX || l->max_links < 1 || l->max_joints < 0 ||
-		l->max_visuals < 0 || l->max_materials < 0 || l->max_depth < 2 || l->max_depth > MAX_DEPTH_HARD)
+		l->max_visuals < 0 || l->max_collisions < 0 || l->max_materials < 0 || l->max_depth < 2 ||
+		l->max_depth > MAX_DEPTH_HARD)
 	{
 		return model_fail(error, SN_ERR_INVALID_ARGUMENT, file, 0, 0, "",
 						  "import limits out of range (max_bytes 1..%d, max_links >= 1, max_depth 2..%d)", INT_MAX,
@@ -940,7 +1018,7 @@ sn_error snm_parse_urdf(const char* text, size_t size, const char* file_name, co
 	st->model = model;
 	st->limits = lim;
 	st->error = error;
-	st->link = st->joint = st->visual = st->material = -1;
+	st->link = st->joint = st->visual = st->material = st->collision = -1;
 	XML_SetUserData(xml, st);
 	XML_SetElementHandler(xml, on_start, on_end);
 	XML_SetStartDoctypeDeclHandler(xml, on_doctype);
