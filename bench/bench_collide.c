@@ -628,7 +628,7 @@ static void bench_robustness(void)
 		}
 		for (int e = 0; e < engine_count; ++e)
 		{
-			int misses = 0, bad = 0;
+			int misses = 0, bad = 0, bad_sphere = 0;
 			double worst = 0.0;
 			double start = bench_now();
 			for (int i = 0; i < CASES; ++i)
@@ -657,15 +657,16 @@ static void bench_robustness(void)
 				errors[i] = err;
 				worst = fmax(worst, err);
 				bad += err > 1e-3;
+				bad_sphere += err > 1e-3 && bs[i].kind == 1;
 			}
 			double ns = 1e9 * (bench_now() - start) / CASES;
 			qsort(errors, CASES, sizeof(double), compare_double);
-			printf("robustness %-15s %-15s worst %.2e median %.2e of the size, %4d misses, %4d off by >1e-3, "
-				   "%7.0f ns/call\n",
-				   scenario_names[sc], engines[e], worst, errors[CASES / 2], misses, bad, ns);
+			printf("robustness %-15s %-15s worst %.2e median %.2e of the size, %4d misses, %4d off by >1e-3 "
+				   "(%d sphere-box), %7.0f ns/call\n",
+				   scenario_names[sc], engines[e], worst, errors[CASES / 2], misses, bad, bad_sphere, ns);
 			printf("BENCH section=robustness scenario=%s engine=%s cases=%d worst_depth_err_rel=%.3g "
-				   "median_depth_err_rel=%.3g misses=%d off_by_1e-3=%d ns_per_call=%.0f\n",
-				   scenario_names[sc], engines[e], CASES, worst, errors[CASES / 2], misses, bad, ns);
+				   "median_depth_err_rel=%.3g misses=%d off_by_1e-3=%d off_by_1e-3_sphere_box=%d ns_per_call=%.0f\n",
+				   scenario_names[sc], engines[e], CASES, worst, errors[CASES / 2], misses, bad, bad_sphere, ns);
 		}
 	}
 }
