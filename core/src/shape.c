@@ -78,11 +78,11 @@ sn_shape_def sn_default_shape_def(void)
 
 shape* shape_get(const sn_world* world, sn_shape_id id)
 {
-	const contact_state* c = &world->contacts;
-	if (world == NULL || id.index1 <= 0 || id.index1 > c->shape_high)
+	if (world == NULL || id.index1 <= 0 || id.index1 > world->contacts.shape_high)
 	{
 		return NULL;
 	}
+	const contact_state* c = &world->contacts;
 	shape* s = c->shapes + (id.index1 - 1);
 	return (s->live && world_id_generation(world, s->generation) == id.generation) ? s : NULL;
 }

@@ -165,16 +165,18 @@ static void test_feature_ids_persist_while_sliding(void** state)
 	sn_world_destroy(world);
 }
 
-// A 0.05 m sphere at 20 m/s towards a 0.01 m static box (dt 1 ms, and dt 1/60 s where one step would
-// carry it through): a speculative contact with the gap as its separation appears before it reaches the
-// box, and is there the step before it would pass.
+// A 0.05 m sphere (radius 0.05 m, and diameter 0.05 m: the words allow both) at 20 m/s towards a
+// 0.01 m static box (dt 1 ms, and dt 1/60 s where one step would carry it through): a speculative contact
+// with the gap as its separation appears before it reaches the box, and is there the step before it would
+// pass.
 static void test_fast_sphere_speculative(void** state)
 {
 	(void)state;
 	const double dts[2] = { 0.001, 1.0 / 60.0 };
-	for (int d = 0; d < 2; ++d)
+	for (int run = 0; run < 4; ++run)
 	{
-		double dt = dts[d], speed = 20.0, r = 0.05, half = 0.005;
+		int d = run % 2;
+		double dt = dts[d], speed = 20.0, r = run < 2 ? 0.05 : 0.025, half = 0.005;
 		sn_world* world = make_world(dt, sn_v3(0, 0, 0));
 		sn_shape_id wall = make_shape(world, world_body, sn_geometry_box(sn_v3(half, 0.5, 0.5)), at(0, 0, 0));
 		sn_body_def bd = sn_default_body_def();
@@ -185,7 +187,7 @@ static void test_fast_sphere_speculative(void** state)
 		assert_sn_ok(sn_create_body(world, &bd, &ball));
 		sn_shape_id ball_shape = make_shape(world, ball, sn_geometry_sphere(r), sn_transform_identity());
 		double margin = SN_SPECULATIVE_DISTANCE + dt * speed; // the sphere's speed bound: no spin
-		int first_contact = -1, last_before_pass = -1;
+		int first_contact = -1, last_before_pass = -1, ahead = -1;
 		for (int s = 0; s < 200; ++s)
 		{
 			double x = sn_body_get_pose(world, ball).p.x;
@@ -214,13 +216,19 @@ static void test_fast_sphere_speculative(void** state)
 			assert_near(c.normal.x, -1.0, 1e-12, "the near face's normal");
 			assert_false(c.touching || gap <= SN_CONTACT_TOUCH_DISTANCE);
 			first_contact = first_contact < 0 ? s : first_contact;
+			if (gap < speed * dt)
+			{
+				ahead = s; // this step would close the gap: its point is there a step ahead of the overlap
+			}
 			if (x + speed * dt - r > half)
 			{
 				last_before_pass = s; // the next step would carry it past the wall
 			}
 		}
 		report_measure(d == 0 ? "first speculative step at 1 ms" : "first speculative step at 1/60 s", first_contact);
+		report_measure("(radius, m)", r);
 		assert_true(first_contact >= 0);
+		assert_true(ahead >= 0);
 		if (d == 1)
 		{
 			assert_true(last_before_pass >= 0); // at 1/60 s it would pass in one step: seen the step before

@@ -201,7 +201,9 @@ typedef struct sn_distance_result
 	sn_vec3 normal;  // unit, from A to B
 } sn_distance_result;
 // Closest points and distance of two shapes where they are now: convex shapes by GJK (and EPA when they
-// overlap), a plane and a convex shape exactly. A mesh, or two planes: SN_ERR_UNSUPPORTED.
+// overlap), a plane and a convex shape exactly, a mesh and a convex shape by its nearest triangle (a mesh
+// is a surface with no inside: when the solid overlaps it, the depth is the one into the triangle it
+// overlaps most). Two static shapes (planes and meshes): SN_ERR_UNSUPPORTED.
 sn_error sn_shape_get_closest_points(sn_world* world, sn_shape_id a, sn_shape_id b, sn_distance_result* out);
 
 #ifdef __cplusplus
