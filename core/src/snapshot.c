@@ -61,6 +61,11 @@ static void write_world(snap_writer* w, const sn_world* world)
 	snap_put_f64(w, d->warm_start);
 	snap_put_f64(w, d->divergence_speed);
 	snap_put_u32(w, d->id_tag);
+	snap_put_f64(w, d->contact.slop);
+	snap_put_f64(w, d->contact.max_push_speed);
+	snap_put_f64(w, d->contact.restitution_threshold);
+	snap_put_u32(w, (uint32_t)d->contact.friction_mix);
+	snap_put_u32(w, (uint32_t)d->contact.restitution_mix);
 	snap_put_f64(w, world->time);
 	snap_put_u64(w, world->step_count);
 	snap_put_u8(w, world->diverged ? 1 : 0);
@@ -627,6 +632,11 @@ static sn_error read_world_settings(snap_reader* r, sn_world_def* def, double* t
 	def->warm_start = snap_get_f64(r);
 	def->divergence_speed = snap_get_f64(r);
 	def->id_tag = snap_get_u32(r);
+	def->contact.slop = snap_get_f64(r);
+	def->contact.max_push_speed = snap_get_f64(r);
+	def->contact.restitution_threshold = snap_get_f64(r);
+	def->contact.friction_mix = (sn_mix_rule)snap_get_u32(r);
+	def->contact.restitution_mix = (sn_mix_rule)snap_get_u32(r);
 	*time = snap_get_f64(r);
 	*steps = snap_get_u64(r);
 	uint8_t d = snap_get_u8(r);

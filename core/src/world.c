@@ -32,7 +32,20 @@ sn_world_def sn_default_world_def(void)
 	def.implicit_alpha = 1.0;
 	def.implicit_beta = 1.0;
 	def.divergence_speed = 1e6;
+	def.contact = sn_default_contact_settings();
 	return def;
+}
+
+sn_contact_settings sn_default_contact_settings(void)
+{
+	sn_contact_settings c;
+	memset(&c, 0, sizeof(c));
+	c.slop = 0.0005;
+	c.max_push_speed = 1.0;
+	c.restitution_threshold = 1.0;
+	c.friction_mix = SN_MIX_GEOMETRIC_MEAN;
+	c.restitution_mix = SN_MIX_MAX;
+	return c;
 }
 
 static sn_error check_def(const sn_world_def* def, char* detail, size_t cap)
@@ -80,6 +93,19 @@ static sn_error check_def(const sn_world_def* def, char* detail, size_t cap)
 		FAIL_(SN_ERR_NOT_FINITE, "divergence_speed must be finite");
 	if (!(def->divergence_speed > 0.0))
 		FAIL_(SN_ERR_INVALID_ARGUMENT, "divergence_speed must be positive, got %g", def->divergence_speed);
+	const sn_contact_settings* cs = &def->contact;
+	if (!isfinite(cs->slop) || !isfinite(cs->max_push_speed) || !isfinite(cs->restitution_threshold))
+		FAIL_(SN_ERR_NOT_FINITE, "contact slop, max_push_speed and restitution_threshold must be finite");
+	if (!(cs->slop >= 0.0 && cs->slop <= 0.1))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "contact slop must be in [0, 0.1] m, got %g", cs->slop);
+	if (!(cs->max_push_speed > 0.0 && cs->max_push_speed <= 1e3))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "contact max_push_speed must be in (0, 1000] m/s, got %g", cs->max_push_speed);
+	if (!(cs->restitution_threshold >= 0.0 && cs->restitution_threshold <= 1e3))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "contact restitution_threshold must be in [0, 1000] m/s, got %g",
+			  cs->restitution_threshold);
+	if ((int)cs->friction_mix < 0 || cs->friction_mix >= SN_MIX_COUNT || (int)cs->restitution_mix < 0 ||
+		cs->restitution_mix >= SN_MIX_COUNT)
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "contact friction_mix and restitution_mix must be sn_mix_rule values");
 	if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL))
 		FAIL_(SN_ERR_INVALID_ARGUMENT, "allocator needs both alloc and free, or neither");
 	if (!solver_supported(def->solver))
@@ -139,6 +165,7 @@ void sn_world_destroy(sn_world* world)
 	memory_free(m, world->blocks, (size_t)world->block_capacity * sizeof(row_block));
 	memory_free(m, world->break_events, (size_t)world->break_capacity * sizeof(sn_joint_break_event));
 	solver_release(world);
+	contact_solver_release(world);
 	contact_release(world);
 	artic_store_destroy(world);
 	sn_memory last = world->memory;
@@ -266,6 +293,18 @@ sn_error sn_world_set_warm_start(sn_world* world, double warm_start)
 double sn_world_get_warm_start(const sn_world* world)
 {
 	return world->def.warm_start;
+}
+
+sn_error sn_world_set_contact_settings(sn_world* world, sn_contact_settings settings)
+{
+	sn_world_def d = world->def;
+	d.contact = settings;
+	return apply_def(world, d);
+}
+
+sn_contact_settings sn_world_get_contact_settings(const sn_world* world)
+{
+	return world->def.contact;
 }
 
 double sn_world_get_implicit_alpha(const sn_world* world)
@@ -576,6 +615,7 @@ sn_error sn_world_step(sn_world* world)
 		return err;
 	}
 	contact_update(world, dt);
+	contact_solver_build(world, dt);
 	int substeps = world->def.substeps;
 	double h = dt / substeps;
 	solver_begin_step(world);
@@ -584,6 +624,7 @@ sn_error sn_world_step(sn_world* world)
 	{
 		solver_substep(world, h);
 	}
+	contact_solver_store(world);
 	world->time += dt;
 	world->step_count += 1;
 	finish_joints(world, dt);

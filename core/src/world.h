@@ -6,6 +6,7 @@
 #include "solver/direct.h"
 #include "body.h"
 #include "contact/contact.h"
+#include "contact/solver.h"
 #include "joint/joint.h"
 #include "constraint/row.h"
 #include "solver/xpbd.h"
@@ -61,6 +62,8 @@ struct sn_world
 	struct artic_store* artics;
 	// Shapes, the broadphase, the pair cache with its manifolds, filtering, events (contact/contact.h).
 	contact_state contacts;
+	// The step's contact constraints (contact/solver.h).
+	contact_solver contact_solver;
 
 	sn_joint_break_event* break_events;
 	int break_capacity;

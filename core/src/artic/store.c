@@ -186,6 +186,7 @@ static void layout_artic(artic* a, carver* c)
 	a->reach = carve(c, n, sizeof(int32_t));
 	a->needed = carve(c, n, sizeof(uint8_t));
 	a->qd_free = carve(c, d, sizeof(double));
+	a->link_contact = carve(c, n, sizeof(uint8_t));
 }
 
 static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int wj_capacity)
@@ -264,6 +265,12 @@ static void row_demand(const sn_world* world, const artic* a, int self, const sn
 		}
 		k += active ? 1 : 0;
 	}
+	// Contacts on the links may make every dof active, and a floating base's six velocities too
+	// (artic/solve.c, contact rows).
+	if (a->shape_count > 0)
+	{
+		k = a->dof_count + (a->fixed_base ? 0 : ARTIC_BASE_SLOTS);
+	}
 	mimics = a->mimic_count + (extra != NULL ? 1 : 0);
 	*k_out = k;
 	*rows_out = rows + mimics;
@@ -282,9 +289,11 @@ static sn_error reserve_rows_for(sn_world* world, artic* a, int self, const sn_m
 	row_demand(world, a, self, extra, &k, &rows, &mimics);
 	if (k > MAX_ROW_DOFS)
 	{
-		return world_fail(world, SN_ERR_CAPACITY,
-						  "articulation: %d dofs would carry limits, drives, friction or mimic rows; at most %d may", k,
-						  MAX_ROW_DOFS);
+		return world_fail(
+			world, SN_ERR_CAPACITY,
+			"articulation: %d dofs would carry limits, drives, friction, mimic or contact rows (contacts on "
+			"links need every dof and a floating base's six velocities); at most %d may",
+			k, MAX_ROW_DOFS);
 	}
 	artic_rows* r = &a->rows;
 	if (k <= r->k_capacity && rows <= r->row_capacity && mimics <= r->wj_capacity)

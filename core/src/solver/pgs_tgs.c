@@ -33,6 +33,7 @@
 #include "artic/artic.h"
 #include "body.h"
 #include "constraint/row.h"
+#include "contact/solver.h"
 #include "joint/joint.h"
 #include "math/mathx.h"
 #include "world.h"
@@ -271,16 +272,28 @@ static void accumulate_joints(sn_world* world, double h_row)
 void pgs_substep(sn_world* world, double h)
 {
 	const sn_world_def* def = &world->def;
+	const bool contacts = world->contact_solver.count > 0;
 	prepare_bodies(world);
 	integrate_velocities(world, h);
 	build_rows(world, h, def->erp / h);
 	warm_start(world);
-	// Articulations: free motion (ABA), their rows and warm starts (artic/solve.c).
+	// Articulations: free motion (ABA), their rows and warm starts (artic/solve.c); links with contacts
+	// take part with every dof of their paths.
+	contact_solver_mark_links(world);
 	artic_solve_begin(world, h, false, 1);
+	if (contacts)
+	{
+		contact_solve_begin(world, h, 1);
+		contact_window_begin(world);
+	}
 	for (int i = 0; i < def->position_iterations; ++i)
 	{
 		solve_rows(world, SOLVE_PGS_POSITION, h);
 		artic_solve_sweep(world, ARTIC_SWEEP_PGS_POSITION, 1);
+		if (contacts)
+		{
+			contact_solve_sweep(world, true, false);
+		}
 	}
 	integrate_positions(world, h);
 	artic_solve_advance(world, h);
@@ -288,6 +301,16 @@ void pgs_substep(sn_world* world, double h)
 	{
 		solve_rows(world, SOLVE_PGS_VELOCITY, h);
 		artic_solve_sweep(world, ARTIC_SWEEP_PGS_VELOCITY, 1);
+		if (contacts)
+		{
+			contact_solve_sweep(world, false, false);
+		}
+	}
+	if (contacts)
+	{
+		contact_solve_restitution(world);
+		contact_window_end(world);
+		contact_solve_end(world);
 	}
 	body_store_solver_velocities(world);
 	accumulate_joints(world, h);
@@ -301,9 +324,15 @@ void tgs_substep(sn_world* world, double h)
 	double rho = h / n;
 	// A world of articulations only skips the body pipeline entirely.
 	bool bodies = world->body_count > 0;
+	const bool contacts = world->contact_solver.count > 0;
 	// Articulations: one ABA for the whole solve, then one window of length rho per position iteration
-	// (artic/solve.c).
+	// (artic/solve.c); links with contacts take part with every dof of their paths.
+	contact_solver_mark_links(world);
 	artic_solve_begin(world, h, true, n);
+	if (contacts)
+	{
+		contact_solve_begin(world, h, n);
+	}
 	for (int i = 0; i < n; ++i)
 	{
 		if (bodies)
@@ -312,9 +341,21 @@ void tgs_substep(sn_world* world, double h)
 			integrate_velocities(world, rho);
 			build_rows(world, rho, def->erp / rho);
 			warm_start(world);
+		}
+		if (contacts)
+		{
+			contact_window_begin(world);
+		}
+		if (bodies)
+		{
 			solve_rows(world, SOLVE_TGS_POSITION, rho);
 		}
 		artic_solve_sweep(world, ARTIC_SWEEP_TGS_POSITION, i + 1);
+		if (contacts)
+		{
+			contact_solve_sweep(world, true, false);
+			contact_window_end(world);
+		}
 		if (bodies)
 		{
 			integrate_positions(world, rho);
@@ -326,7 +367,7 @@ void tgs_substep(sn_world* world, double h)
 			accumulate_joints(world, rho);
 		}
 	}
-	if (def->velocity_iterations > 0)
+	if (def->velocity_iterations > 0 || contacts)
 	{
 		for (int i = 0; i < def->velocity_iterations; ++i)
 		{
@@ -335,6 +376,16 @@ void tgs_substep(sn_world* world, double h)
 				solve_rows(world, SOLVE_TGS_VELOCITY, rho);
 			}
 			artic_solve_sweep(world, ARTIC_SWEEP_TGS_VELOCITY, 0);
+			if (contacts)
+			{
+				contact_solve_sweep(world, false, true);
+			}
+		}
+		if (contacts)
+		{
+			contact_solve_restitution(world);
+			contact_window_end(world);
+			contact_solve_end(world);
 		}
 		if (bodies)
 		{
