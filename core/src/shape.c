@@ -431,6 +431,23 @@ sn_error sn_create_shape(sn_world* world, const sn_shape_def* def, sn_shape_id* 
 						  "convex hulls)",
 						  what, sn_shape_type_name(type));
 	}
+	// A link's first shape: its articulation's rows get room for contacts (every dof and a floating base's
+	// velocity may become slots of a solve, artic/solve.c).
+	artic* link_artic = NULL;
+	if (body_index >= 0 && world->bodies[body_index].type == SN_BODY_LINK)
+	{
+		link_artic = world->artics->items + world->bodies[body_index].artic;
+		if (link_artic->shape_count == 0)
+		{
+			link_artic->shape_count = 1;
+			err = artic_reserve_rows(world, link_artic, NULL);
+			link_artic->shape_count = 0;
+			if (err != SN_ERR_OK)
+			{
+				return err;
+			}
+		}
+	}
 	collide_shape geom;
 	shape_source* source = NULL;
 	err = shape_build_geometry(world, what, &def->geometry, &geom, &source);
@@ -509,6 +526,10 @@ sn_error sn_create_shape(sn_world* world, const sn_shape_def* def, sn_shape_id* 
 		c->shape_free = next_free;
 	}
 	c->shape_count += 1;
+	if (link_artic != NULL)
+	{
+		link_artic->shape_count += 1;
+	}
 	// Last in its body's list: creation order.
 	int32_t* link = body_head(world, body_index);
 	while (*link >= 0)
@@ -551,6 +572,10 @@ static void destroy_shape(sn_world* world, int32_t index)
 	s->next_free = c->shape_free;
 	c->shape_free = index;
 	c->shape_count -= 1;
+	if (s->body >= 0 && world->bodies[s->body].type == SN_BODY_LINK)
+	{
+		world->artics->items[world->bodies[s->body].artic].shape_count -= 1;
+	}
 }
 
 sn_error sn_destroy_shape(sn_world* world, sn_shape_id id)

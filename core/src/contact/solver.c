@@ -71,6 +71,14 @@ bool contact_solver_reserve(sn_world* world, int manifolds, int64_t jac_doubles)
 		return false;
 	}
 	cs->constraints = p;
+	p = cs->points;
+	if (manifolds > INT32_MAX / COLLIDE_MANIFOLD_POINTS ||
+		!memory_reserve(&world->memory, &p, &cs->point_capacity, manifolds * COLLIDE_MANIFOLD_POINTS,
+						sizeof(contact_solver_point)))
+	{
+		return false;
+	}
+	cs->points = p;
 	if (jac_doubles > cs->jac_capacity)
 	{
 		if (jac_doubles > (int64_t)(SIZE_MAX / sizeof(double) / 2))
@@ -94,6 +102,7 @@ void contact_solver_release(sn_world* world)
 {
 	contact_solver* cs = &world->contact_solver;
 	memory_free(&world->memory, cs->constraints, (size_t)cs->capacity * sizeof(contact_constraint));
+	memory_free(&world->memory, cs->points, (size_t)cs->point_capacity * sizeof(contact_solver_point));
 	memory_free(&world->memory, cs->jac, (size_t)cs->jac_capacity * sizeof(double));
 	memset(cs, 0, sizeof(*cs));
 }
@@ -258,6 +267,7 @@ void contact_solver_build(sn_world* world, double dt)
 	const contact_state* c = &world->contacts;
 	const sn_contact_settings* set = &world->def.contact;
 	cs->count = 0;
+	cs->point_count = 0;
 	cs->link_constraints = 0;
 	const double inv_dt = 1.0 / dt;
 	for (int i = 0; i < c->pair_count; ++i)
@@ -295,6 +305,8 @@ void contact_solver_build(sn_world* world, double dt)
 			cc->softness = cc->soft ? point_soft(softness, cm->point_count) : softness;
 			cc->same_artic = side_a.kind == SIDE_LINK && side_b.kind == SIDE_LINK && side_a.artic == side_b.artic;
 			cc->point_count = cm->point_count;
+			cc->points = cs->points + cs->point_count;
+			cs->point_count += cm->point_count;
 			cs->link_constraints += (side_a.kind == SIDE_LINK || side_b.kind == SIDE_LINK) ? 1 : 0;
 			for (int k = 0; k < cm->point_count; ++k)
 			{

@@ -74,7 +74,7 @@ typedef struct contact_constraint
 	sn_soft softness;   // per manifold: its points share the stiffness (a box on four points sinks F c)
 	bool same_artic;    // both sides are links of one articulation: side B's rows carry J_B - J_A
 	int point_count;
-	contact_solver_point points[COLLIDE_MANIFOLD_POINTS];
+	contact_solver_point* points; // [point_count] in the solver's pool (the step's points, dense)
 	// K_ij = J_i M^-1 J_j^T among the normal rows of the points, this window (the block solve).
 	double block_k[COLLIDE_MANIFOLD_POINTS][COLLIDE_MANIFOLD_POINTS];
 } contact_constraint;
@@ -84,6 +84,9 @@ typedef struct contact_solver
 	contact_constraint* constraints;
 	int count;
 	int capacity;
+	contact_solver_point* points; // the constraints' points, in constraint order
+	int point_count;
+	int point_capacity;
 	double* jac; // link sides' Jacobians and W J^T (per point and side: 3 rows x 2 vectors of the slots)
 	int64_t jac_used;
 	int64_t jac_capacity;
