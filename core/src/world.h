@@ -22,6 +22,7 @@ typedef struct solver_body_info
 	int32_t body; // body index
 	double inv_mass;
 	sn_mat33 inv_inertia; // world frame at the start of the (sub)step
+	sn_vec3 v_ref, w_ref; // the link-contact pass of XPBD and DIRECT worlds: velocities it started from
 } solver_body_info;
 
 struct sn_world

@@ -307,7 +307,8 @@ void contact_solver_build(sn_world* world, double dt)
 			cc->point_count = cm->point_count;
 			cc->points = cs->points + cs->point_count;
 			cs->point_count += cm->point_count;
-			cs->link_constraints += (side_a.kind == SIDE_LINK || side_b.kind == SIDE_LINK) ? 1 : 0;
+			cc->has_link = side_a.kind == SIDE_LINK || side_b.kind == SIDE_LINK;
+			cs->link_constraints += cc->has_link ? 1 : 0;
 			for (int k = 0; k < cm->point_count; ++k)
 			{
 				const contact_point* cp = cm->points + k;
@@ -573,6 +574,10 @@ void contact_solve_begin(sn_world* world, double h, int windows)
 	for (int i = 0; i < cs->count; ++i)
 	{
 		contact_constraint* cc = cs->constraints + i;
+		if (cs->links_only && !cc->has_link)
+		{
+			continue;
+		}
 		for (int p = 0; p < cc->point_count; ++p)
 		{
 			contact_solver_point* sp = cc->points + p;
@@ -697,6 +702,10 @@ void contact_window_begin(sn_world* world)
 	for (int i = 0; i < cs->count; ++i)
 	{
 		contact_constraint* cc = cs->constraints + i;
+		if (cs->links_only && !cc->has_link)
+		{
+			continue;
+		}
 		const sn_vec3 n = cc->normal;
 		for (int p = 0; p < cc->point_count; ++p)
 		{
@@ -959,7 +968,7 @@ static bool normal_block(sn_world* world, contact_constraint* cc, bool pseudo, d
 						 double vmax)
 {
 	const int n = cc->point_count;
-	double b[COLLIDE_MANIFOLD_POINTS], x[COLLIDE_MANIFOLD_POINTS];
+	double b[COLLIDE_MANIFOLD_POINTS] = { 0.0 }, x[COLLIDE_MANIFOLD_POINTS] = { 0.0 };
 	for (int i = 0; i < n; ++i)
 	{
 		const contact_solver_point* sp = cc->points + i;
@@ -1010,6 +1019,10 @@ void contact_solve_sweep(sn_world* world, bool position, bool frozen)
 	for (int i = 0; i < cs->count; ++i)
 	{
 		contact_constraint* cc = cs->constraints + i;
+		if (cs->links_only && !cc->has_link)
+		{
+			continue;
+		}
 		// Normals first: the friction bounds below take this sweep's normal impulses. A rigid manifold of
 		// several points as one block (block_lcp), point by point otherwise.
 		bool block = cc->point_count > 1 && !cc->soft;
@@ -1106,6 +1119,10 @@ void contact_solve_restitution(sn_world* world)
 	for (int i = 0; i < cs->count; ++i)
 	{
 		contact_constraint* cc = cs->constraints + i;
+		if (cs->links_only && !cc->has_link)
+		{
+			continue;
+		}
 		if (cc->restitution == 0.0)
 		{
 			continue;
@@ -1135,6 +1152,10 @@ void contact_window_end(sn_world* world)
 	for (int i = 0; i < cs->count; ++i)
 	{
 		contact_constraint* cc = cs->constraints + i;
+		if (cs->links_only && !cc->has_link)
+		{
+			continue;
+		}
 		for (int p = 0; p < cc->point_count; ++p)
 		{
 			contact_solver_point* sp = cc->points + p;
@@ -1156,6 +1177,10 @@ void contact_solve_end(sn_world* world)
 	for (int i = 0; i < cs->count; ++i)
 	{
 		contact_constraint* cc = cs->constraints + i;
+		if (cs->links_only && !cc->has_link)
+		{
+			continue;
+		}
 		for (int p = 0; p < cc->point_count; ++p)
 		{
 			contact_solver_point* sp = cc->points + p;
@@ -1165,4 +1190,70 @@ void contact_solve_end(sn_world* world)
 			}
 		}
 	}
+}
+
+// ---- the link pass of XPBD and DIRECT worlds ------------------------------------------------------------
+
+// Move the bodies by this window's velocity change and pseudo velocity (their own solver moved them by
+// the velocity it ended with).
+static void integrate_corrections(sn_world* world, double hw)
+{
+	for (int i = 1; i < world->solver_count; ++i)
+	{
+		solver_body_info* info = world->solver_infos + i;
+		body* b = world->bodies + info->body;
+		solver_body* sb = world->solver_bodies + i;
+		if (b->type == SN_BODY_DYNAMIC)
+		{
+			sn_vec3 dv = sn_add(sn_sub(sb->v, info->v_ref), sb->vp);
+			sn_vec3 dw = sn_add(sn_sub(sb->w, info->w_ref), sb->wp);
+			b->com = sn_mul_add(b->com, hw, dv);
+			b->q = quat_integrate(b->q, dw, hw);
+		}
+		sb->vp = sn_v3(0, 0, 0);
+		sb->wp = sn_v3(0, 0, 0);
+	}
+}
+
+void contact_link_pass_tgs(sn_world* world, double h)
+{
+	contact_solver* cs = &world->contact_solver;
+	if (cs->link_constraints == 0)
+	{
+		artic_step_tgs(world, h);
+		return;
+	}
+	const sn_world_def* def = &world->def;
+	const int n = def->position_iterations;
+	const double rho = h / n;
+	cs->links_only = true;
+	contact_solver_mark_links(world);
+	artic_solve_begin(world, h, true, n);
+	body_prepare_solver_slots(world);
+	for (int i = 1; i < world->solver_count; ++i)
+	{
+		world->solver_infos[i].v_ref = world->solver_bodies[i].v;
+		world->solver_infos[i].w_ref = world->solver_bodies[i].w;
+	}
+	contact_solve_begin(world, h, n);
+	for (int w = 1; w <= n; ++w)
+	{
+		contact_window_begin(world);
+		artic_solve_sweep(world, ARTIC_SWEEP_TGS_POSITION, w);
+		contact_solve_sweep(world, true, false);
+		contact_window_end(world);
+		integrate_corrections(world, rho);
+		artic_solve_advance(world, rho);
+	}
+	for (int i = 0; i < def->velocity_iterations; ++i)
+	{
+		artic_solve_sweep(world, ARTIC_SWEEP_TGS_VELOCITY, 0);
+		contact_solve_sweep(world, false, true);
+	}
+	contact_solve_restitution(world);
+	contact_window_end(world);
+	contact_solve_end(world);
+	body_store_solver_velocities(world);
+	artic_solve_end(world);
+	cs->links_only = false;
 }
