@@ -3,6 +3,7 @@
 #include "body.h"
 
 #include "artic/artic.h"
+#include "joint/joint.h"
 #include "math/mathx.h"
 #include "shape.h"
 #include "world.h"
@@ -275,6 +276,15 @@ void body_destroy_links(sn_world* world, int link_count, const int32_t* link_bod
 		if (index < 0 || index >= world->body_high || !world->bodies[index].live)
 		{
 			continue;
+		}
+		// Maximal joints onto the link go with it (as with a destroyed body).
+		for (int i = 0; i < world->joint_high; ++i)
+		{
+			const joint* j = world->joints + i;
+			if (j->live && (j->body_a == index || j->body_b == index))
+			{
+				sn_destroy_joint(world, joint_id_of(world, i));
+			}
 		}
 		shape_destroy_body_shapes(world, index);
 		contact_forget_body(world, index);

@@ -648,6 +648,32 @@ static sn_error read_world_settings(snap_reader* r, sn_world_def* def, double* t
 	return sn_world_def_check(def, NULL, 0) == SN_ERR_OK ? SN_ERR_OK : SN_ERR_BAD_SNAPSHOT;
 }
 
+// Maximal joints on links: counted on their articulations, whose rows get room for them (as creating
+// them does).
+static sn_error count_link_joints(sn_world* world)
+{
+	for (int i = 0; i < world->joint_high; ++i)
+	{
+		if (world->joints[i].live)
+		{
+			joint_count_links(world, world->joints + i, 1);
+		}
+	}
+	for (int i = 0; world->artics != NULL && i < world->artics->high; ++i)
+	{
+		artic* a = world->artics->items + i;
+		if (a->live && a->link_joint_count > 0)
+		{
+			sn_error err = artic_reserve_rows(world, a, NULL);
+			if (err != SN_ERR_OK)
+			{
+				return err;
+			}
+		}
+	}
+	return SN_ERR_OK;
+}
+
 sn_error sn_world_create_from_snapshot(const void* data, size_t size, const sn_allocator* allocator,
 									   sn_world** out_world)
 {
@@ -731,6 +757,10 @@ sn_error sn_world_create_from_snapshot(const void* data, size_t size, const sn_a
 	if (err == SN_ERR_OK)
 	{
 		err = link_bodies_valid(world);
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = count_link_joints(world);
 	}
 	if (err == SN_ERR_OK)
 	{

@@ -2,6 +2,8 @@
 // the queries that span all objects.
 #include "world.h"
 
+#include "constraint/link_row.h"
+
 #include "hash.h"
 
 #include "artic/artic.h"
@@ -166,6 +168,7 @@ void sn_world_destroy(sn_world* world)
 	memory_free(m, world->break_events, (size_t)world->break_capacity * sizeof(sn_joint_break_event));
 	solver_release(world);
 	contact_solver_release(world);
+	memory_free(&world->memory, world->link_rows.jac, (size_t)world->link_rows.capacity * sizeof(double));
 	contact_release(world);
 	artic_store_destroy(world);
 	sn_memory last = world->memory;
@@ -528,6 +531,19 @@ static sn_error reserve_scratch(sn_world* world)
 	p = world->break_events;
 	ok = ok && memory_reserve(m, &p, &world->break_capacity, world->joint_count, sizeof(sn_joint_break_event));
 	world->break_events = p;
+	// Joint rows on articulation links: their Jacobians over the slots (constraint/link_row.h).
+	int64_t link_doubles = world->artics != NULL ? link_row_demand(world) : 0;
+	if (ok && link_doubles > world->link_rows.capacity)
+	{
+		double* q = link_doubles <= INT32_MAX ? memory_alloc(m, (size_t)link_doubles * sizeof(double)) : NULL;
+		ok = q != NULL;
+		if (ok)
+		{
+			memory_free(m, world->link_rows.jac, (size_t)world->link_rows.capacity * sizeof(double));
+			world->link_rows.jac = q;
+			world->link_rows.capacity = link_doubles;
+		}
+	}
 	return ok ? SN_ERR_OK : SN_ERR_NO_MEMORY;
 }
 

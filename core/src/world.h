@@ -65,6 +65,13 @@ struct sn_world
 	contact_state contacts;
 	// The step's contact constraints (contact/solver.h).
 	contact_solver contact_solver;
+	// Joint rows on articulation links: their J and W J^T (constraint/link_row.h), rebuilt with the rows.
+	struct
+	{
+		double* jac;
+		int64_t used, capacity;
+		int joints; // live joints with a link side (counted when the scratch is reserved)
+	} link_rows;
 
 	sn_joint_break_event* break_events;
 	int break_capacity;

@@ -89,8 +89,8 @@ typedef struct sn_contact
 	sn_body_id body_b;
 	sn_vec3 normal;     // unit, world, from shape A to shape B
 	sn_vec3 tangent[2]; // the friction directions of tangent_impulse: (normal, tangent[0], tangent[1]) right-handed
-	bool touching;   // a point's separation is at most SN_CONTACT_TOUCH_DISTANCE
-	int point_count; // 1..SN_MANIFOLD_MAX_POINTS
+	bool touching;      // a point's separation is at most SN_CONTACT_TOUCH_DISTANCE
+	int point_count;    // 1..SN_MANIFOLD_MAX_POINTS
 	sn_contact_point points[SN_MANIFOLD_MAX_POINTS];
 } sn_contact;
 

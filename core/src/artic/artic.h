@@ -221,6 +221,7 @@ typedef struct artic
 	int32_t* link_body; // [link_count]
 	bool self_collision;
 	int shape_count;       // shapes on its links (shape.c): contact rows may then need every dof as a slot
+	int link_joint_count;  // maximal joints on its links (joint/joint.c): their rows may too
 	uint8_t* link_contact; // [link_count] scratch: the link has contact rows in the current solve
 
 	// state

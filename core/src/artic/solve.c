@@ -692,7 +692,7 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 	}
 	// Links with contact rows: every dof on their paths to the root, and a floating base's velocity.
 	bool contacts = false;
-	for (int i = 0; a->shape_count > 0 && i < a->link_count; ++i)
+	for (int i = 0; (a->shape_count > 0 || a->link_joint_count > 0) && i < a->link_count; ++i)
 	{
 		if (!a->link_contact[i])
 		{
@@ -1066,7 +1066,7 @@ static void end_one(sn_world* world, artic* a)
 		}
 	}
 	artic_finish(a, h, have_rows);
-	if (a->shape_count > 0)
+	if (a->shape_count > 0 || a->link_joint_count > 0)
 	{
 		memset(a->link_contact, 0, (size_t)a->link_count);
 	}

@@ -267,7 +267,7 @@ static void row_demand(const sn_world* world, const artic* a, int self, const sn
 	}
 	// Contacts on the links may make every dof active, and a floating base's six velocities too
 	// (artic/solve.c, contact rows).
-	if (a->shape_count > 0)
+	if (a->shape_count > 0 || a->link_joint_count > 0)
 	{
 		k = a->dof_count + (a->fixed_base ? 0 : ARTIC_BASE_SLOTS);
 	}

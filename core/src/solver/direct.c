@@ -487,6 +487,8 @@ static void build_rows(sn_world* world, double h)
 {
 	direct_state* d = &world->direct;
 	row_builder b;
+	b.world = NULL; // joints on articulation links are solved in the articulations' pass
+	b.links = false;
 	b.rows = world->rows;
 	b.count = 0;
 	b.blocks = world->blocks;

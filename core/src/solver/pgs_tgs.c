@@ -32,6 +32,7 @@
 
 #include "artic/artic.h"
 #include "body.h"
+#include "constraint/link_row.h"
 #include "constraint/row.h"
 #include "contact/solver.h"
 #include "joint/joint.h"
@@ -97,6 +98,8 @@ static void build_rows(sn_world* world, double h, double rigid_bias_rate)
 	b.project_free_rows = true;
 	b.h = h;
 	b.rigid_bias_rate = rigid_bias_rate;
+	b.world = world;
+	world->link_rows.used = 0;
 	for (int i = 0; i < world->joint_high; ++i)
 	{
 		const joint* j = world->joints + i;
@@ -127,6 +130,10 @@ static void warm_start(sn_world* world)
 		if (rw->impulse != 0.0)
 		{
 			row_apply(rw, sb, rw->impulse);
+			if (rw->flags & ROW_LINK)
+			{
+				link_row_apply(world, rw, rw->impulse, false);
+			}
 			rw->total += rw->impulse;
 		}
 	}
@@ -141,9 +148,11 @@ static void solve_block(sn_world* world, const row_block* blk, bool tgs, bool pu
 	int n = blk->n;
 	// Zeroed: GCC -O3 cannot see that n >= 2 and warns that ldlt_solve may read an unset rhs.
 	double rhs[ROW_BLOCK_MAX] = { 0.0 }, x[ROW_BLOCK_MAX];
+	const bool links = (rows[0].flags & ROW_LINK) != 0; // a joint's rows all have its link sides
 	for (int i = 0; i < n; ++i)
 	{
-		rhs[i] = -(row_cdot(rows + i, sb) - rows[i].target_speed);
+		double cdot = row_cdot(rows + i, sb) + (links ? link_row_cdot(world, rows + i, false) : 0.0);
+		rhs[i] = -(cdot - rows[i].target_speed);
 	}
 	ldlt_solve(blk->l, blk->d_inv, n, rhs, x);
 	for (int i = 0; i < n; ++i)
@@ -153,6 +162,10 @@ static void solve_block(sn_world* world, const row_block* blk, bool tgs, bool pu
 		r->impulse += delta;
 		r->total += delta;
 		row_apply(r, sb, delta);
+		if (links)
+		{
+			link_row_apply(world, r, delta, false);
+		}
 	}
 	if (!push)
 	{
@@ -161,8 +174,9 @@ static void solve_block(sn_world* world, const row_block* blk, bool tgs, bool pu
 	for (int i = 0; i < n; ++i)
 	{
 		const row* r = rows + i;
-		double c = tgs ? row_c_now(r, sb) : r->c0;
-		rhs[i] = -(row_cdot_push(r, sb) + r->coef.bias_rate * c);
+		double c = tgs ? row_c_now(r, sb) + (links ? link_row_displacement(world, r) : 0.0) : r->c0;
+		double cdot = row_cdot_push(r, sb) + (links ? link_row_cdot(world, r, true) : 0.0);
+		rhs[i] = -(cdot + r->coef.bias_rate * c);
 	}
 	ldlt_solve(blk->l, blk->d_inv, n, rhs, x);
 	for (int i = 0; i < n; ++i)
@@ -171,6 +185,10 @@ static void solve_block(sn_world* world, const row_block* blk, bool tgs, bool pu
 		row* r = rows + i;
 		r->push += delta;
 		row_apply_push(r, sb, delta);
+		if (links)
+		{
+			link_row_apply(world, r, delta, true);
+		}
 	}
 }
 
@@ -200,8 +218,14 @@ static void solve_rows(sn_world* world, enum solve_mode mode, double h)
 			i += blk->n - 1;
 			continue;
 		}
+		const bool links = (r->flags & ROW_LINK) != 0;
 		double c = (r->flags & ROW_VELOCITY) ? 0.0 : (tgs ? row_c_now(r, sb) : r->c0);
 		double cdot = row_cdot(r, sb);
+		if (links)
+		{
+			c += tgs && !(r->flags & ROW_VELOCITY) ? link_row_displacement(world, r) : 0.0;
+			cdot += link_row_cdot(world, r, false);
+		}
 		double delta;
 		bool split = row_splits(r);
 		if (r->flags & ROW_VELOCITY)
@@ -234,12 +258,21 @@ static void solve_rows(sn_world* world, enum solve_mode mode, double h)
 		delta = clamp_accumulate(&r->impulse, delta, r->lo, r->hi);
 		r->total += delta;
 		row_apply(r, sb, delta);
+		if (links)
+		{
+			link_row_apply(world, r, delta, false);
+		}
 
 		if (position && split && ((r->flags & ROW_UNILATERAL) == 0 || c < 0.0))
 		{
-			double dq = -r->coef.eff_mass * (row_cdot_push(r, sb) + r->coef.bias_rate * c);
+			double vp = row_cdot_push(r, sb) + (links ? link_row_cdot(world, r, true) : 0.0);
+			double dq = -r->coef.eff_mass * (vp + r->coef.bias_rate * c);
 			dq = clamp_accumulate(&r->push, dq, r->lo, r->hi);
 			row_apply_push(r, sb, dq);
+			if (links)
+			{
+				link_row_apply(world, r, dq, true);
+			}
 		}
 	}
 }
@@ -275,12 +308,13 @@ void pgs_substep(sn_world* world, double h)
 	const bool contacts = world->contact_solver.count > 0;
 	prepare_bodies(world);
 	integrate_velocities(world, h);
+	// Articulations: free motion (ABA), their rows and warm starts (artic/solve.c); links with contacts or
+	// joints take part with every dof of their paths (before the joint rows, which read those slots).
+	contact_solver_mark_links(world);
+	joint_mark_links(world);
+	artic_solve_begin(world, h, false, 1);
 	build_rows(world, h, def->erp / h);
 	warm_start(world);
-	// Articulations: free motion (ABA), their rows and warm starts (artic/solve.c); links with contacts
-	// take part with every dof of their paths.
-	contact_solver_mark_links(world);
-	artic_solve_begin(world, h, false, 1);
 	if (contacts)
 	{
 		contact_solve_begin(world, h, 1);
@@ -323,11 +357,12 @@ void tgs_substep(sn_world* world, double h)
 	int n = def->position_iterations;
 	double rho = h / n;
 	// A world of articulations only skips the body pipeline entirely.
-	bool bodies = world->body_count > 0;
+	bool bodies = world->body_count > 0 || world->link_rows.joints > 0;
 	const bool contacts = world->contact_solver.count > 0;
 	// Articulations: one ABA for the whole solve, then one window of length rho per position iteration
 	// (artic/solve.c); links with contacts take part with every dof of their paths.
 	contact_solver_mark_links(world);
+	joint_mark_links(world);
 	artic_solve_begin(world, h, true, n);
 	if (contacts)
 	{

@@ -797,6 +797,8 @@ int xpbd_build_rows(xpbd_ctx* c, const sn_world* world, row* rows, row_block* bl
 	joint_frame f;
 	joint_frame_compute(world, c->j, &f);
 	row_builder b;
+	b.world = NULL; // joints on articulation links are solved in the articulations' pass
+	b.links = false;
 	b.joint_index = (int32_t)(c->j - world->joints);
 	b.sa = body_solver_index(world, c->j->body_a);
 	b.sb = body_solver_index(world, c->j->body_b);
