@@ -9,6 +9,7 @@
 // density, placed by its local pose (centre c' = p + R c, inertia R I R^T), and the parts combined about
 // their common centre of mass by the parallel-axis theorem (collide_mass_combine).
 #include "shape.h"
+#include "island.h"
 
 #include "artic/artic.h"
 #include "body.h"
@@ -538,6 +539,7 @@ sn_error sn_create_shape(sn_world* world, const sn_shape_def* def, sn_shape_id* 
 	}
 	*link = index;
 	*out_id = shape_id_of(world, index);
+	island_wake_body(world, body_index);
 	return SN_ERR_OK;
 }
 
@@ -588,6 +590,9 @@ sn_error sn_destroy_shape(sn_world* world, sn_shape_id id)
 	{
 		return world_fail(world, SN_ERR_INVALID_ID, "destroy shape: invalid shape id");
 	}
+	int32_t owner = world->contacts.shapes[id.index1 - 1].body;
+	island_wake_body(world, owner);
+	island_wake_touching(world, owner);
 	destroy_shape(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
@@ -823,6 +828,11 @@ sn_error sn_shape_set_material(sn_world* world, sn_shape_id id, sn_material mate
 	{
 		s->material = material;
 	}
+	if (err == SN_ERR_OK)
+	{
+		island_wake_body(world, world->contacts.shapes[id.index1 - 1].body);
+		island_wake_touching(world, world->contacts.shapes[id.index1 - 1].body);
+	}
 	return err;
 }
 
@@ -858,6 +868,8 @@ sn_error sn_shape_set_filter(sn_world* world, sn_shape_id id, sn_filter filter)
 		broadphase_touch_proxy(&c->bp, s->proxy);
 	}
 	c->refilter = true;
+	island_wake_body(world, world->contacts.shapes[id.index1 - 1].body);
+	island_wake_touching(world, world->contacts.shapes[id.index1 - 1].body);
 	return SN_ERR_OK;
 }
 

@@ -66,6 +66,10 @@ static void write_world(snap_writer* w, const sn_world* world)
 	snap_put_f64(w, d->contact.restitution_threshold);
 	snap_put_u32(w, (uint32_t)d->contact.friction_mix);
 	snap_put_u32(w, (uint32_t)d->contact.restitution_mix);
+	snap_put_u8(w, d->sleep.enabled ? 1 : 0);
+	snap_put_f64(w, d->sleep.linear_speed);
+	snap_put_f64(w, d->sleep.angular_speed);
+	snap_put_f64(w, d->sleep.time_to_sleep);
 	snap_put_f64(w, world->time);
 	snap_put_u64(w, world->step_count);
 	snap_put_u8(w, world->diverged ? 1 : 0);
@@ -106,6 +110,9 @@ static void write_bodies(snap_writer* w, const sn_world* world)
 		snap_put_vec3(w, b->force);
 		snap_put_vec3(w, b->torque);
 		snap_put_u64(w, b->user_data);
+		snap_put_u8(w, b->asleep ? 1 : 0);
+		snap_put_f64(w, b->sleep_time);
+		snap_put_i32(w, b->sleep_group);
 	}
 }
 
@@ -322,9 +329,18 @@ static sn_error read_bodies(snap_reader* r, sn_world* world)
 		b->force = snap_get_vec3(r);
 		b->torque = snap_get_vec3(r);
 		b->user_data = snap_get_u64(r);
+		uint8_t asleep = snap_get_u8(r);
+		b->sleep_time = snap_get_f64(r);
+		b->sleep_group = snap_get_i32(r);
 		if (!r->ok)
 		{
 			return bad(world, "body record truncated");
+		}
+		b->asleep = asleep == 1;
+		if (asleep > 1 || !finite_nonneg(b->sleep_time) || b->sleep_group < -1 ||
+			(b->asleep && (b->type != SN_BODY_DYNAMIC || b->sleep_group < 0)))
+		{
+			return bad(world, "body sleep state");
 		}
 		bool dynamic = b->type == SN_BODY_DYNAMIC;
 		if (b->type != SN_BODY_STATIC && b->type != SN_BODY_KINEMATIC && !dynamic)
@@ -637,11 +653,16 @@ static sn_error read_world_settings(snap_reader* r, sn_world_def* def, double* t
 	def->contact.restitution_threshold = snap_get_f64(r);
 	def->contact.friction_mix = (sn_mix_rule)snap_get_u32(r);
 	def->contact.restitution_mix = (sn_mix_rule)snap_get_u32(r);
+	uint8_t sleep_enabled = snap_get_u8(r);
+	def->sleep.enabled = sleep_enabled == 1;
+	def->sleep.linear_speed = snap_get_f64(r);
+	def->sleep.angular_speed = snap_get_f64(r);
+	def->sleep.time_to_sleep = snap_get_f64(r);
 	*time = snap_get_f64(r);
 	*steps = snap_get_u64(r);
 	uint8_t d = snap_get_u8(r);
 	*diverged = d == 1;
-	if (!r->ok || r->at != r->size || d > 1 || !isfinite(*time) || *time < 0.0)
+	if (!r->ok || r->at != r->size || d > 1 || sleep_enabled > 1 || !isfinite(*time) || *time < 0.0)
 	{
 		return SN_ERR_BAD_SNAPSHOT;
 	}

@@ -65,6 +65,14 @@ struct sn_world
 	contact_state contacts;
 	// The step's contact constraints (contact/solver.h).
 	contact_solver contact_solver;
+	// The island pass's scratch (island.c): union-find parents, rest times and kept flags per node.
+	struct
+	{
+		int32_t* parent;
+		double* rest;
+		uint8_t* keep;
+		int capacity;
+	} islands;
 	// Joint rows on articulation links: their J and W J^T (constraint/link_row.h), rebuilt with the rows.
 	struct
 	{

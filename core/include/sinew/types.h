@@ -63,6 +63,24 @@ typedef struct sn_contact_settings
 	sn_mix_rule restitution_mix;
 } sn_contact_settings;
 
+// Sleeping (Box2D's and PhysX's): bodies and articulations that touch or are jointed form islands; an
+// island whose every member has moved slower than both speeds for time_to_sleep falls asleep: it costs
+// nothing per step until something touches it, a force or setter acts on it, a drive target changes or it
+// is woken (sn_body_wake, sn_articulation_wake). Sleeping never changes what awake islands do.
+typedef struct sn_sleep_settings
+{
+	// Default false (a host turns it on for real-time worlds).
+	bool enabled;
+	// Centre-of-mass speed (and prismatic joint speed, and a floating base's speed) below which a member
+	// rests, m/s. Default 0.05 (Box2D's). Range [0, 1e3].
+	double linear_speed;
+	// Angular speed (and revolute and spherical joint speed) below which a member rests, rad/s. Default
+	// 0.05 (about 3 degrees per second). Range [0, 1e3].
+	double angular_speed;
+	// Time every member of an island must rest before it sleeps, s. Default 0.5 (Box2D's). Range (0, 1e6].
+	double time_to_sleep;
+} sn_sleep_settings;
+
 typedef struct sn_world_def
 {
 	// Gravity acceleration, m/s^2. Default (0, 0, -9.81): z is up.
@@ -108,6 +126,8 @@ typedef struct sn_world_def
 	uint32_t id_tag;
 	// Contacts: allowed penetration, correction speed, restitution threshold, material mixing.
 	sn_contact_settings contact;
+	// Islands and sleeping.
+	sn_sleep_settings sleep;
 	// Memory hooks; NULL functions mean malloc and free.
 	sn_allocator allocator;
 } sn_world_def;

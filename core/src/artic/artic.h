@@ -222,6 +222,9 @@ typedef struct artic
 	bool self_collision;
 	int shape_count;       // shapes on its links (shape.c): contact rows may then need every dof as a slot
 	int link_joint_count;  // maximal joints on its links (joint/joint.c): their rows may too
+	bool asleep;           // its island sleeps (island.c): no solve until it is woken
+	double sleep_time;     // s it has moved slower than the sleep thresholds
+	int32_t sleep_group;   // while asleep: the island it sleeps with, else -1
 	uint8_t* link_contact; // [link_count] scratch: the link has contact rows in the current solve
 
 	// state

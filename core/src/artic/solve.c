@@ -760,10 +760,17 @@ void artic_solve_begin(sn_world* world, double h, bool tgs, int windows)
 	s->solving = 0;
 	for (int i = 0; i < s->high; ++i)
 	{
-		if (s->items[i].live)
+		artic* a = s->items + i;
+		if (a->live && a->asleep)
 		{
-			begin_one(world, i, s->items + i, h, tgs, windows);
-			s->solving += s->items[i].rows.k > 0;
+			a->rows.count = 0; // a sleeping articulation takes no part in the solve (island.c)
+			a->rows.k = 0;
+			a->rows.kd = 0;
+		}
+		else if (a->live)
+		{
+			begin_one(world, i, a, h, tgs, windows);
+			s->solving += a->rows.k > 0;
 		}
 	}
 }
@@ -1081,7 +1088,7 @@ void artic_solve_end(sn_world* world)
 	}
 	for (int i = 0; i < s->high; ++i)
 	{
-		if (s->items[i].live)
+		if (s->items[i].live && !s->items[i].asleep)
 		{
 			end_one(world, s->items + i);
 		}

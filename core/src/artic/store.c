@@ -12,6 +12,7 @@
 // (or dof) order; a second block holds the rows, sized by the dofs that carry rows and grown only by
 // creation, setters and mimic joints (never by a step).
 #include "artic/artic.h"
+#include "island.h"
 #include "hash.h"
 
 #include "math/mathx.h"
@@ -930,6 +931,7 @@ sn_error sn_articulation_set_self_collision(sn_world* world, sn_articulation_id 
 			shape_touch_body(world, a->link_body[l]);
 		}
 	}
+	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -1142,6 +1144,11 @@ uint64_t artic_state_hash(const sn_world* world, uint64_t h)
 		h = hash_bytes(h, &a->base_pose, sizeof(a->base_pose));
 		h = hash_bytes(h, &a->base_v, sizeof(a->base_v));
 		h = hash_bytes(h, &a->base_w, sizeof(a->base_w));
+		if (world->def.sleep.enabled)
+		{
+			h = hash_bytes(h, &a->asleep, sizeof(a->asleep));
+			h = hash_doubles(h, &a->sleep_time, 1);
+		}
 		h = hash_doubles(h, a->q, (size_t)a->dof_count);
 		h = hash_doubles(h, a->qd, (size_t)a->dof_count);
 		h = hash_bytes(h, a->sph, (size_t)a->link_count * sizeof(sn_quat));

@@ -54,6 +54,7 @@
 #include "artic/artic.h"
 #include "body.h"
 #include "contact/contact.h"
+#include "island.h"
 #include "math/mathx.h"
 #include "world.h"
 
@@ -281,11 +282,9 @@ void contact_solver_build(sn_world* world, double dt)
 		const shape* sb = c->shapes + p->shape_b;
 		contact_side side_a = make_side(world, sa->body);
 		contact_side side_b = make_side(world, sb->body);
-		if (side_a.kind != SIDE_LINK && side_b.kind != SIDE_LINK &&
-			!(side_a.kind == SIDE_BODY && world->bodies[sa->body].type == SN_BODY_DYNAMIC) &&
-			!(side_b.kind == SIDE_BODY && world->bodies[sb->body].type == SN_BODY_DYNAMIC))
+		if (!island_body_moves(world, sa->body) && !island_body_moves(world, sb->body))
 		{
-			continue; // nothing that moves under forces
+			continue; // nothing that moves under forces (or both sides asleep)
 		}
 		double friction = mix(set->friction_mix, sa->material.friction, sb->material.friction);
 		double restitution = mix(set->restitution_mix, sa->material.restitution, sb->material.restitution);

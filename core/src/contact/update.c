@@ -44,6 +44,7 @@
 // the next attempt finds the same pairs. Order: shapes, pairs and events by slot, never by address.
 #include "contact/contact.h"
 #include "contact/solver.h"
+#include "island.h"
 
 #include "artic/artic.h"
 #include "body.h"
@@ -246,9 +247,10 @@ static int update_proxies(sn_world* world, double dt)
 			continue;
 		}
 		const body* b = world->bodies + s->body;
-		if (b->type == SN_BODY_STATIC && !b->moved)
+		if ((b->type == SN_BODY_STATIC && !b->moved) || (b->asleep && !b->moved) ||
+			(b->type == SN_BODY_LINK && world->artics->items[b->artic].asleep))
 		{
-			continue;
+			continue; // it has not moved (a sleeping body's shapes stay where they are, island.c)
 		}
 		collide_aabb tight;
 		bool far;
@@ -805,6 +807,60 @@ static void evaluate_pair(update_ctx* u, contact_pair pair, const contact_pair* 
 	}
 }
 
+// A pair neither of whose shapes moved since the last update (both asleep, or asleep and static) keeps its
+// manifolds as they are, without the narrowphase: a sleeping island costs nothing here (island.c).
+static bool pair_frozen(const sn_world* world, const contact_pair* p)
+{
+	const shape* a = world->contacts.shapes + p->shape_a;
+	const shape* b = world->contacts.shapes + p->shape_b;
+	if ((a->flags | b->flags) & SHAPE_FIND_PAIRS)
+	{
+		return false; // a static body was moved, or a filter changed
+	}
+	const int32_t ends[2] = { a->body, b->body };
+	bool asleep = false;
+	for (int s = 0; s < 2; ++s)
+	{
+		if (ends[s] < 0)
+		{
+			continue;
+		}
+		const body* bd = world->bodies + ends[s];
+		if (bd->moved)
+		{
+			return false;
+		}
+		if (island_body_asleep(world, ends[s]))
+		{
+			asleep = true;
+			continue;
+		}
+		if (bd->type != SN_BODY_STATIC)
+		{
+			return false; // awake, or kinematic
+		}
+	}
+	return asleep;
+}
+
+static void keep_pair(update_ctx* u, const contact_pair* old)
+{
+	contact_state* c = u->c;
+	contact_pair pair = *old;
+	pair.first = u->next_manifold_count;
+	for (int m = 0; m < old->manifold_count; ++m)
+	{
+		c->next_manifolds[u->next_manifold_count++] = c->manifolds[old->first + m];
+		for (int k = 0; k < c->manifolds[old->first + m].point_count; ++k)
+		{
+			u->points += 1;
+			u->deepest = fmin(u->deepest, c->manifolds[old->first + m].points[k].separation);
+		}
+	}
+	c->next_pairs[u->next_count++] = pair;
+	u->touching += (pair.flags & PAIR_TOUCHING) ? 1 : 0;
+}
+
 static void keep_or_end(update_ctx* u, const contact_pair* p)
 {
 	sn_world* world = u->world;
@@ -813,6 +869,11 @@ static void keep_or_end(update_ctx* u, const contact_pair* p)
 		(c->refilter && !contact_should_collide(world, p->shape_a, p->shape_b)) || !pair_overlaps(c, p))
 	{
 		end_pair(u, p);
+		return;
+	}
+	if (pair_frozen(world, p))
+	{
+		keep_pair(u, p);
 		return;
 	}
 	evaluate_pair(u, *p, p);

@@ -1,6 +1,7 @@
 // Joints: the pool, the shared creation and validation path, frame kinematics (derived in joint.h),
 // the type dispatch for building rows, and the run-time setters and getters.
 #include "joint/joint.h"
+#include "island.h"
 
 #include "artic/artic.h"
 
@@ -228,6 +229,13 @@ int joint_max_rows(const joint* j)
 	return n;
 }
 
+// A joint's bodies wake when it changes (island.c).
+static void joint_wake(sn_world* world, const joint* j)
+{
+	island_wake_body(world, j->body_a);
+	island_wake_body(world, j->body_b);
+}
+
 void joint_count_links(sn_world* world, const joint* j, int delta)
 {
 	const int32_t ends[2] = { j->body_a, j->body_b };
@@ -358,6 +366,7 @@ sn_error joint_create(sn_world* world, sn_joint_type type, const sn_joint_base* 
 	world->row_budget += j->max_rows;
 	world->joint_count += 1;
 	joint_count_links(world, j, 1);
+	joint_wake(world, j);
 	contact_joints_changed(world, ia, ib);
 	*out_id = joint_id_of(world, index);
 	return SN_ERR_OK;
@@ -372,6 +381,7 @@ sn_error sn_destroy_joint(sn_world* world, sn_joint_id id)
 	}
 	world->row_budget -= j->max_rows;
 	joint_count_links(world, j, -1);
+	joint_wake(world, j);
 	contact_joints_changed(world, j->body_a, j->body_b);
 	j->live = false;
 	j->generation += 1;
@@ -716,6 +726,7 @@ sn_error sn_joint_set_enabled(sn_world* world, sn_joint_id id, bool enabled)
 		j->broken = false;
 	}
 	memset(j->warm, 0, sizeof(j->warm));
+	joint_wake(world, j);
 	return SN_ERR_OK;
 }
 
@@ -759,6 +770,10 @@ sn_error sn_joint_set_lock_soft(sn_world* world, sn_joint_id id, sn_soft soft)
 	if (err == SN_ERR_OK)
 	{
 		j->lock_soft = soft;
+	}
+	if (err == SN_ERR_OK)
+	{
+		joint_wake(world, j);
 	}
 	return err;
 }
@@ -804,6 +819,7 @@ sn_error sn_joint_set_limit(sn_world* world, sn_joint_id id, sn_axis axis, sn_li
 	ax->lower = limit.lower;
 	ax->upper = limit.upper;
 	ax->limit_soft = limit.soft;
+	joint_wake(world, j);
 	return SN_ERR_OK;
 }
 
@@ -823,6 +839,10 @@ sn_error sn_joint_set_motor(sn_world* world, sn_joint_id id, sn_axis axis, sn_mo
 	if (err == SN_ERR_OK)
 	{
 		ax->motor = motor;
+	}
+	if (err == SN_ERR_OK)
+	{
+		joint_wake(world, j);
 	}
 	return err;
 }
@@ -845,6 +865,10 @@ sn_error sn_joint_set_spring(sn_world* world, sn_joint_id id, sn_axis axis, sn_s
 	{
 		ax->spring = spring;
 	}
+	if (err == SN_ERR_OK)
+	{
+		joint_wake(world, j);
+	}
 	return err;
 }
 
@@ -861,6 +885,7 @@ sn_error sn_joint_set_motor_speed(sn_world* world, sn_joint_id id, sn_axis axis,
 		return world_fail(world, SN_ERR_NOT_FINITE, "set motor speed: speed must be finite");
 	}
 	ax->motor.speed = speed;
+	joint_wake(world, j);
 	return SN_ERR_OK;
 }
 
@@ -877,6 +902,7 @@ sn_error sn_joint_set_drive_target(sn_world* world, sn_joint_id id, sn_axis axis
 		return world_fail(world, SN_ERR_NOT_FINITE, "set drive target: target must be finite");
 	}
 	ax->spring.target = target;
+	joint_wake(world, j);
 	return SN_ERR_OK;
 }
 
@@ -952,6 +978,7 @@ sn_error sn_world_set_joint_targets(sn_world* world, const sn_joint_target* targ
 		{
 			ax->motor.speed = t->motor_speed;
 		}
+		joint_wake(world, joint_get(world, t->joint));
 	}
 	return SN_ERR_OK;
 }
