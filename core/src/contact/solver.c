@@ -55,6 +55,8 @@
 #include "body.h"
 #include "contact/contact.h"
 #include "island.h"
+#include "constraint/link_row.h"
+#include "solver/pgs_tgs.h"
 #include "math/mathx.h"
 #include "world.h"
 
@@ -1217,7 +1219,8 @@ static void integrate_corrections(sn_world* world, double hw)
 void contact_link_pass_tgs(sn_world* world, double h)
 {
 	contact_solver* cs = &world->contact_solver;
-	if (cs->link_constraints == 0)
+	const bool joints = world->link_rows.joints > 0;
+	if (cs->link_constraints == 0 && !joints)
 	{
 		artic_step_tgs(world, h);
 		return;
@@ -1227,6 +1230,7 @@ void contact_link_pass_tgs(sn_world* world, double h)
 	const double rho = h / n;
 	cs->links_only = true;
 	contact_solver_mark_links(world);
+	joint_mark_links(world);
 	artic_solve_begin(world, h, true, n);
 	body_prepare_solver_slots(world);
 	for (int i = 1; i < world->solver_count; ++i)
@@ -1238,16 +1242,32 @@ void contact_link_pass_tgs(sn_world* world, double h)
 	for (int w = 1; w <= n; ++w)
 	{
 		contact_window_begin(world);
+		if (joints)
+		{
+			tgs_link_joints_window(world, rho);
+		}
 		artic_solve_sweep(world, ARTIC_SWEEP_TGS_POSITION, w);
 		contact_solve_sweep(world, true, false);
 		contact_window_end(world);
 		integrate_corrections(world, rho);
 		artic_solve_advance(world, rho);
+		if (joints)
+		{
+			tgs_link_joints_end(world, rho);
+		}
 	}
 	for (int i = 0; i < def->velocity_iterations; ++i)
 	{
+		if (joints)
+		{
+			tgs_link_joints_velocity(world, rho);
+		}
 		artic_solve_sweep(world, ARTIC_SWEEP_TGS_VELOCITY, 0);
 		contact_solve_sweep(world, false, true);
+	}
+	if (joints && def->velocity_iterations > 0)
+	{
+		tgs_link_joints_end(world, rho);
 	}
 	contact_solve_restitution(world);
 	contact_window_end(world);

@@ -236,14 +236,16 @@ static void joint_wake(sn_world* world, const joint* j)
 	island_wake_body(world, j->body_b);
 }
 
-void joint_count_links(sn_world* world, const joint* j, int delta)
+void joint_count_links(sn_world* world, joint* j, int delta)
 {
 	const int32_t ends[2] = { j->body_a, j->body_b };
+	j->on_link = false;
 	for (int s = 0; s < 2; ++s)
 	{
 		if (ends[s] >= 0 && world->bodies[ends[s]].type == SN_BODY_LINK)
 		{
 			world->artics->items[world->bodies[ends[s]].artic].link_joint_count += delta;
+			j->on_link = true;
 		}
 	}
 }

@@ -53,6 +53,8 @@ typedef struct joint
 	double break_force, break_torque;
 	bool enabled, broken;
 	bool collide_connected; // the two bodies' shapes still collide (contact/filter.c)
+	bool on_link;           // a side is an articulation link (XPBD and DIRECT leave its rows to the
+							// articulations' TGS pass, contact/solver.c contact_link_pass_tgs)
 	uint64_t user_data;
 	sn_joint_axis axes[SN_AXIS_COUNT];
 	uint8_t movable;     // bit per axis that takes limits, motors and springs
@@ -150,6 +152,6 @@ sn_error distance_joint_check_limit(sn_world* world, const char* what, sn_limit 
 sn_joint_axis joint_moving_axis(sn_limit limit, sn_motor motor, sn_spring spring);
 int joint_max_rows(const joint* j);
 // Count a joint on its links' articulations (delta +1 or -1): their rows then keep room for its rows.
-void joint_count_links(sn_world* world, const joint* j, int delta);
+void joint_count_links(sn_world* world, joint* j, int delta);
 
 #endif

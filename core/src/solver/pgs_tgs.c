@@ -35,6 +35,7 @@
 #include "constraint/link_row.h"
 #include "constraint/row.h"
 #include "contact/solver.h"
+#include "island.h"
 #include "joint/joint.h"
 #include "math/mathx.h"
 #include "world.h"
@@ -88,7 +89,16 @@ static void integrate_positions(sn_world* world, double h)
 	}
 }
 
-static void build_rows(sn_world* world, double h, double rigid_bias_rate)
+// Whether a joint holds an articulation link (its rows then act through the link's slots).
+static bool joint_on_link(const sn_world* world, const joint* j)
+{
+	(void)world;
+	return j->on_link;
+}
+
+// The rows of every enabled joint (links_only: only the joints that hold a link, for the articulation
+// pass of XPBD and DIRECT worlds). Joints of which no side moves (both asleep or static) are skipped.
+static void build_joint_rows(sn_world* world, double h, double rigid_bias_rate, bool links_only)
 {
 	row_builder b;
 	b.rows = world->rows;
@@ -103,9 +113,15 @@ static void build_rows(sn_world* world, double h, double rigid_bias_rate)
 	for (int i = 0; i < world->joint_high; ++i)
 	{
 		const joint* j = world->joints + i;
-		if (!j->live || !j->enabled || j->broken)
+		if (!j->live || !j->enabled || j->broken || (links_only && !joint_on_link(world, j)))
 		{
 			continue;
+		}
+		if (!island_body_moves(world, j->body_a) && !island_body_moves(world, j->body_b) &&
+			!(j->body_a >= 0 && world->bodies[j->body_a].type == SN_BODY_KINEMATIC) &&
+			!(j->body_b >= 0 && world->bodies[j->body_b].type == SN_BODY_KINEMATIC))
+		{
+			continue; // nothing on either side moves: inert rows
 		}
 		joint_frame f;
 		joint_frame_compute(world, j, &f);
@@ -114,6 +130,11 @@ static void build_rows(sn_world* world, double h, double rigid_bias_rate)
 	}
 	world->row_count = b.count;
 	world->block_count = b.block_count;
+}
+
+static void build_rows(sn_world* world, double h, double rigid_bias_rate)
+{
+	build_joint_rows(world, h, rigid_bias_rate, false);
 }
 
 static void warm_start(sn_world* world)
@@ -280,12 +301,12 @@ static void solve_rows(sn_world* world, enum solve_mode mode, double h)
 // Impulses of this solve into the joints: warm starts for the next solve (as forces, so a changed
 // step length rescales them) and the step's accumulated impulse per joint for forces out. The rows'
 // totals are consumed, so sweeps that follow add only their own change.
-static void accumulate_joints(sn_world* world, double h_row)
+static void accumulate_joints(sn_world* world, double h_row, bool links_only)
 {
 	for (int i = 0; i < world->joint_high; ++i)
 	{
 		joint* j = world->joints + i;
-		if (j->live)
+		if (j->live && (!links_only || joint_on_link(world, j)))
 		{
 			memset(j->warm, 0, sizeof(j->warm));
 		}
@@ -347,7 +368,7 @@ void pgs_substep(sn_world* world, double h)
 		contact_solve_end(world);
 	}
 	body_store_solver_velocities(world);
-	accumulate_joints(world, h);
+	accumulate_joints(world, h, false);
 	artic_solve_end(world);
 }
 
@@ -399,7 +420,7 @@ void tgs_substep(sn_world* world, double h)
 		if (bodies)
 		{
 			body_store_solver_velocities(world);
-			accumulate_joints(world, rho);
+			accumulate_joints(world, rho, false);
 		}
 	}
 	if (def->velocity_iterations > 0 || contacts)
@@ -425,8 +446,27 @@ void tgs_substep(sn_world* world, double h)
 		if (bodies)
 		{
 			body_store_solver_velocities(world);
-			accumulate_joints(world, rho);
+			accumulate_joints(world, rho, false);
 		}
 	}
 	artic_solve_end(world);
+}
+
+// ---- the link joints of XPBD and DIRECT worlds --------------------------------------------------------
+
+void tgs_link_joints_window(sn_world* world, double rho)
+{
+	build_joint_rows(world, rho, world->def.erp / rho, true);
+	warm_start(world);
+	solve_rows(world, SOLVE_TGS_POSITION, rho);
+}
+
+void tgs_link_joints_velocity(sn_world* world, double rho)
+{
+	solve_rows(world, SOLVE_TGS_VELOCITY, rho);
+}
+
+void tgs_link_joints_end(sn_world* world, double rho)
+{
+	accumulate_joints(world, rho, true);
 }
