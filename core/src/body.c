@@ -112,7 +112,9 @@ void body_prepare_solver_slots(sn_world* world)
 		}
 		// Static bodies are the ground; a link's motion is its articulation's (its own solve); a sleeping body
 		// rests like the ground until it is woken (island.c).
-		if (b->type == SN_BODY_STATIC || b->type == SN_BODY_LINK || b->asleep)
+		bool skip = (world->solver_subset == SUBSET_MAXIMAL && b->articulated) ||
+			(world->solver_subset == SUBSET_ARTICULATED && !b->articulated);
+		if (b->type == SN_BODY_STATIC || b->type == SN_BODY_LINK || b->asleep || skip)
 		{
 			b->solver_index = 0;
 			continue;

@@ -32,6 +32,8 @@ typedef struct body
 	bool asleep;         // dynamic bodies: its island sleeps (island.c)
 	double sleep_time;   // s the body has moved slower than the sleep thresholds
 	int32_t sleep_group; // while asleep: the island it sleeps with (woken together), else -1
+	bool articulated;    // XPBD and DIRECT worlds: in an island with an articulation this step, which the
+						 // articulations' TGS path solves whole (island.c island_mark_articulated)
 } body;
 
 // Where a body is and how it moves now: its frame's pose, centre of mass (world, m), velocity of the centre

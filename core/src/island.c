@@ -438,6 +438,80 @@ void island_update(sn_world* world, double dt)
 	}
 }
 
+// ---- the articulations' islands of XPBD and DIRECT worlds -------------------------------------------------
+
+void island_mark_articulated(sn_world* world)
+{
+	artic_store* arts = world->artics;
+	const bool split = (world->def.solver == SN_SOLVER_XPBD || world->def.solver == SN_SOLVER_DIRECT) && arts != NULL &&
+		arts->count > 0;
+	if (!split && !world->islands.marked)
+	{
+		return;
+	}
+	world->islands.marked = split;
+	const int bodies = world->body_high;
+	const int nodes = bodies + (arts != NULL ? arts->high : 0);
+	int32_t* parent = world->islands.parent;
+	uint8_t* keep = world->islands.keep; // here: the root holds an articulation
+	for (int i = 0; i < nodes; ++i)
+	{
+		parent[i] = i;
+		keep[i] = 0;
+	}
+	if (split)
+	{
+		const contact_state* c = &world->contacts;
+		for (int i = 0; i < c->pair_count; ++i)
+		{
+			const contact_pair* p = c->pairs + i;
+			if (p->manifold_count == 0 || (p->flags & PAIR_SENSOR) || !contact_pair_is_current(c->shapes, p))
+			{
+				continue;
+			}
+			int32_t na = node_of(world, c->shapes[p->shape_a].body), nb = node_of(world, c->shapes[p->shape_b].body);
+			if (na >= 0 && nb >= 0)
+			{
+				unite(parent, na, nb);
+			}
+		}
+		for (int i = 0; i < world->joint_high; ++i)
+		{
+			const joint* j = world->joints + i;
+			if (!j->live || !j->enabled || j->broken)
+			{
+				continue;
+			}
+			int32_t na = node_of(world, j->body_a), nb = node_of(world, j->body_b);
+			if (na >= 0 && nb >= 0)
+			{
+				unite(parent, na, nb);
+			}
+		}
+		for (int i = bodies; i < nodes; ++i)
+		{
+			if (arts->items[i - bodies].live)
+			{
+				keep[find(parent, i)] = 1;
+			}
+		}
+	}
+	for (int i = 0; i < bodies; ++i)
+	{
+		body* b = world->bodies + i;
+		b->articulated = split && b->live && b->type == SN_BODY_DYNAMIC && keep[find(parent, i)];
+	}
+	for (int i = 0; i < world->joint_high; ++i)
+	{
+		joint* j = world->joints + i;
+		bool a =
+			j->body_a >= 0 && (world->bodies[j->body_a].articulated || world->bodies[j->body_a].type == SN_BODY_LINK);
+		bool b =
+			j->body_b >= 0 && (world->bodies[j->body_b].articulated || world->bodies[j->body_b].type == SN_BODY_LINK);
+		j->articulated = split && j->live && (a || b);
+	}
+}
+
 // ---- public API -------------------------------------------------------------------------------------------
 
 bool sn_body_is_awake(const sn_world* world, sn_body_id id)

@@ -35,6 +35,11 @@ bool island_body_asleep(const sn_world* world, int32_t body_slot);
 // After the collision stage: wake the sleeping islands that an awake body or a moving kinematic body
 // began or stopped touching (the stage's contact events).
 void island_wake_touched(sn_world* world);
+// XPBD and DIRECT worlds (after the collision stage): the islands that hold an articulation - its links
+// and every body and joint that contacts (speculative ones included) and joints connect to it - are
+// solved whole by the articulations' TGS path; mark their bodies and joints (body.articulated,
+// joint.articulated), and clear the marks in other worlds.
+void island_mark_articulated(sn_world* world);
 // After the solve: sleep timers, the islands of what is awake, and islands that have rested long
 // enough fall asleep (their velocities are zeroed).
 void island_update(sn_world* world, double dt);

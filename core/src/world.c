@@ -686,6 +686,8 @@ sn_error sn_world_step(sn_world* world)
 	{
 		island_wake_touched(world);
 	}
+	// XPBD and DIRECT: the articulations' islands go to the articulations' TGS path (island.c).
+	island_mark_articulated(world);
 	contact_solver_build(world, dt);
 	int substeps = world->def.substeps;
 	double h = dt / substeps;

@@ -72,6 +72,7 @@ struct sn_world
 		double* rest;
 		uint8_t* keep;
 		int capacity;
+		bool marked; // island_mark_articulated set marks that must be cleared
 	} islands;
 	// Joint rows on articulation links: their J and W J^T (constraint/link_row.h), rebuilt with the rows.
 	struct
@@ -85,11 +86,23 @@ struct sn_world
 	int break_capacity;
 	int break_count;
 
+	// XPBD and DIRECT worlds with articulations: which bodies the solver slots take (body.c): every one
+	// (SUBSET_ALL), those outside the articulations' islands (SUBSET_MAXIMAL, the world's own solver) or
+	// those in them (SUBSET_ARTICULATED, the articulations' TGS path).
+	int solver_subset;
+
 	double time;
 	uint64_t step_count;
 	bool diverged;
 
 	char error_detail[256];
+};
+
+enum
+{
+	SUBSET_ALL = 0,
+	SUBSET_MAXIMAL = 1,
+	SUBSET_ARTICULATED = 2,
 };
 
 // The generation an id carries for a slot generation: mixed with the world's id tag (murmur3's

@@ -308,7 +308,11 @@ void contact_solver_build(sn_world* world, double dt)
 			cc->point_count = cm->point_count;
 			cc->points = cs->points + cs->point_count;
 			cs->point_count += cm->point_count;
-			cc->has_link = side_a.kind == SIDE_LINK || side_b.kind == SIDE_LINK;
+			// Solved by the articulations' TGS path in XPBD and DIRECT worlds: a link side, or a body of an
+			// articulation's island (island_mark_articulated).
+			cc->has_link = side_a.kind == SIDE_LINK || side_b.kind == SIDE_LINK ||
+				(sa->body >= 0 && world->bodies[sa->body].articulated) ||
+				(sb->body >= 0 && world->bodies[sb->body].articulated);
 			cs->link_constraints += cc->has_link ? 1 : 0;
 			for (int k = 0; k < cm->point_count; ++k)
 			{
@@ -1193,86 +1197,14 @@ void contact_solve_end(sn_world* world)
 	}
 }
 
-// ---- the link pass of XPBD and DIRECT worlds ------------------------------------------------------------
-
-// Move the bodies by this window's velocity change and pseudo velocity (their own solver moved them by
-// the velocity it ended with).
-static void integrate_corrections(sn_world* world, double hw)
-{
-	for (int i = 1; i < world->solver_count; ++i)
-	{
-		solver_body_info* info = world->solver_infos + i;
-		body* b = world->bodies + info->body;
-		solver_body* sb = world->solver_bodies + i;
-		if (b->type == SN_BODY_DYNAMIC)
-		{
-			sn_vec3 dv = sn_add(sn_sub(sb->v, info->v_ref), sb->vp);
-			sn_vec3 dw = sn_add(sn_sub(sb->w, info->w_ref), sb->wp);
-			b->com = sn_mul_add(b->com, hw, dv);
-			b->q = quat_integrate(b->q, dw, hw);
-		}
-		sb->vp = sn_v3(0, 0, 0);
-		sb->wp = sn_v3(0, 0, 0);
-	}
-}
+// ---- the articulations' path of XPBD and DIRECT worlds ---------------------------------------------------
 
 void contact_link_pass_tgs(sn_world* world, double h)
 {
 	contact_solver* cs = &world->contact_solver;
-	const bool joints = world->link_rows.joints > 0;
-	if (cs->link_constraints == 0 && !joints)
-	{
-		artic_step_tgs(world, h);
-		return;
-	}
-	const sn_world_def* def = &world->def;
-	const int n = def->position_iterations;
-	const double rho = h / n;
+	world->solver_subset = SUBSET_ARTICULATED;
 	cs->links_only = true;
-	contact_solver_mark_links(world);
-	joint_mark_links(world);
-	artic_solve_begin(world, h, true, n);
-	body_prepare_solver_slots(world);
-	for (int i = 1; i < world->solver_count; ++i)
-	{
-		world->solver_infos[i].v_ref = world->solver_bodies[i].v;
-		world->solver_infos[i].w_ref = world->solver_bodies[i].w;
-	}
-	contact_solve_begin(world, h, n);
-	for (int w = 1; w <= n; ++w)
-	{
-		contact_window_begin(world);
-		if (joints)
-		{
-			tgs_link_joints_window(world, rho);
-		}
-		artic_solve_sweep(world, ARTIC_SWEEP_TGS_POSITION, w);
-		contact_solve_sweep(world, true, false);
-		contact_window_end(world);
-		integrate_corrections(world, rho);
-		artic_solve_advance(world, rho);
-		if (joints)
-		{
-			tgs_link_joints_end(world, rho);
-		}
-	}
-	for (int i = 0; i < def->velocity_iterations; ++i)
-	{
-		if (joints)
-		{
-			tgs_link_joints_velocity(world, rho);
-		}
-		artic_solve_sweep(world, ARTIC_SWEEP_TGS_VELOCITY, 0);
-		contact_solve_sweep(world, false, true);
-	}
-	if (joints && def->velocity_iterations > 0)
-	{
-		tgs_link_joints_end(world, rho);
-	}
-	contact_solve_restitution(world);
-	contact_window_end(world);
-	contact_solve_end(world);
-	body_store_solver_velocities(world);
-	artic_solve_end(world);
+	tgs_substep(world, h);
 	cs->links_only = false;
+	world->solver_subset = SUBSET_ALL;
 }

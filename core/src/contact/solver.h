@@ -73,7 +73,8 @@ typedef struct contact_constraint
 	bool soft;          // the mixed softness is not rigid
 	sn_soft softness;   // per manifold: its points share the stiffness (a box on four points sinks F c)
 	bool same_artic;    // both sides are links of one articulation: side B's rows carry J_B - J_A
-	bool has_link;      // a side is an articulation link
+	bool has_link;      // a link side, or a body of an articulation's island in XPBD and DIRECT worlds: solved
+						// by the articulations' TGS path there (contact_link_pass_tgs)
 	int point_count;
 	contact_solver_point* points; // [point_count] in the solver's pool (the step's points, dense)
 	// K_ij = J_i M^-1 J_j^T among the normal rows of the points, this window (the block solve).
@@ -117,10 +118,9 @@ void contact_solver_store(sn_world* world);
 
 // ---- PGS and TGS (contact/solver.c) ---------------------------------------------------------------------
 
-// XPBD and DIRECT worlds: their solver steps the maximal bodies and the contacts between them; the
-// articulations and every contact with a link side then take a TGS solve of length h (artic/solve.c's
-// windows with these contact rows), in which a body touching a link takes part with the velocity its own
-// solver gave it and moves, on top of the motion that solver gave it, by what the contact impulses change.
+// XPBD and DIRECT worlds: their solver steps the islands without articulations; the islands with one (its
+// links and the bodies, joints and contacts that connect to it: island_mark_articulated) then take a TGS
+// solve of length h (solver/pgs_tgs.c with the solver slots and contacts of those islands only).
 void contact_link_pass_tgs(sn_world* world, double h);
 
 // Start a solve of length h in `windows` windows (after artic_solve_begin): link sides' Jacobians and

@@ -53,8 +53,9 @@ typedef struct joint
 	double break_force, break_torque;
 	bool enabled, broken;
 	bool collide_connected; // the two bodies' shapes still collide (contact/filter.c)
-	bool on_link;           // a side is an articulation link (XPBD and DIRECT leave its rows to the
-							// articulations' TGS pass, contact/solver.c contact_link_pass_tgs)
+	bool on_link;           // a side is an articulation link
+	bool articulated;       // XPBD and DIRECT worlds: in an island with an articulation this step (its rows
+							// are the articulations' TGS path's: island.c island_mark_articulated)
 	uint64_t user_data;
 	sn_joint_axis axes[SN_AXIS_COUNT];
 	uint8_t movable;     // bit per axis that takes limits, motors and springs

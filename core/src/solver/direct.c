@@ -159,7 +159,7 @@ static sn_error reserve(sn_world* world)
 
 static bool joint_active(const joint* j)
 {
-	return j->live && j->enabled && !j->broken && !j->on_link; // joints on links: the articulations' pass
+	return j->live && j->enabled && !j->broken && !j->articulated; // the articulations' path has those
 }
 
 static int dynamic_slot(const sn_world* world, int32_t index)

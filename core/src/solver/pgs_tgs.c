@@ -89,16 +89,16 @@ static void integrate_positions(sn_world* world, double h)
 	}
 }
 
-// Whether a joint holds an articulation link (its rows then act through the link's slots).
-static bool joint_on_link(const sn_world* world, const joint* j)
+// Whether a joint belongs to the solve: every joint, or in the articulations' path of an XPBD or DIRECT
+// world only those of the articulations' islands.
+static bool joint_in_subset(const sn_world* world, const joint* j)
 {
-	(void)world;
-	return j->on_link;
+	return world->solver_subset != SUBSET_ARTICULATED || j->articulated;
 }
 
-// The rows of every enabled joint (links_only: only the joints that hold a link, for the articulation
-// pass of XPBD and DIRECT worlds). Joints of which no side moves (both asleep or static) are skipped.
-static void build_joint_rows(sn_world* world, double h, double rigid_bias_rate, bool links_only)
+// The rows of every enabled joint of the solve (joint_in_subset). Joints of which no side moves (both asleep
+// or static) are skipped.
+static void build_rows(sn_world* world, double h, double rigid_bias_rate)
 {
 	row_builder b;
 	b.rows = world->rows;
@@ -113,7 +113,7 @@ static void build_joint_rows(sn_world* world, double h, double rigid_bias_rate, 
 	for (int i = 0; i < world->joint_high; ++i)
 	{
 		const joint* j = world->joints + i;
-		if (!j->live || !j->enabled || j->broken || (links_only && !joint_on_link(world, j)))
+		if (!j->live || !j->enabled || j->broken || !joint_in_subset(world, j))
 		{
 			continue;
 		}
@@ -132,10 +132,6 @@ static void build_joint_rows(sn_world* world, double h, double rigid_bias_rate, 
 	world->block_count = b.block_count;
 }
 
-static void build_rows(sn_world* world, double h, double rigid_bias_rate)
-{
-	build_joint_rows(world, h, rigid_bias_rate, false);
-}
 
 static void warm_start(sn_world* world)
 {
@@ -301,12 +297,12 @@ static void solve_rows(sn_world* world, enum solve_mode mode, double h)
 // Impulses of this solve into the joints: warm starts for the next solve (as forces, so a changed
 // step length rescales them) and the step's accumulated impulse per joint for forces out. The rows'
 // totals are consumed, so sweeps that follow add only their own change.
-static void accumulate_joints(sn_world* world, double h_row, bool links_only)
+static void accumulate_joints(sn_world* world, double h_row)
 {
 	for (int i = 0; i < world->joint_high; ++i)
 	{
 		joint* j = world->joints + i;
-		if (j->live && (!links_only || joint_on_link(world, j)))
+		if (j->live && joint_in_subset(world, j))
 		{
 			memset(j->warm, 0, sizeof(j->warm));
 		}
@@ -368,7 +364,7 @@ void pgs_substep(sn_world* world, double h)
 		contact_solve_end(world);
 	}
 	body_store_solver_velocities(world);
-	accumulate_joints(world, h, false);
+	accumulate_joints(world, h);
 	artic_solve_end(world);
 }
 
@@ -420,7 +416,7 @@ void tgs_substep(sn_world* world, double h)
 		if (bodies)
 		{
 			body_store_solver_velocities(world);
-			accumulate_joints(world, rho, false);
+			accumulate_joints(world, rho);
 		}
 	}
 	if (def->velocity_iterations > 0 || contacts)
@@ -446,27 +442,8 @@ void tgs_substep(sn_world* world, double h)
 		if (bodies)
 		{
 			body_store_solver_velocities(world);
-			accumulate_joints(world, rho, false);
+			accumulate_joints(world, rho);
 		}
 	}
 	artic_solve_end(world);
-}
-
-// ---- the link joints of XPBD and DIRECT worlds --------------------------------------------------------
-
-void tgs_link_joints_window(sn_world* world, double rho)
-{
-	build_joint_rows(world, rho, world->def.erp / rho, true);
-	warm_start(world);
-	solve_rows(world, SOLVE_TGS_POSITION, rho);
-}
-
-void tgs_link_joints_velocity(sn_world* world, double rho)
-{
-	solve_rows(world, SOLVE_TGS_VELOCITY, rho);
-}
-
-void tgs_link_joints_end(sn_world* world, double rho)
-{
-	accumulate_joints(world, rho, true);
 }

@@ -69,11 +69,15 @@ void solver_substep(sn_world* world, double h)
 		// (artic/solve.c), here, after the maximal-coordinate bodies, together with every contact that
 		// touches a link (contact/solver.c).
 		case SN_SOLVER_XPBD:
+			world->solver_subset = SUBSET_MAXIMAL;
 			xpbd_substep(world, h);
+			world->solver_subset = SUBSET_ALL;
 			contact_link_pass_tgs(world, h);
 			break;
 		case SN_SOLVER_DIRECT:
+			world->solver_subset = SUBSET_MAXIMAL;
 			direct_substep(world, h);
+			world->solver_subset = SUBSET_ALL;
 			contact_link_pass_tgs(world, h);
 			break;
 		default:

@@ -115,7 +115,7 @@ void xpbd_release(sn_world* world)
 
 static bool joint_active(const joint* j)
 {
-	return j->live && j->enabled && !j->broken && !j->on_link; // joints on links: the articulations' pass
+	return j->live && j->enabled && !j->broken && !j->articulated; // the articulations' path has those
 }
 
 static void make_side(sn_world* world, int32_t index, xpbd_side* s)
