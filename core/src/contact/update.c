@@ -247,10 +247,9 @@ static int update_proxies(sn_world* world, double dt)
 			continue;
 		}
 		const body* b = world->bodies + s->body;
-		if ((b->type == SN_BODY_STATIC && !b->moved) || (b->asleep && !b->moved) ||
-			(b->type == SN_BODY_LINK && world->artics->items[b->artic].asleep))
+		if (b->type == SN_BODY_STATIC && !b->moved)
 		{
-			continue; // it has not moved (a sleeping body's shapes stay where they are, island.c)
+			continue;
 		}
 		collide_aabb tight;
 		bool far;
