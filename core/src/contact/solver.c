@@ -306,6 +306,7 @@ void contact_solver_build(sn_world* world, double dt)
 			cc->softness = cc->soft ? point_soft(softness, cm->point_count) : softness;
 			cc->same_artic = side_a.kind == SIDE_LINK && side_b.kind == SIDE_LINK && side_a.artic == side_b.artic;
 			cc->point_count = cm->point_count;
+			cc->block_mask[0] = cc->block_mask[1] = 0;
 			cc->points = cs->points + cs->point_count;
 			cs->point_count += cm->point_count;
 			// Solved by the articulations' TGS path in XPBD and DIRECT worlds: a link side, or a body of an
@@ -568,6 +569,37 @@ static void link_k(sn_world* world, int64_t offset, const artic* a, double* k_ro
 	}
 }
 
+// A body side's inverse mass and world inverse inertia for the solve (kinematic bodies have none).
+static void body_side_inertia(const sn_world* world, const contact_side* s, double* inv_mass, sn_mat33* inv_inertia)
+{
+	const body* b = world->bodies + s->body;
+	if (b->type == SN_BODY_DYNAMIC)
+	{
+		*inv_mass = b->inv_mass;
+		*inv_inertia = body_inv_inertia_world(b);
+	}
+	else
+	{
+		*inv_mass = 0.0;
+		*inv_inertia = sn_mat33_zero();
+	}
+}
+
+// A body side's arms I^-1 (r x d) for each row, and its share of each row's K.
+static void body_side_rows(const contact_constraint* cc, sn_vec3 r, double inv_mass, const sn_mat33* inv_inertia,
+						   sn_vec3* arms, double* k_rows)
+{
+	for (int ri = 0; ri < CONTACT_ROWS; ++ri)
+	{
+		sn_vec3 d = row_dir(cc, ri);
+		sn_vec3 rd = sn_cross(r, d);
+		arms[ri] = sn_mat33_mul_v(*inv_inertia, rd);
+		k_rows[ri] += inv_mass + sn_dot(rd, arms[ri]);
+	}
+}
+
+static void block_prepare(const sn_world* world, contact_constraint* cc);
+
 void contact_solve_begin(sn_world* world, double h, int windows)
 {
 	contact_solver* cs = &world->contact_solver;
@@ -576,6 +608,12 @@ void contact_solve_begin(sn_world* world, double h, int windows)
 	cs->hw = h / windows;
 	cs->bias_rate = artic_bias_rate(world->def.erp, windows, cs->hw);
 	cs->jac_used = 0;
+	// The bodies' motion over the solve's windows starts here (solver/pgs_tgs.c adds to it).
+	for (int i = 0; i < world->body_high; ++i)
+	{
+		world->bodies[i].solve_dp = sn_v3(0, 0, 0);
+		world->bodies[i].solve_dtheta = sn_v3(0, 0, 0);
+	}
 	for (int i = 0; i < cs->count; ++i)
 	{
 		contact_constraint* cc = cs->constraints + i;
@@ -583,89 +621,100 @@ void contact_solve_begin(sn_world* world, double h, int windows)
 		{
 			continue;
 		}
+		const sn_vec3 n = cc->normal;
+		sn_mat33 inertia_a = sn_mat33_zero(), inertia_b = sn_mat33_zero();
+		cc->inv_mass_a = cc->inv_mass_b = 0.0;
+		if (cc->a.kind == SIDE_BODY)
+		{
+			body_side_inertia(world, &cc->a, &cc->inv_mass_a, &inertia_a);
+		}
+		if (cc->b.kind == SIDE_BODY)
+		{
+			body_side_inertia(world, &cc->b, &cc->inv_mass_b, &inertia_b);
+		}
 		for (int p = 0; p < cc->point_count; ++p)
 		{
 			contact_solver_point* sp = cc->points + p;
+			double k_rows[CONTACT_ROWS] = { 0.0, 0.0, 0.0 };
 			for (int ri = 0; ri < CONTACT_ROWS; ++ri)
 			{
 				sp->solve_total[ri] = 0.0;
-				sp->k_link[ri] = 0.0;
 			}
-			sp->offset_a = side_offset_now(world, &cc->a, sp->local_a, sp->x0, cc->normal);
-			sp->offset_b = side_offset_now(world, &cc->b, sp->local_b, sp->x0, cc->normal);
+			sp->offset_a = side_offset_now(world, &cc->a, sp->local_a, sp->x0, n);
+			sp->offset_b = side_offset_now(world, &cc->b, sp->local_b, sp->x0, n);
+			sn_vec3 va = side_velocity_now(world, &cc->a, sp->local_a);
+			sn_vec3 vb = side_velocity_now(world, &cc->b, sp->local_b);
+			sp->vn0 = sn_dot(n, sn_sub(vb, va));
+			sp->jac_a = sp->jac_b = -1;
+			// Body sides: the lever from the centre of mass to the point, fixed in the world for the solve
+			// (as Box2D v3 keeps its anchors: a rolling sphere's contact stays at its bottom instead of turning
+			// away with the material point), and the rows' arms at the solve's inertia.
 			if (cc->a.kind == SIDE_BODY)
 			{
-				const body* b = world->bodies + cc->a.body;
-				sp->ra = sn_sub(side_point_now(world, &cc->a, sp->local_a), b->com);
-				sp->com_a = b->com;
-				sp->q_a = b->q;
+				sp->ra = sn_sub(side_point_now(world, &cc->a, sp->local_a), world->bodies[cc->a.body].com);
+				sp->rn_a = sn_cross(sp->ra, n);
+				body_side_rows(cc, sp->ra, cc->inv_mass_a, &inertia_a, sp->ia, k_rows);
 			}
 			if (cc->b.kind == SIDE_BODY)
 			{
-				const body* b = world->bodies + cc->b.body;
-				sp->rb = sn_sub(side_point_now(world, &cc->b, sp->local_b), b->com);
-				sp->com_b = b->com;
-				sp->q_b = b->q;
+				sp->rb = sn_sub(side_point_now(world, &cc->b, sp->local_b), world->bodies[cc->b.body].com);
+				sp->rn_b = sn_cross(sp->rb, n);
+				body_side_rows(cc, sp->rb, cc->inv_mass_b, &inertia_b, sp->ib, k_rows);
 			}
-			sn_vec3 va = side_velocity_now(world, &cc->a, sp->local_a);
-			sn_vec3 vb = side_velocity_now(world, &cc->b, sp->local_b);
-			sp->vn0 = sn_dot(cc->normal, sn_sub(vb, va));
-			sp->jac_a = sp->jac_b = -1;
+			// Link sides: J and W J^T over their articulations' slots.
 			if (cc->same_artic)
 			{
 				sp->jac_b = link_rows(world, cc, &cc->b, sp->local_b);
 				if (sp->jac_b >= 0)
 				{
 					link_rows_relative(world, cc, sp->jac_b, sp->local_a);
-					link_k(world, sp->jac_b, world->artics->items + cc->b.artic, sp->k_link);
+					link_k(world, sp->jac_b, world->artics->items + cc->b.artic, k_rows);
 				}
-				continue;
 			}
-			if (cc->a.kind == SIDE_LINK)
+			else
 			{
-				sp->jac_a = link_rows(world, cc, &cc->a, sp->local_a);
-				if (sp->jac_a >= 0)
+				if (cc->a.kind == SIDE_LINK)
 				{
-					link_k(world, sp->jac_a, world->artics->items + cc->a.artic, sp->k_link);
+					sp->jac_a = link_rows(world, cc, &cc->a, sp->local_a);
+					if (sp->jac_a >= 0)
+					{
+						link_k(world, sp->jac_a, world->artics->items + cc->a.artic, k_rows);
+					}
+				}
+				if (cc->b.kind == SIDE_LINK)
+				{
+					sp->jac_b = link_rows(world, cc, &cc->b, sp->local_b);
+					if (sp->jac_b >= 0)
+					{
+						link_k(world, sp->jac_b, world->artics->items + cc->b.artic, k_rows);
+					}
 				}
 			}
-			if (cc->b.kind == SIDE_LINK)
+			for (int ri = 0; ri < CONTACT_ROWS; ++ri)
 			{
-				sp->jac_b = link_rows(world, cc, &cc->b, sp->local_b);
-				if (sp->jac_b >= 0)
-				{
-					link_k(world, sp->jac_b, world->artics->items + cc->b.artic, sp->k_link);
-				}
+				sp->k[ri] = k_rows[ri];
+				sp->mass[ri] = k_rows[ri] > 0.0 ? 1.0 / k_rows[ri] : 0.0;
 			}
+			memset(&sp->coef, 0, sizeof(sp->coef));
+			if (cc->soft && !soft_coefficients_for(cc->softness, sp->k[0], cs->hw, 0.0, &sp->coef))
+			{
+				memset(&sp->coef, 0, sizeof(sp->coef)); // a spring of zero stiffness and damping: no force
+			}
+		}
+		if (cc->point_count > 1 && !cc->soft)
+		{
+			block_prepare(world, cc);
 		}
 	}
 }
 
-// A body side's arms for this window (its lever r is fixed in the world for the solve, as Box2D v3 keeps
-// its anchors: a rolling sphere's contact stays at its bottom instead of turning away with the material
-// point); adds its share of each row's K.
-static void body_side_window(const sn_world* world, contact_side* s, const contact_constraint* cc, sn_vec3 r,
-							 sn_vec3* arms, double* k_rows)
+// A body's displacement along n at its lever since the start of the solve, linearised in the rotation
+// (the TGS rows' C + J dx): n . (dcom + theta x r) = n . dcom + theta . (r x n), with theta the rotation
+// vector summed over the windows. The material point itself would leave the surface of a rolling sphere by
+// r (1 - cos theta) and let it sink by that much per step.
+static inline double body_displacement(const body* b, sn_vec3 rn, sn_vec3 n)
 {
-	const body* b = world->bodies + s->body;
-	s->solver = b->solver_index;
-	const solver_body_info* info = world->solver_infos + s->solver;
-	for (int ri = 0; ri < CONTACT_ROWS; ++ri)
-	{
-		sn_vec3 d = row_dir(cc, ri);
-		sn_vec3 rd = sn_cross(r, d);
-		arms[ri] = sn_mat33_mul_v(info->inv_inertia, rd);
-		k_rows[ri] += info->inv_mass + sn_dot(rd, arms[ri]);
-	}
-}
-
-// A body's displacement along n at its lever r since the start of the solve, linearised in the rotation
-// (the TGS rows' C + J dx): n . (dcom + theta x r), theta the rotation vector. The material point itself
-// would leave the surface of a rolling sphere by r (1 - cos theta) and let it sink by that much per step.
-static double body_displacement(const body* b, sn_vec3 com0, sn_quat q0, sn_vec3 r, sn_vec3 n)
-{
-	sn_vec3 theta = quat_log(sn_quat_mul(b->q, sn_quat_conj(q0)));
-	return sn_dot(n, sn_sub(b->com, com0)) + sn_dot(theta, sn_cross(r, n));
+	return sn_dot(n, b->solve_dp) + sn_dot(b->solve_dtheta, rn);
 }
 
 // n . J dx of a link side: its displacement along the normal since the start of the solve (TGS windows).
@@ -697,7 +746,6 @@ static void cone_clamp(double* f1, double* f2, double bound)
 	}
 }
 
-static void block_prepare(const sn_world* world, contact_constraint* cc);
 
 void contact_window_begin(sn_world* world)
 {
@@ -715,12 +763,11 @@ void contact_window_begin(sn_world* world)
 		for (int p = 0; p < cc->point_count; ++p)
 		{
 			contact_solver_point* sp = cc->points + p;
-			double k_rows[CONTACT_ROWS] = { sp->k_link[0], sp->k_link[1], sp->k_link[2] };
 			double off_a = sp->offset_a, off_b = sp->offset_b;
 			if (cc->a.kind == SIDE_BODY)
 			{
-				body_side_window(world, &cc->a, cc, sp->ra, sp->ia, k_rows);
-				off_a += body_displacement(world->bodies + cc->a.body, sp->com_a, sp->q_a, sp->ra, n);
+				cc->a.solver = world->bodies[cc->a.body].solver_index;
+				off_a += body_displacement(world->bodies + cc->a.body, sp->rn_a, n);
 			}
 			else if (cc->a.kind == SIDE_LINK && !cc->same_artic)
 			{
@@ -728,24 +775,14 @@ void contact_window_begin(sn_world* world)
 			}
 			if (cc->b.kind == SIDE_BODY)
 			{
-				body_side_window(world, &cc->b, cc, sp->rb, sp->ib, k_rows);
-				off_b += body_displacement(world->bodies + cc->b.body, sp->com_b, sp->q_b, sp->rb, n);
+				cc->b.solver = world->bodies[cc->b.body].solver_index;
+				off_b += body_displacement(world->bodies + cc->b.body, sp->rn_b, n);
 			}
 			else if (cc->b.kind == SIDE_LINK)
 			{
 				off_b += link_displacement(world, &cc->b, sp->jac_b);
 			}
 			sp->s = sp->s0 + off_b - off_a;
-			for (int ri = 0; ri < CONTACT_ROWS; ++ri)
-			{
-				sp->k[ri] = k_rows[ri];
-				sp->mass[ri] = k_rows[ri] > 0.0 ? 1.0 / k_rows[ri] : 0.0;
-			}
-			memset(&sp->coef, 0, sizeof(sp->coef));
-			if (cc->soft && !soft_coefficients_for(cc->softness, sp->k[0], hw, 0.0, &sp->coef))
-			{
-				memset(&sp->coef, 0, sizeof(sp->coef)); // a spring of zero stiffness and damping: no force
-			}
 			// Warm start: each row's last force over this window, the friction inside its cone.
 			double f[CONTACT_ROWS];
 			for (int ri = 0; ri < CONTACT_ROWS; ++ri)
@@ -792,7 +829,7 @@ static double normal_coupling(const sn_world* world, const contact_constraint* c
 		{
 			sn_vec3 ri = side == 0 ? pi->ra : pi->rb;
 			sn_vec3 arm_j = side == 0 ? pj->ia[0] : pj->ib[0];
-			k += world->solver_infos[s->solver].inv_mass + sn_dot(sn_cross(ri, n), arm_j);
+			k += (side == 0 ? cc->inv_mass_a : cc->inv_mass_b) + sn_dot(sn_cross(ri, n), arm_j);
 		}
 		else if (s->kind == SIDE_LINK)
 		{
@@ -814,17 +851,36 @@ static double normal_coupling(const sn_world* world, const contact_constraint* c
 	return k;
 }
 
+static bool block_factor(int n, const double (*k)[COLLIDE_MANIFOLD_POINTS], double eps, uint8_t mask, int* idx,
+						 int* m_out, double (*l)[COLLIDE_MANIFOLD_POINTS]);
+
 static void block_prepare(const sn_world* world, contact_constraint* cc)
 {
-	for (int i = 0; i < cc->point_count; ++i)
+	const int n = cc->point_count;
+	double scale = 0.0;
+	for (int i = 0; i < n; ++i)
 	{
 		cc->block_k[i][i] = cc->points[i].k[0];
+		scale = fmax(scale, cc->block_k[i][i]);
 		for (int j = 0; j < i; ++j)
 		{
 			double k = normal_coupling(world, cc, cc->points + i, cc->points + j);
 			cc->block_k[i][j] = k;
 			cc->block_k[j][i] = k;
 		}
+	}
+	int idx[COLLIDE_MANIFOLD_POINTS], m;
+	const uint8_t full = (uint8_t)((1 << n) - 1);
+	cc->block_factored = scale > 0.0 &&
+		block_factor(n, (const double(*)[COLLIDE_MANIFOLD_POINTS])cc->block_k, 1e-9 * scale, full, idx, &m,
+					 cc->block_l);
+	if (cc->block_mask[0] == 0 || cc->block_mask[0] > full)
+	{
+		cc->block_mask[0] = full;
+	}
+	if (cc->block_mask[1] == 0 || cc->block_mask[1] > full)
+	{
+		cc->block_mask[1] = full;
 	}
 }
 
@@ -839,14 +895,117 @@ static double clamp_at_least_zero(double* acc, double delta)
 
 // The normal rows of a manifold solved together: find impulses x >= 0 with w = K x + b >= 0 and x_i w_i =
 // 0 (the manifold's linear complementarity problem, as Box2D v2's two-point block solver does for two),
-// by trying the sets of pushing points from all of them down (at most 2^4 small solves; the first, all
-// points pushing, holds for a body resting on a face). Solving the points one after another instead
+// by trying sets of pushing points: first the set that solved the manifold last time (a resting manifold
+// keeps its set), then every set from all points down (at most 15 small solves for four points; the first,
+// all points pushing, holds for a body resting on a face). Solving the points one after another instead
 // lets the first point of every sweep carry more than its share, which rocks a stack of boxes. Four
 // points of one face give a K of rank three (a face has three rigid motions along n), so K gets a
-// relative 1e-9 on its diagonal: the least-norm impulses among the exact ones, shared evenly. Returns
-// false (x untouched) if no set satisfies the conditions to rounding; the caller then goes point by point.
-static bool block_lcp(int n, const double (*k)[COLLIDE_MANIFOLD_POINTS], const double* b, double* x)
+// relative 1e-9 on its diagonal: the least-norm impulses among the exact ones, shared evenly.
+
+// Sets of points by decreasing size, for two, three and four points.
+static const uint8_t block_sets2[] = { 3, 2, 1 };
+static const uint8_t block_sets3[] = { 7, 6, 5, 3, 4, 2, 1 };
+static const uint8_t block_sets4[] = { 15, 14, 13, 11, 7, 12, 10, 9, 6, 5, 3, 8, 4, 2, 1 };
+
+// Cholesky factor of K_SS + eps I over the points of `mask` (their indices in idx): false if not positive.
+static bool block_factor(int n, const double (*k)[COLLIDE_MANIFOLD_POINTS], double eps, uint8_t mask, int* idx,
+						 int* m_out, double (*l)[COLLIDE_MANIFOLD_POINTS])
 {
+	int m = 0;
+	for (int i = 0; i < n; ++i)
+	{
+		if (mask & (1 << i))
+		{
+			idx[m++] = i;
+		}
+	}
+	*m_out = m;
+	for (int i = 0; i < m; ++i)
+	{
+		for (int j = 0; j <= i; ++j)
+		{
+			double sum = k[idx[i]][idx[j]] + (i == j ? eps : 0.0);
+			for (int t = 0; t < j; ++t)
+			{
+				sum -= l[i][t] * l[j][t];
+			}
+			if (i == j)
+			{
+				if (!(sum > 0.0))
+				{
+					return false;
+				}
+				l[i][i] = sqrt(sum);
+			}
+			else
+			{
+				l[i][j] = sum / l[j][j];
+			}
+		}
+	}
+	return true;
+}
+
+// With the factor of a set, its impulses (the others zero) and whether they satisfy the conditions.
+static bool block_try(int n, const double (*k)[COLLIDE_MANIFOLD_POINTS], const double (*l)[COLLIDE_MANIFOLD_POINTS],
+					  const int* idx, int m, uint8_t mask, const double* b, double tol, double* x)
+{
+	double y[COLLIDE_MANIFOLD_POINTS] = { 0.0 };
+	for (int i = 0; i < m; ++i)
+	{
+		double sum = -b[idx[i]];
+		for (int t = 0; t < i; ++t)
+		{
+			sum -= l[i][t] * y[t];
+		}
+		y[i] = sum / l[i][i];
+	}
+	for (int i = m - 1; i >= 0; --i)
+	{
+		double sum = y[i];
+		for (int t = i + 1; t < m; ++t)
+		{
+			sum -= l[t][i] * y[t];
+		}
+		y[i] = sum / l[i][i];
+	}
+	for (int i = 0; i < n; ++i)
+	{
+		x[i] = 0.0;
+	}
+	for (int i = 0; i < m; ++i)
+	{
+		if (!(y[i] >= 0.0))
+		{
+			return false;
+		}
+		x[idx[i]] = y[i];
+	}
+	for (int i = 0; i < n; ++i)
+	{
+		if (mask & (1 << i))
+		{
+			continue;
+		}
+		double w = b[i];
+		for (int j = 0; j < n; ++j)
+		{
+			w += k[i][j] * x[j];
+		}
+		if (!(w >= -tol))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+// Returns false (x unspecified) if no set satisfies the conditions to rounding: the caller then goes point by
+// point. *hint: the set to try first, updated to the one that solved.
+static bool block_lcp(const contact_constraint* cc, const double* b, double* x, uint8_t* hint)
+{
+	const int n = cc->point_count;
+	const double(*k)[COLLIDE_MANIFOLD_POINTS] = (const double(*)[COLLIDE_MANIFOLD_POINTS])cc->block_k;
 	double scale = 0.0, bmax = 0.0;
 	for (int i = 0; i < n; ++i)
 	{
@@ -857,114 +1016,55 @@ static bool block_lcp(int n, const double (*k)[COLLIDE_MANIFOLD_POINTS], const d
 	{
 		return false;
 	}
-	const double eps = 1e-9 * scale;
-	const double tol = 1e-9 * bmax;
-	const int full = (1 << n) - 1;
-	for (int size = n; size >= 1; --size)
+	const double eps = 1e-9 * scale, tol = 1e-9 * bmax;
+	const uint8_t full = (uint8_t)((1 << n) - 1);
+	const uint8_t* sets = n == 2 ? block_sets2 : (n == 3 ? block_sets3 : block_sets4);
+	const int set_count = n == 2 ? 3 : (n == 3 ? 7 : 15);
+	int idx[COLLIDE_MANIFOLD_POINTS], m;
+	double l[COLLIDE_MANIFOLD_POINTS][COLLIDE_MANIFOLD_POINTS] = { { 0.0 } };
+	// No point pushing (idle and separating manifolds: the common case of side faces that only touch).
+	bool none = true;
+	for (int i = 0; i < n; ++i)
 	{
-		for (int mask = full; mask > 0; --mask)
+		none = none && b[i] >= -tol;
+	}
+	if (none)
+	{
+		for (int i = 0; i < n; ++i)
 		{
-			if (__builtin_popcount((unsigned)mask) != size)
-			{
-				continue;
-			}
-			int idx[COLLIDE_MANIFOLD_POINTS], m = 0;
+			x[i] = 0.0;
+		}
+		*hint = full; // when it pushes again, all points first
+		return true;
+	}
+	for (int t = -1; t < set_count; ++t)
+	{
+		uint8_t mask = t < 0 ? *hint : sets[t];
+		if (mask == 0 || (t >= 0 && mask == *hint))
+		{
+			continue;
+		}
+		if (mask == full && cc->block_factored)
+		{
 			for (int i = 0; i < n; ++i)
 			{
-				if (mask & (1 << i))
-				{
-					idx[m++] = i;
-				}
+				idx[i] = i;
 			}
-			// Cholesky of K_SS + eps I, then K_SS y = -b_S.
-			double l[COLLIDE_MANIFOLD_POINTS][COLLIDE_MANIFOLD_POINTS] = { { 0.0 } };
-			double y[COLLIDE_MANIFOLD_POINTS] = { 0.0 };
-			bool ok = true;
-			for (int i = 0; i < m && ok; ++i)
+			if (block_try(n, k, (const double(*)[COLLIDE_MANIFOLD_POINTS])cc->block_l, idx, n, mask, b, tol, x))
 			{
-				for (int j = 0; j <= i; ++j)
-				{
-					double sum = k[idx[i]][idx[j]] + (i == j ? eps : 0.0);
-					for (int t = 0; t < j; ++t)
-					{
-						sum -= l[i][t] * l[j][t];
-					}
-					if (i == j)
-					{
-						ok = sum > 0.0;
-						l[i][i] = ok ? sqrt(sum) : 0.0;
-					}
-					else
-					{
-						l[i][j] = sum / l[j][j];
-					}
-				}
-			}
-			if (!ok)
-			{
-				continue;
-			}
-			for (int i = 0; i < m; ++i)
-			{
-				double sum = -b[idx[i]];
-				for (int t = 0; t < i; ++t)
-				{
-					sum -= l[i][t] * y[t];
-				}
-				y[i] = sum / l[i][i];
-			}
-			for (int i = m - 1; i >= 0; --i)
-			{
-				double sum = y[i];
-				for (int t = i + 1; t < m; ++t)
-				{
-					sum -= l[t][i] * y[t];
-				}
-				y[i] = sum / l[i][i];
-			}
-			double trial[COLLIDE_MANIFOLD_POINTS] = { 0.0 };
-			bool valid = true;
-			for (int i = 0; i < m; ++i)
-			{
-				valid = valid && y[i] >= 0.0;
-				trial[idx[i]] = y[i];
-			}
-			for (int i = 0; i < n && valid; ++i)
-			{
-				if (mask & (1 << i))
-				{
-					continue;
-				}
-				double w = b[i];
-				for (int j = 0; j < n; ++j)
-				{
-					w += k[i][j] * trial[j];
-				}
-				valid = w >= -tol;
-			}
-			if (valid)
-			{
-				for (int i = 0; i < n; ++i)
-				{
-					x[i] = trial[i];
-				}
+				*hint = mask;
 				return true;
 			}
+			continue;
 		}
-	}
-	// No point pushing: every point separates by itself.
-	for (int i = 0; i < n; ++i)
-	{
-		if (b[i] < -tol)
+		if (block_factor(n, k, eps, mask, idx, &m, l) &&
+			block_try(n, k, (const double(*)[COLLIDE_MANIFOLD_POINTS])l, idx, m, mask, b, tol, x))
 		{
-			return false;
+			*hint = mask;
+			return true;
 		}
 	}
-	for (int i = 0; i < n; ++i)
-	{
-		x[i] = 0.0;
-	}
-	return true;
+	return false;
 }
 
 // The normal rows (real, or the split impulse's pseudo rows) of a rigid manifold as one block. Returns
@@ -997,7 +1097,7 @@ static bool normal_block(sn_world* world, contact_constraint* cc, bool pseudo, d
 		(void)acc;
 		b[i] = v - ka - target;
 	}
-	if (!block_lcp(n, (const double(*)[COLLIDE_MANIFOLD_POINTS])cc->block_k, b, x))
+	if (!block_lcp(cc, b, x, &cc->block_mask[pseudo ? 1 : 0]))
 	{
 		return false;
 	}

@@ -38,47 +38,54 @@ enum
 
 typedef struct contact_solver_point
 {
-	sn_vec3 x0;                       // the manifold's point at the start of the step, world, m
-	sn_vec3 local_a, local_b;         // that point in A's and B's body frames (frame origin), m
-	sn_vec3 ra, rb;                   // SIDE_BODY: the anchor minus the centre of mass, world, at the solve's start, m
-	sn_vec3 com_a, com_b;             // SIDE_BODY: centres of mass at the solve's start, m
-	sn_quat q_a, q_b;                 // SIDE_BODY: orientations at the solve's start
-	sn_vec3 ia[CONTACT_ROWS];         // SIDE_BODY A: I^-1 (r_a x d) of each row's direction d, this window
-	sn_vec3 ib[CONTACT_ROWS];         // SIDE_BODY B: I^-1 (r_b x d)
-	double k_link[CONTACT_ROWS];      // the link sides' share of each row's K, this solve, 1/kg
-	double counted[CONTACT_ROWS];     // the part of acc already added to the totals, N*s
-	double s0;                        // separation at the start of the step, m
+	// What every sweep reads (first, so that the sweeps touch the fewest cache lines of the record).
+	double acc[CONTACT_ROWS];  // impulses of the current window (PGS: of the solve), N*s
+	double mass[CONTACT_ROWS]; // effective masses 1 / K of the rows, kg
+	double s;                  // separation now (start of the window), m
+	double push;               // pseudo impulse of the window (split impulse), N*s
+	sn_vec3 ra, rb;            // SIDE_BODY: the anchor minus the centre of mass, world, at the solve's start, m
+	sn_vec3 ia[CONTACT_ROWS];  // SIDE_BODY A: I^-1 (r_a x d) of each row's direction d (the solve's inertia)
+	sn_vec3 ib[CONTACT_ROWS];  // SIDE_BODY B: I^-1 (r_b x d)
+	int64_t jac_a, jac_b;      // SIDE_LINK: offsets of the rows' J and W J^T in the scratch (-1: none)
+	soft_coefficients coef;    // soft contacts: the normal row's coefficients for the solve
+	// What each window reads.
+	sn_vec3 rn_a, rn_b;               // SIDE_BODY: r x n: the separation changes by n . dcom + theta . (r x n)
 	double offset_a, offset_b;        // n . (anchor now - x0) of each side at the start of the solve, m
-	double s;                         // separation now (start of the window), m
-	double mass[CONTACT_ROWS];        // effective masses 1 / K of the rows, kg
-	double k[CONTACT_ROWS];           // K = J M^-1 J^T of the rows, 1/kg
-	double acc[CONTACT_ROWS];         // impulses of the current window (PGS: of the solve), N*s
-	double push;                      // pseudo impulse of the window (split impulse), N*s
+	double s0;                        // separation at the start of the step, m
 	double warm[CONTACT_ROWS];        // forces the last solve ended with, N: each window starts from force * window
+	double counted[CONTACT_ROWS];     // the part of acc already added to the totals, N*s
 	double solve_total[CONTACT_ROWS]; // impulses of the current solve, N*s
-	double step_total[CONTACT_ROWS];  // impulses of the current step, N*s
-	double vn0;                       // relative normal speed at the start of the solve (restitution), m/s
-	soft_coefficients coef;           // soft contacts: the normal row's coefficients for the window
-	int64_t jac_a, jac_b;             // SIDE_LINK: offsets of the rows' J and W J^T in the scratch (-1: none)
+	// Per solve and per step.
+	double step_total[CONTACT_ROWS]; // impulses of the current step, N*s
+	double k[CONTACT_ROWS];          // K = J M^-1 J^T of the rows, 1/kg
+	double vn0;                      // relative normal speed at the start of the solve (restitution), m/s
+	sn_vec3 x0;                      // the manifold's point at the start of the step, world, m
+	sn_vec3 local_a, local_b;        // that point in A's and B's body frames (frame origin), m
 } contact_solver_point;
 
 typedef struct contact_constraint
 {
 	contact_side a, b;
-	int32_t manifold;   // index into contacts.manifolds
-	sn_vec3 normal;     // world, from A to B
-	sn_vec3 tangent[2]; // friction directions (normal, tangent[0], tangent[1] right-handed)
-	double friction;    // mixed coefficient
-	double restitution; // mixed coefficient
-	bool soft;          // the mixed softness is not rigid
-	sn_soft softness;   // per manifold: its points share the stiffness (a box on four points sinks F c)
-	bool same_artic;    // both sides are links of one articulation: side B's rows carry J_B - J_A
-	bool has_link;      // a link side, or a body of an articulation's island in XPBD and DIRECT worlds: solved
-						// by the articulations' TGS path there (contact_link_pass_tgs)
+	int32_t manifold;              // index into contacts.manifolds
+	sn_vec3 normal;                // world, from A to B
+	sn_vec3 tangent[2];            // friction directions (normal, tangent[0], tangent[1] right-handed)
+	double friction;               // mixed coefficient
+	double restitution;            // mixed coefficient
+	bool soft;                     // the mixed softness is not rigid
+	sn_soft softness;              // per manifold: its points share the stiffness (a box on four points sinks F c)
+	bool same_artic;               // both sides are links of one articulation: side B's rows carry J_B - J_A
+	double inv_mass_a, inv_mass_b; // SIDE_BODY: inverse masses for the solve (0 for kinematic bodies), 1/kg
+	bool has_link; // a link side, or a body of an articulation's island in XPBD and DIRECT worlds: solved
+				   // by the articulations' TGS path there (contact_link_pass_tgs)
 	int point_count;
 	contact_solver_point* points; // [point_count] in the solver's pool (the step's points, dense)
-	// K_ij = J_i M^-1 J_j^T among the normal rows of the points, this window (the block solve).
+	// K_ij = J_i M^-1 J_j^T among the normal rows of the points, for the solve (the block solve), the
+	// Cholesky factor of K + eps I over all the points, and the sets of pushing points that solved the last
+	// real and pseudo blocks (tried first: a resting manifold keeps its set).
 	double block_k[COLLIDE_MANIFOLD_POINTS][COLLIDE_MANIFOLD_POINTS];
+	double block_l[COLLIDE_MANIFOLD_POINTS][COLLIDE_MANIFOLD_POINTS];
+	bool block_factored;
+	uint8_t block_mask[2];
 } contact_constraint;
 
 typedef struct contact_solver

@@ -82,8 +82,10 @@ static void integrate_positions(sn_world* world, double h)
 		sn_vec3 w = sn_add(s->w, s->wp);
 		b->com = sn_add(b->com, dp);
 		s->dp = sn_add(s->dp, dp);
+		b->solve_dp = sn_add(b->solve_dp, dp);
 		b->q = quat_integrate(b->q, w, h);
 		s->dtheta = sn_mul_add(s->dtheta, h, w);
+		b->solve_dtheta = sn_mul_add(b->solve_dtheta, h, w);
 		s->vp = sn_v3(0, 0, 0);
 		s->wp = sn_v3(0, 0, 0);
 	}
