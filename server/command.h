@@ -7,7 +7,9 @@
 #ifndef SINEW_SERVER_COMMAND_H
 #define SINEW_SERVER_COMMAND_H
 
+#include "assets.h"
 #include "session.h"
+#include "shapes.h"
 #include "sinew.pb.h"
 #include "world_host.h"
 
@@ -18,6 +20,18 @@
 #include <stdint.h>
 
 struct server;
+
+// One Asset of a LoadUrdf, as decoded.
+typedef struct wire_asset
+{
+	char uri[512];
+	uint8_t sha256[WIRE_HASH_SIZE];
+	size_t sha256_size; // 0 (absent), 32, or another length (refused)
+	uint8_t* data;      // owned; NULL when absent
+	size_t data_size;
+	bool has_data;
+	bool too_large; // data above max_asset_bytes: skipped, refused by the handler
+} wire_asset;
 
 typedef struct command_ctx
 {
@@ -45,6 +59,17 @@ typedef struct command_ctx
 	int urdf_initial_count;
 	int urdf_initial_capacity;
 	bool urdf_over_limit; // more than COMMAND_URDF_MAX_ENTRIES of either
+	wire_asset* assets;   // LoadUrdf.assets
+	int asset_count;
+	int asset_capacity;
+	bool assets_over_limit;            // more than max_assets_per_load: the rest were skipped
+	uint8_t (*hashes)[WIRE_HASH_SIZE]; // FindAssets.sha256 (those of 32 bytes)
+	int hash_count;
+	int hash_capacity;
+	bool hashes_bad;       // a hash that is not 32 bytes (more than max_assets_per_load: assets_over_limit)
+	bool bytes_over_limit; // PutAsset.data above max_asset_bytes: not kept
+	asset_blob* put_blob;  // PutAsset.data
+	shape_list shapes;     // CreateBody.shapes, LinkDef.shapes, CreateShape's geometry arrays
 	// Memory a handler's reply needs until it is encoded (freed after the reply).
 	void* reply_scratch;
 	void (*reply_scratch_free)(void*);
@@ -124,5 +149,18 @@ int32_t handle_lockstep_input(command_ctx* ctx);
 int32_t handle_subscribe(command_ctx* ctx);
 int32_t handle_unsubscribe(command_ctx* ctx);
 int32_t handle_get_state(command_ctx* ctx);
+int32_t handle_create_shape(command_ctx* ctx);
+int32_t handle_destroy_shape(command_ctx* ctx);
+int32_t handle_find_assets(command_ctx* ctx);
+int32_t handle_put_asset(command_ctx* ctx);
+int32_t handle_get_mesh(command_ctx* ctx);
+
+// Encode Created.shape_ids from ids [0, count) (the array must live until the reply is encoded).
+typedef struct created_shapes
+{
+	const sn_shape_id* ids;
+	int count;
+} created_shapes;
+bool cmd_encode_shape_ids(pb_ostream_t* stream, const pb_field_t* field, void* const* arg);
 
 #endif

@@ -233,7 +233,7 @@ int32_t demo_world_create(server* srv)
 		return code;
 	}
 	// What DescribeWorld tells a dashboard that opens the demo world: names and visuals of the robot.
-	model_info info = { model, &built };
+	model_info info = { model, &built, NULL };
 	bool kept = model_info_keep(&host->models, &info, built.articulation, dofs);
 	snm_build_result_free(&built);
 	snm_model_destroy(model);

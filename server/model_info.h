@@ -1,6 +1,6 @@
 // What the server tells about a world's robots: the UrdfModel of an articulation built from a URDF (the
 // LoadUrdf reply, also kept encoded in the world host for DescribeWorld), and the DescribeWorld reply
-// (each articulation's links from the core, with its UrdfModel when it has one).
+// (each articulation's links from the core, with its UrdfModel when it has one, and the world's shapes).
 #ifndef SINEW_SERVER_MODEL_INFO_H
 #define SINEW_SERVER_MODEL_INFO_H
 
@@ -21,14 +21,21 @@ typedef struct model_info
 {
 	const snm_model* model;
 	const snm_build_result* built;
+	// Per model->meshes entry: its mesh in the mesh format, kept in the asset store (NULL: none, e.g. a
+	// mesh only collisions use). NULL: no meshes.
+	asset_blob* const* mesh_blobs;
 } model_info;
+
+// The mesh of a model's mesh file in the mesh format, hashed (NULL if memory ran out). Any thread.
+asset_blob* model_info_mesh_blob(const snm_mesh* mesh);
 
 // Fill a UrdfModel for an articulation of `dof_count` dofs built from info (callbacks point at info, which
 // must outlive the encoding).
 void model_info_fill(sinew_v1_UrdfModel* out, const model_info* info, sn_articulation_id articulation, int dof_count);
 
 // Encode that UrdfModel and keep the bytes in a world's registry for DescribeWorld (replacing any kept for
-// the same articulation id). Returns false if memory ran out (nothing is kept then).
+// the same articulation id), with references to its meshes. Returns false if memory ran out (nothing is
+// kept then).
 bool model_info_keep(model_registry* models, const model_info* info, sn_articulation_id articulation, int dof_count);
 
 // Fill a WorldDescription of the host's world (idle), of one articulation (articulation not null) or all.

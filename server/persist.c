@@ -671,7 +671,7 @@ static bool restore_world(server* srv, const char* file, const uint8_t* data, si
 		if (copy != NULL)
 		{
 			memcpy(copy, model, model_size);
-			if (!model_registry_keep(&host->models, kind, object, copy, model_size))
+			if (!model_registry_keep(&host->models, kind, object, copy, model_size, NULL, 0))
 			{
 				free(copy);
 			}

@@ -296,7 +296,11 @@ static void test_errors_and_logs(void** state)
 	assert_int_equal(frame_include_mask(0), sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS);
 	assert_int_equal(frame_include_mask(2), 2);
 	assert_int_equal(frame_include_mask(32 | 4), 32 | 4); // INCLUDE_DRIVE_TARGETS
-	assert_int_equal(frame_include_mask(64 | 4), 4);      // unknown bits are dropped
+	assert_int_equal(frame_include_mask(64 | 4), 64 | 4); // INCLUDE_CONTACTS
+	assert_int_equal(frame_include_mask(256 | 4), 4);     // unknown bits are dropped
+	// Contact events alone: the default frame, with the events.
+	assert_int_equal(frame_include_mask(128),
+					 128 | sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS);
 }
 
 int main(void)
