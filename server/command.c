@@ -248,7 +248,7 @@ static bool decode_asset_data(pb_istream_t* stream, command_ctx* ctx)
 	}
 	wire_asset* a = ctx->assets + ctx->asset_count - 1;
 	size_t size = stream->bytes_left;
-	free(a->data);
+	asset_blob_unref(a->data);
 	a->data = NULL;
 	a->has_data = true;
 	a->data_size = size;
@@ -257,8 +257,9 @@ static bool decode_asset_data(pb_istream_t* stream, command_ctx* ctx)
 		a->too_large = true;
 		return pb_read(stream, NULL, size);
 	}
-	a->data = malloc(size > 0 ? size : 1);
-	return a->data != NULL && pb_read(stream, a->data, size);
+	// Straight into a blob: hashed on the worker and kept as it is, without a copy.
+	a->data = asset_blob_new(ASSET_FILE, size);
+	return a->data != NULL && pb_read(stream, a->data->data, size);
 }
 
 // One hash of FindAssets, up to max_assets_per_load of 32 bytes each.
@@ -467,7 +468,7 @@ static void ctx_free(command_ctx* ctx)
 	free(ctx->urdf_initial);
 	for (int i = 0; i < ctx->asset_count; ++i)
 	{
-		free(ctx->assets[i].data);
+		asset_blob_unref(ctx->assets[i].data);
 	}
 	free(ctx->assets);
 	free(ctx->hashes);

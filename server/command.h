@@ -27,7 +27,7 @@ typedef struct wire_asset
 	char uri[512];
 	uint8_t sha256[WIRE_HASH_SIZE];
 	size_t sha256_size; // 0 (absent), 32, or another length (refused)
-	uint8_t* data;      // owned; NULL when absent
+	asset_blob* data;   // its bytes (a reference); NULL when absent
 	size_t data_size;
 	bool has_data;
 	bool too_large; // data above max_asset_bytes: skipped, refused by the handler

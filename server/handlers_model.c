@@ -742,15 +742,12 @@ int32_t handle_load_urdf(command_ctx* ctx)
 		{
 			// Sent now: into a blob, hashed and checked on the worker.
 			out->sent = true;
-			out->blob = asset_blob_new(ASSET_FILE, in->data_size);
+			out->blob = in->data;
+			in->data = NULL;
 			if (out->blob == NULL)
 			{
 				code = cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
 				break;
-			}
-			if (in->data_size > 0)
-			{
-				memcpy(out->blob->data, in->data, in->data_size);
 			}
 		}
 		else if (!out->has_claim)
