@@ -1455,6 +1455,7 @@ int snc_load_urdf_assets(snc_client* c, const snc_urdf_request* r, const snc_ass
 	}
 	snprintf(l->file_name, sizeof(l->file_name), "%s", r->file_name != NULL ? r->file_name : "");
 	l->base_mode = r->base_mode;
+	l->missing_meshes_ok = r->missing_meshes_ok;
 	if (r->base_pose != NULL)
 	{
 		l->has_base_pose = true;

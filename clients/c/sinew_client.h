@@ -152,6 +152,7 @@ typedef struct snc_urdf_request
 	int drive_count;
 	const sinew_v1_JointValue* initial;
 	int initial_count;
+	bool missing_meshes_ok; // a mesh file nobody has is left out with a warning
 } snc_urdf_request;
 
 // Send LoadUrdf and wait for its reply (the UrdfModel's links, joints and visuals in reply->urdf_*).
