@@ -103,14 +103,51 @@ static void remove_slot(asset_store* s, int i)
 	}
 }
 
+// Slots the table starts with; it doubles while more than half full, up to twice ASSET_STORE_MAX_ENTRIES
+// (a power of two: probe runs stay short).
+#define ASSET_STORE_FIRST_CAPACITY 64
+
 bool asset_store_init(asset_store* s, size_t budget)
 {
 	memset(s, 0, sizeof(*s));
-	// Twice the most entries, a power of two: probe runs stay short.
-	s->capacity = 2 * ASSET_STORE_MAX_ENTRIES;
+	s->capacity = ASSET_STORE_FIRST_CAPACITY;
 	s->slots = calloc((size_t)s->capacity, sizeof(asset_slot));
 	s->budget = budget;
 	return s->slots != NULL;
+}
+
+// Room for one more entry at most half full. False if memory ran out (the table stays as it was).
+static bool reserve(asset_store* s)
+{
+	if (2 * (s->count + 1) <= s->capacity || s->capacity >= 2 * ASSET_STORE_MAX_ENTRIES)
+	{
+		return true;
+	}
+	int capacity = 2 * s->capacity;
+	asset_slot* slots = calloc((size_t)capacity, sizeof(asset_slot));
+	if (slots == NULL)
+	{
+		return false;
+	}
+	asset_slot* old = s->slots;
+	int old_capacity = s->capacity;
+	s->slots = slots;
+	s->capacity = capacity;
+	for (int i = 0; i < old_capacity; ++i)
+	{
+		if (old[i].blob != NULL)
+		{
+			int mask = capacity - 1;
+			int k = (int)(key_of(old[i].blob->kind, old[i].blob->hash) & (uint64_t)mask);
+			while (slots[k].blob != NULL)
+			{
+				k = (k + 1) & mask;
+			}
+			slots[k] = old[i];
+		}
+	}
+	free(old);
+	return true;
 }
 
 void asset_store_free(asset_store* s)
@@ -217,6 +254,11 @@ asset_blob* asset_store_put(asset_store* s, asset_blob* blob, char* why, size_t 
 				 "the asset store cannot make room: max_asset_store_bytes (%zu) holds %zu bytes in %d blobs, and "
 				 "worlds and loads use too many of them",
 				 s->budget, s->bytes, s->count);
+		return NULL;
+	}
+	if (!reserve(s))
+	{
+		snprintf(why, cap, "out of memory");
 		return NULL;
 	}
 	int mask = s->capacity - 1;

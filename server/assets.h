@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Blobs the store holds at most, whatever their bytes: its table is sized by it, and a client putting many
+// Blobs the store holds at most, whatever their bytes: its table grows to twice this, and a client putting many
 // tiny files cannot grow it without end (65536: a thousand robots of 60 mesh files).
 #define ASSET_STORE_MAX_ENTRIES 65536
 
