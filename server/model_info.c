@@ -239,6 +239,52 @@ asset_blob* model_info_mesh_blob(const snm_mesh* mesh)
 	return blob;
 }
 
+sn_error model_info_load_own_meshes(snm_model* model, const char* urdf_path, const char* model_path, snm_error* error)
+{
+	char dir[SNM_PATH_MAX];
+	const char* slash = strrchr(urdf_path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash != NULL ? (int)(slash - urdf_path) : 1, slash != NULL ? urdf_path : ".");
+	snm_mesh_options o = snm_default_mesh_options();
+	o.base_dir = dir[0] != '\0' ? dir : "/";
+	o.package_path = model_path;
+	o.use_env_path = false; // the model path is the server's own setting (flag or variable)
+	o.missing_fallback = true;
+	return snm_model_load_meshes(model, &o, error);
+}
+
+asset_blob** model_info_store_meshes(asset_store* store, const snm_model* model)
+{
+	if (model->mesh_count == 0)
+	{
+		return NULL;
+	}
+	asset_blob** out = calloc((size_t)model->mesh_count, sizeof(asset_blob*));
+	for (int i = 0; out != NULL && i < model->visual_count; ++i)
+	{
+		int k = model->visuals[i].mesh_index;
+		if (model->visuals[i].type != SNM_GEOMETRY_MESH || k < 0 || k >= model->mesh_count || out[k] != NULL)
+		{
+			continue;
+		}
+		asset_blob* blob = model_info_mesh_blob(model->meshes[k]);
+		char why[200];
+		asset_blob* stored = blob != NULL ? asset_store_put(store, blob, why, sizeof(why)) : NULL;
+		asset_blob_ref(stored);
+		asset_blob_unref(blob);
+		out[k] = stored;
+	}
+	return out;
+}
+
+void model_info_release_meshes(asset_blob** blobs, int count)
+{
+	for (int i = 0; blobs != NULL && i < count; ++i)
+	{
+		asset_blob_unref(blobs[i]);
+	}
+	free(blobs);
+}
+
 // ---- DescribeWorld ------------------------------------------------------------------------------------
 
 // What the description's callbacks read: the articulations to describe and the current one.

@@ -29,6 +29,16 @@ typedef struct model_info
 // The mesh of a model's mesh file in the mesh format, hashed (NULL if memory ran out). Any thread.
 asset_blob* model_info_mesh_blob(const snm_mesh* mesh);
 
+// For a model the server loads itself (the demo robot from --demo-model): read its mesh files from its
+// folder (relative paths) and the model path (package://); a file not found is a warning (the robot
+// still comes, without that visual or shape).
+sn_error model_info_load_own_meshes(snm_model* model, const char* urdf_path, const char* model_path, snm_error* error);
+// The meshes of a model's visuals kept in the asset store: per model->meshes entry, a reference to the
+// stored blob or NULL (release with model_info_release_meshes). NULL if there are none or memory ran out
+// (the visuals are then described without their meshes).
+asset_blob** model_info_store_meshes(asset_store* store, const snm_model* model);
+void model_info_release_meshes(asset_blob** blobs, int count);
+
 // Fill a UrdfModel for an articulation of `dof_count` dofs built from info (callbacks point at info, which
 // must outlive the encoding).
 void model_info_fill(sinew_v1_UrdfModel* out, const model_info* info, sn_articulation_id articulation, int dof_count);

@@ -391,6 +391,34 @@ static void test_model_path(void** state)
 	assert_int_equal(test_server_stop(&server), 0);
 }
 
+// A demo robot whose geometry is mesh files (--demo-model): its meshes come from its folder and the model
+// path, and a dashboard that opens the demo world gets them by hash.
+static void test_demo_model_with_meshes(void** state)
+{
+	(void)state;
+	test_server server;
+	static const char* const args[] = { TEST_WITH_DEMO, "--demo-model",      MESHBOT "/urdf/meshbot.urdf",
+										"--model-path", SINEW_TEST_MESH_DIR, NULL };
+	test_server_start(&server, args);
+	snc_client* c = test_connect(&server, SNC_TCP, "dashboard", sinew_v1_Role_ROLE_OBSERVER);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_list_worlds_tag);
+	snc_message reply;
+	test_expect(c, &m, 0, &reply);
+	assert_true(reply.world_count >= 1);
+	uint64_t demo = reply.worlds[0].world_id;
+	snc_message_free(&reply);
+	m = test_command(sinew_v1_ClientMessage_describe_world_tag);
+	m.command.describe_world.world_id = demo;
+	test_expect(c, &m, 0, &reply);
+	assert_int_equal(reply.articulation_info_count, 1);
+	assert_string_equal(reply.articulation_infos[0].urdf.robot_name, "meshbot");
+	check_visual_meshes(c, &reply, 2);
+	assert_int_equal(reply.shape_info_count, 5);
+	snc_message_free(&reply);
+	snc_close(c);
+	assert_int_equal(test_server_stop(&server), 0);
+}
+
 // The asset store stays within max_asset_store_bytes: the least recently used files go first, and a load
 // that names one that went is told so (the client sends it again).
 static void test_store_bounded(void** state)
@@ -489,9 +517,13 @@ int main(void)
 {
 	test_failures_to_cmocka();
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dedupe),        cmocka_unit_test(test_inline_assets),
-		cmocka_unit_test(test_bad_assets),    cmocka_unit_test(test_model_path),
-		cmocka_unit_test(test_store_bounded), cmocka_unit_test(test_load_off_the_loop),
+		cmocka_unit_test(test_dedupe),
+		cmocka_unit_test(test_inline_assets),
+		cmocka_unit_test(test_bad_assets),
+		cmocka_unit_test(test_model_path),
+		cmocka_unit_test(test_demo_model_with_meshes),
+		cmocka_unit_test(test_store_bounded),
+		cmocka_unit_test(test_load_off_the_loop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
