@@ -155,6 +155,29 @@ int32_t handle_find_assets(command_ctx* ctx);
 int32_t handle_put_asset(command_ctx* ctx);
 int32_t handle_get_mesh(command_ctx* ctx);
 
+// Shapes with a hull or a triangle mesh are built off the loop (a quickhull of many points, a mesh's
+// bounding volume hierarchy take up to seconds): a world job creates them, and CreateBody's body, all or
+// nothing, and answers with Created. Primitives alone are built at once, on the loop.
+bool cmd_shapes_heavy(const shape_list* list);
+
+// Shapes [first, first + count) of the command's list (first -1: CreateShape's one shape) go on body
+// (a null id with new_body: the body the job creates). label starts the reasons ("create body: shapes").
+typedef struct shape_group
+{
+	sn_body_id body;
+	int first;
+	int count;
+	char label[64];
+} shape_group;
+
+// Start the job (the command's shapes move into it; the handler returns 0 and is answered later).
+// new_body: create this body first (CreateBody; density: its mass from its shapes, may be NULL). undo: an
+// articulation made by the handler, destroyed if a shape fails. The reply is Created with created_id (the
+// body's own when new_body; 0: the first shape's, for CreateShape), dof_count and the shapes' ids.
+int32_t cmd_build_shapes_off_loop(command_ctx* ctx, const sn_body_def* new_body, const double* density,
+								  const shape_group* groups, int group_count, sn_articulation_id undo,
+								  uint64_t created_id, uint32_t dof_count);
+
 // Encode Created.shape_ids from ids [0, count) (the array must live until the reply is encoded).
 typedef struct created_shapes
 {

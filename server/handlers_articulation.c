@@ -193,7 +193,30 @@ int32_t handle_create_articulation(command_ctx* ctx)
 		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "create articulation: %d dofs; a state frame carries at most %d",
 						dofs, FRAME_MAX_DOFS);
 	}
-	// The links' shapes, all or nothing with the articulation (they go with it on failure).
+	// The links' shapes, all or nothing with the articulation (they go with it on failure): hulls and meshes
+	// off the loop.
+	if (cmd_shapes_heavy(&ctx->shapes))
+	{
+		shape_group groups[FRAME_MAX_LINKS];
+		int group_count = 0;
+		for (int first = 0; first < shape_count && group_count < FRAME_MAX_LINKS;)
+		{
+			int link = ctx->shapes.items[first].owner;
+			int end = first;
+			while (end < shape_count && ctx->shapes.items[end].owner == link)
+			{
+				end += 1;
+			}
+			shape_group* g = groups + group_count++;
+			g->body = sn_articulation_get_link_body(ctx->host->world, id, link);
+			g->first = first;
+			g->count = end - first;
+			snprintf(g->label, sizeof(g->label), "create articulation: links[%d].shapes", link);
+			first = end;
+		}
+		return cmd_build_shapes_off_loop(ctx, NULL, NULL, groups, group_count, id, sn_articulation_id_store(id),
+										 (uint32_t)dofs);
+	}
 	art_reply* reply = malloc(sizeof(art_reply) + (size_t)(shape_count > 0 ? shape_count : 1) * sizeof(sn_shape_id));
 	if (reply == NULL)
 	{

@@ -51,12 +51,18 @@ int32_t handle_create_body(command_ctx* ctx)
 			return cmd_fail(ctx, code, "create body: %s", why);
 		}
 	}
+	sn_body_def def = cv_body_def(c->has_body, &c->body);
+	if (cmd_shapes_heavy(&ctx->shapes))
+	{
+		shape_group group = { { 0, 0 }, 0, count, "create body: shapes" };
+		return cmd_build_shapes_off_loop(ctx, &def, c->has_density ? &c->density : NULL, &group, 1,
+										 (sn_articulation_id){ 0, 0 }, 0, 0);
+	}
 	body_reply* reply = malloc(sizeof(body_reply) + (size_t)(count > 0 ? count : 1) * sizeof(sn_shape_id));
 	if (reply == NULL)
 	{
 		return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
 	}
-	sn_body_def def = cv_body_def(c->has_body, &c->body);
 	sn_body_id id;
 	sn_error err = sn_create_body(ctx->host->world, &def, &id);
 	if (err != SN_ERR_OK)

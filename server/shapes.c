@@ -40,12 +40,13 @@ void shape_list_free(shape_list* list)
 
 bool shape_list_decode(shape_list* list, pb_istream_t* stream, int owner)
 {
-	int of_owner = 0;
-	for (int i = list->count - 1; i >= 0 && list->items[i].owner == owner; --i)
+	// Shapes arrive owner by owner (a link's while it decodes): count the current owner's run.
+	if (list->run == 0 || list->run_owner != owner)
 	{
-		of_owner += 1;
+		list->run_owner = owner;
+		list->run = 0;
 	}
-	if (of_owner >= list->max_per_owner)
+	if (list->run >= list->max_per_owner)
 	{
 		list->over_limit = true;
 		return true; // nanopb skips the element; the handler answers LIMIT_REACHED
@@ -67,6 +68,7 @@ bool shape_list_decode(shape_list* list, pb_istream_t* stream, int owner)
 	s->owner = owner;
 	s->def = (sinew_v1_ShapeDef)sinew_v1_ShapeDef_init_zero;
 	list->count += 1; // counted now, so that its arrays are freed with the list even if decoding fails
+	list->run += 1;
 	list->current = s;
 	bool ok = pb_decode(stream, sinew_v1_ShapeDef_fields, &s->def);
 	list->current = NULL;
@@ -433,8 +435,7 @@ asset_blob* shapes_mesh_blob(const sn_world* world, sn_shape_id shape)
 	return blob;
 }
 
-// Keep a shape's mesh blob in the store and the host's registry. Returns the stored blob or NULL.
-static asset_blob* keep_mesh(world_host* host, sn_shape_id shape, asset_blob* blob)
+asset_blob* shapes_keep_mesh(world_host* host, sn_shape_id shape, asset_blob* blob)
 {
 	char why[200];
 	asset_blob* stored = asset_store_put(&host->srv->assets, blob, why, sizeof(why));
@@ -468,7 +469,7 @@ void shapes_keep_meshes(world_host* host, const sn_shape_id* ids, int count)
 		asset_blob* blob = shapes_mesh_blob(host->world, ids[i]);
 		if (blob != NULL)
 		{
-			keep_mesh(host, ids[i], blob);
+			shapes_keep_mesh(host, ids[i], blob);
 			asset_blob_unref(blob);
 		}
 	}
@@ -486,7 +487,7 @@ asset_blob* shapes_mesh_of(world_host* host, sn_shape_id shape)
 	{
 		return NULL;
 	}
-	asset_blob* stored = keep_mesh(host, shape, blob);
+	asset_blob* stored = shapes_keep_mesh(host, shape, blob);
 	asset_blob_unref(blob);
 	return stored;
 }

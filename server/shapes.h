@@ -46,7 +46,9 @@ typedef struct shape_list
 	wire_shape loose;    // CreateShape's one shape (its ShapeDef is in the command itself)
 	wire_shape* current; // the shape whose growing fields are being decoded (NULL: loose)
 	int max_per_owner;   // max_shapes_per_body
-	bool over_limit;     // an owner had more: the rest were skipped (the handler says LIMIT_REACHED)
+	int run_owner;       // the owner of the last shapes decoded, and how many it has
+	int run;
+	bool over_limit; // an owner had more: the rest were skipped (the handler says LIMIT_REACHED)
 	bool out_of_memory;
 } shape_list;
 
@@ -81,6 +83,8 @@ int32_t shapes_create(sn_world* world, sn_body_id body, const wire_shape* shapes
 // fit is described without one (MeshRef absent) and retried when described.
 void shapes_keep_meshes(struct world_host* host, const sn_shape_id* ids, int count);
 
+// Keep a shape's mesh (a hashed blob) in the asset store and the host's registry. The stored blob, or NULL.
+asset_blob* shapes_keep_mesh(struct world_host* host, sn_shape_id shape, asset_blob* blob);
 // The mesh of a triangle-mesh shape in the mesh format, hashed (NULL if it is not one, or memory ran out).
 // Reads the world only: any thread that owns it.
 asset_blob* shapes_mesh_blob(const sn_world* world, sn_shape_id shape);

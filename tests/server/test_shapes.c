@@ -261,13 +261,22 @@ static void test_link_shapes(void** state)
 	links[1].has_parent_frame = true;
 	links[1].parent_frame.has_position = true;
 	links[1].parent_frame.position.x = 0.5;
-	// Link 1 comes with a box (through LinkDef.shapes); a capsule is added to it afterwards.
-	snc_shape link_box = snc_shape_box(0.2, 0.05, 0.05);
+	// Link 1 comes with a hull (through LinkDef.shapes, built off the loop); a capsule is added to it
+	// afterwards. A hull the core refuses (flat) creates nothing, the articulation neither.
+	static const double flat[] = { 0, 0, 0, 0.1, 0, 0, 0, 0.1, 0, 0.1, 0.1, 0 };
+	snc_shape link_hull = snc_shape_hull(flat, 12);
 	links[1].shapes.funcs.encode = encode_one_shape;
-	links[1].shapes.arg = &link_box;
+	links[1].shapes.arg = &link_hull;
 	uint64_t art = 0;
 	uint32_t dofs = 0;
+	assert_int_equal(test_create_articulation(c, world, links, 2, &art, &dofs),
+					 sinew_v1_ErrorCode_ERR_INVALID_ARGUMENT);
+	assert_int_equal(world_info(world).articulation_count, 0);
+	assert_int_equal(world_info(world).shape_count, 1); // the plane
+	static const double tetra[] = { 0, 0, 0, 0.1, 0, 0, 0, 0.1, 0, 0, 0, 0.1 };
+	link_hull = snc_shape_hull(tetra, 12);
 	assert_int_equal(test_create_articulation(c, world, links, 2, &art, &dofs), 0);
+	assert_int_equal(dofs, 1);
 	snc_shape capsule = snc_shape_capsule(0.05, 0.2);
 	assert_int_equal(snc_create_shape(c, world, 0, art, 1, &capsule, &reply, TEST_TIMEOUT_MS), 0);
 	assert_int_equal(snc_reply_code(&reply), 0);
@@ -286,6 +295,16 @@ static void test_link_shapes(void** state)
 	const sinew_v1_ShapeInfo* s = shape_info(&reply, on_link);
 	assert_true(s->articulation_id == art && s->link == 1 && s->body_id == 0);
 	assert_true(s->type == sinew_v1_ShapeType_SHAPE_CAPSULE && s->radius == 0.05 && s->half_length == 0.2);
+	int hulls = 0;
+	for (int i = 0; i < reply.shape_info_count; ++i)
+	{
+		if (reply.shape_infos[i].type == sinew_v1_ShapeType_SHAPE_HULL)
+		{
+			hulls += 1;
+			assert_int_equal(reply.shape_infos[i].hull_vertices_count, 4);
+		}
+	}
+	assert_int_equal(hulls, 1);
 	snc_message_free(&reply);
 	describe(world, 0, &reply);
 	assert_int_equal(reply.shape_info_count, 3);
