@@ -114,17 +114,21 @@ bool shape_list_decode_geometry(shape_list* list, pb_istream_t* stream, const pb
 		s->value_count = 0;
 		s->index_count = 0;
 	}
-	// Packed or not, nanopb hands over one value or a run of them; take what the stream holds.
+	// Packed or not, nanopb hands over one value or a run of them; take what the stream holds, growing the
+	// array once for all of it (a varint takes at least a byte, a double eight).
+	size_t most = indices ? stream->bytes_left : stream->bytes_left / 8;
+	bool grown = indices ? grow((void**)&s->indices, &s->index_capacity, s->index_count + most, sizeof(uint32_t))
+						 : grow((void**)&s->values, &s->value_capacity, s->value_count + most, sizeof(double));
+	if (!grown)
+	{
+		list->out_of_memory = true;
+		return false;
+	}
 	while (stream->bytes_left > 0)
 	{
 		if (indices)
 		{
 			uint32_t v = 0;
-			if (!grow((void**)&s->indices, &s->index_capacity, s->index_count + 1, sizeof(uint32_t)))
-			{
-				list->out_of_memory = true;
-				return false;
-			}
 			if (!pb_decode_varint32(stream, &v))
 			{
 				return false;
@@ -134,12 +138,7 @@ bool shape_list_decode_geometry(shape_list* list, pb_istream_t* stream, const pb
 		else
 		{
 			double v = 0.0;
-			if (!grow((void**)&s->values, &s->value_capacity, s->value_count + 1, sizeof(double)))
-			{
-				list->out_of_memory = true;
-				return false;
-			}
-			if (!pb_decode_fixed64(stream, &v))
+			if (s->value_count == s->value_capacity || !pb_decode_fixed64(stream, &v))
 			{
 				return false;
 			}
