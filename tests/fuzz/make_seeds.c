@@ -158,8 +158,8 @@ static void http_seeds(const char* dir)
 		"GET /a%00.js HTTP/1.1\r\nX-A: a\r\n\r\n",
 		"POST /healthz HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n0\r\n\r\n",
 		"HEAD /healthz HTTP/1.0\r\n\r\n",
-		"GET /assets/e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 HTTP/1.1\r\n"
-		"If-None-Match: \"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"\r\n\r\n",
+		("GET /assets/e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 HTTP/1.1\r\n"
+		 "If-None-Match: \"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"\r\n\r\n"),
 		"GET /assets/xyz HTTP/1.1\r\n\r\nGET /assets/ HTTP/1.1\r\n\r\n",
 	};
 	static seed s;
