@@ -214,6 +214,8 @@ class Articulation:
         self.urdf = urdf
         self.info = None
         self.robot: str = urdf.robot_name if urdf is not None else ""
+        #: What the importer ignored, merged, substituted or repaired (a URDF robot's warnings).
+        self.warnings: List[str] = list(urdf.warnings) if urdf is not None else []
         self.mimics: Dict[str, Tuple[str, float, float]] = {}
         # Where each named link is: (articulation link index, offset Pose in that link) (URDF links
         # merged into their parent by the importer have an offset).

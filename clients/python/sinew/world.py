@@ -309,7 +309,6 @@ class World:
             msg.assets.add(uri=uri, sha256=bytes(digest))
         model_reply = self._request("load_urdf", msg).urdf
         art = Articulation.from_urdf_model(self, model_reply)
-        art.warnings = list(model_reply.warnings)
         self.articulations[art.id] = art
         return art
 
