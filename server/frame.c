@@ -332,6 +332,8 @@ static bool encode_contacts(pb_ostream_t* stream, const pb_field_t* field, void*
 			q->friction_force =
 				sqrt(p->tangent_impulse[0] * p->tangent_impulse[0] + p->tangent_impulse[1] * p->tangent_impulse[1]) *
 				per_s;
+			q->has_force = true;
+			wv_vec3(p->force, &q->force);
 		}
 		out.points_count = (pb_size_t)n;
 		if (!pb_encode_tag_for_field(stream, field) || !pb_encode_submessage(stream, sinew_v1_Contact_fields, &out))

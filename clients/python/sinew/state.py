@@ -125,15 +125,17 @@ class ContactSide:
 
 class ContactPoint:
     """`position` (world, m), `separation` (m, negative when overlapping), `normal_force` and
-    `friction_force` (N, over the last step)."""
+    `friction_force` (N, magnitudes over the last step), and `force` (N, world): the whole force on side B
+    at this point, normal plus friction (side A takes its opposite)."""
 
-    __slots__ = ("position", "separation", "normal_force", "friction_force")
+    __slots__ = ("position", "separation", "normal_force", "friction_force", "force")
 
     def __init__(self, p):
         self.position = vec3(p.position)
         self.separation = p.separation
         self.normal_force = p.normal_force
         self.friction_force = p.friction_force
+        self.force = vec3(p.force)
 
 
 class Contact:
