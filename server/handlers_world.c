@@ -248,6 +248,7 @@ int32_t handle_create_world(command_ctx* ctx)
 	{
 		keep_for(host, ctx->session);
 	}
+	host->pacing.sleep_mode = c->has_settings ? c->settings.sleep : sinew_v1_SleepMode_SLEEP_DEFAULT;
 	pacing_set(host, time);
 	ctx->reply.which_result = sinew_v1_Reply_created_tag;
 	ctx->reply.result.created.id = host->id;
@@ -476,6 +477,14 @@ int32_t handle_configure_world(command_ctx* ctx)
 	sn_world_set_erp(world, def.erp);
 	sn_world_set_warm_start(world, def.warm_start);
 	sn_world_set_implicit_factors(world, def.implicit_alpha, def.implicit_beta);
+	sn_world_set_contact_settings(world, def.contact);
+	sn_sleep_settings sleep = def.sleep;
+	sleep.enabled = old.sleep.enabled; // the mode below decides
+	sn_world_set_sleep_settings(world, sleep);
+	if (c->has_settings)
+	{
+		pacing_set_sleep(ctx->host, c->settings.sleep);
+	}
 	if (def.time_step != old.time_step)
 	{
 		const world_pacing* p = &ctx->host->pacing;
