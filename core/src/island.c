@@ -48,19 +48,20 @@ bool island_reserve(sn_world* world)
 		return false;
 	}
 	island_release(world);
-	world->islands.parent = block;
-	world->islands.rest = (double*)(world->islands.parent + grown);
-	world->islands.keep = (uint8_t*)(world->islands.rest + grown);
+	// Doubles first, so that every array is aligned for its type.
+	world->islands.rest = block;
+	world->islands.parent = (int32_t*)(world->islands.rest + grown);
+	world->islands.keep = (uint8_t*)(world->islands.parent + grown);
 	world->islands.capacity = grown;
 	return true;
 }
 
 void island_release(sn_world* world)
 {
-	if (world->islands.parent != NULL)
+	if (world->islands.rest != NULL)
 	{
 		size_t bytes = (size_t)world->islands.capacity * (sizeof(int32_t) + sizeof(double) + sizeof(uint8_t));
-		memory_free(&world->memory, world->islands.parent, bytes);
+		memory_free(&world->memory, world->islands.rest, bytes);
 	}
 	memset(&world->islands, 0, sizeof(world->islands));
 }
