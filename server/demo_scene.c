@@ -76,6 +76,12 @@ static const double finger_stiffness = 4000.0; // N/m
 static const double finger_damping = 40.0;     // N*s/m
 static const double finger_closed = 0.0;       // m
 
+// Sleeping (the box at rest on the table between cycles, a third of the time, would cost nothing): the
+// cycles are the same with it on (measured over 120 s: the same 18 places within 1 mm), but the core's
+// island pass stores doubles at a misaligned address in this world (UBSan: core/src/island.c, the rest
+// times placed right after an odd count of int32 parents), so it stays off until that is fixed.
+static const bool demo_sleeping = false;
+
 static const char* const arm_joint_names[DEMO_ARM_JOINTS] = { "joint1", "joint2", "joint3", "joint4",
 															  "joint5", "joint6", "joint7" };
 static const char* const finger_joint_name = "finger_left_joint";
@@ -644,7 +650,7 @@ sn_error demo_scene_create(const char* urdf, size_t size, const char* file_name,
 	}
 	out->scene = calloc(1, sizeof(demo_scene));
 	sn_world_def def = sn_default_world_def();
-	def.sleep.enabled = true; // the box rests between cycles: nothing to compute for it then
+	def.sleep.enabled = demo_sleeping;
 	if (out->scene == NULL || sn_world_create(&def, &out->world) != SN_ERR_OK)
 	{
 		demo_scene_parts_free(out);

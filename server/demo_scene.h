@@ -58,7 +58,7 @@ typedef struct demo_scene_parts
 } demo_scene_parts;
 
 // Build the scene from the demo arm's URDF text (size bytes; file_name for messages): a world of the
-// defaults with sleeping on, a ground plane, the table, the box at site 0 and the arm holding its start
+// defaults, a ground plane, the table, the box at site 0 and the arm holding its start
 // pose (above site 1, gripper open), its joint targets for the pick and place poses solved. Returns
 // SN_ERR_OK, or an error with a one-line detail (and nothing left allocated).
 sn_error demo_scene_create(const char* urdf, size_t size, const char* file_name, demo_scene_parts* out, char* detail,
