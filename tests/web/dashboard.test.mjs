@@ -120,15 +120,18 @@ describe('dashboard', { timeout: 120000 }, () => {
 		const listed = (await observer.ok({ listWorlds: {} })).worlds.worlds;
 		const d = (await observer.ok({ describeWorld: { worldId: listed.find((w) => w.name === 'demo').worldId } })).description;
 		const a = d.articulations[0];
-		demo = { world: d.worldId, articulation: a.id, visuals: a.urdf.visuals.length, dofs: Object.fromEntries(a.urdf.joints.filter((j) => j.dof >= 0).map((j) => [j.name, j.dof])) };
+		const info = listed.find((w) => w.name === 'demo');
+		demo = { world: d.worldId, articulation: a.id, visuals: a.urdf.visuals.length, bodies: info.bodyCount, dofs: Object.fromEntries(a.urdf.joints.filter((j) => j.dof >= 0).map((j) => [j.name, j.dof])) };
 		assert.equal(d.name, 'demo');
 	});
 
 	it('draws the robot from its visual geometry (screenshot saved)', async () => {
 		await waitFor('frames drawn', () => page.evaluate(() => window.sinewDashboard.framesRendered > 10));
 		const drawn = await page.evaluate(() => window.sinewDashboard.drawn);
-		// One mesh per URDF visual, no placeholder boxes.
-		assert.deepEqual(drawn, { objects: drawn.objects, meshes: demo.visuals, described: true });
+		// One mesh per URDF visual: no placeholder box for a link. The demo's bodies (its table and its box)
+		// are placeholders, one each, until the description carries their shapes.
+		assert.equal(demo.bodies, 2);
+		assert.deepEqual(drawn, { objects: drawn.objects, meshes: demo.visuals + demo.bodies, described: true });
 		await sleep(300);
 		const shot = await page.locator('[data-testid=view3d]').screenshot({ path: path.join(ARTIFACTS, 'dashboard-view.png') });
 		await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard.png') });
