@@ -431,6 +431,9 @@ static bool solve_pose(demo_scene* d, sn_world* world, sn_transform target, cons
 // ---- building -------------------------------------------------------------------------------------------
 
 static sn_error failf(char* detail, size_t capacity, sn_error code, const char* format, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static sn_error failf(char* detail, size_t capacity, sn_error code, const char* format, ...)
 {
 	if (detail != NULL && capacity > 0)
 	{

@@ -217,7 +217,7 @@ static void hold_pose(const char* file, const pose_value* pose, int count)
 	double q0[16], q[16];
 	assert_sn_ok(sn_articulation_get_joint_positions(world, arm, q0, 16));
 	double worst = 0.0;
-	int worst_dof = 0, touching = 0, with_ground = 0;
+	int worst_dof = 0, touching = 0;
 	for (int k = 0; k < 20; ++k) // 2 s
 	{
 		step(world, 100);
@@ -230,9 +230,8 @@ static void hold_pose(const char* file, const pose_value* pose, int count)
 				worst_dof = i;
 			}
 		}
-		int g;
-		touching += robot_contacts(world, arm, &g);
-		with_ground += g;
+		int with_ground;
+		touching += robot_contacts(world, arm, &with_ground);
 	}
 	const char* low;
 	double lowest = lowest_point(world, model, &built, &low);
