@@ -181,7 +181,9 @@ bool island_body_moves(const sn_world* world, int32_t body_slot)
 	const body* b = world->bodies + body_slot;
 	if (b->type == SN_BODY_LINK)
 	{
-		return !world->artics->items[b->artic].asleep;
+		// The base of a fixed articulation is welded to the world: it never moves.
+		const artic* a = world->artics->items + b->artic;
+		return !a->asleep && !(a->fixed_base && b->link == 0);
 	}
 	return b->type == SN_BODY_DYNAMIC && !b->asleep;
 }

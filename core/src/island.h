@@ -27,7 +27,7 @@ void island_wake_touching(sn_world* world, int32_t body_slot);
 void island_wake_all(sn_world* world);
 
 // Whether a body slot moves in this step: a dynamic body or a link that is awake (false for the world, static
-// and kinematic bodies).
+// and kinematic bodies, and the base link of a fixed articulation).
 bool island_body_moves(const sn_world* world, int32_t body_slot);
 // Whether a body slot is asleep (a link: its articulation).
 bool island_body_asleep(const sn_world* world, int32_t body_slot);

@@ -24,8 +24,9 @@
 //   edge pair, L = e_i x b_j:  s = (|t . L| - sum_k hA_k |L_k| - sum_k hB_k |L . b_k|) / |L|
 // (skipped when the edges are parallel within 1e-6 rad: then the face axes cover it). The largest s is the
 // separation along the best axis: if it exceeds the margin the boxes are apart. Faces win over edges
-// unless an edge axis separates by more than 1e-5 of the size, and A's face over B's within 1e-5 of the
-// size, so near-ties do not flip the manifold from step to step (Box2D's relative tolerances). A face axis
+// unless an edge axis separates by more than 1e-5 of the size (overlapping: by more than 5% of the face's
+// overlap too, at most 0.5% of the size: Bullet's depth fudge), and A's face over B's within 1e-5 of the size, so near-ties do not flip
+// the manifold from step to step (Box2D's relative tolerances). A face axis
 // is a face contact: the incident face is the other box's face most anti-parallel to the reference
 // normal, clipped against the reference face (manifold.c), up to four points. An edge axis is an
 // edge-edge contact: one point between the two supporting edges. Separated boxes (some axis has
@@ -512,7 +513,12 @@ void collide_box_box(const collide_box* a, sn_transform xa, const collide_box* b
 		collide_convex_pair(&ca, xa, &cb, xb, margin, m);
 		return;
 	}
-	if (ei >= 0 && se > face_best + 1e-5 * size)
+	// Overlapping: an edge pair wins only when it overlaps less than the best face by 5% of that face's
+	// overlap (Bullet's box-box fudge factor of 1.05 on the depth), at most 0.5% of the size, and 1e-5 of
+	// the size: a face resting on a face with its edge overhanging the other's, tilted by a hundredth of a
+	// degree, stays a face contact of four points instead of one edge point, about which a grasped box
+	// would turn; deep overlaps still take their least-overlap axis to within 0.5% of the size.
+	if (ei >= 0 && se > face_best + fmin(-0.05 * face_best, 5e-3 * size) + 1e-5 * size)
 	{
 		// Edge-edge: the supporting edges along L (A to B).
 		sn_vec3 l = sn_dot(le, t) >= 0.0 ? le : sn_neg(le);
