@@ -33,6 +33,21 @@
 // How long a connection the server should close may take to be closed, ms (its timeouts plus slack).
 #define HOSTILE_CLOSE_WAIT_MS 8000
 
+// Limits given to the sinewd under attack that the load family's bounds are derived from (hostile.c
+// passes them on its command line): a client whose oldest reply has waited reply_timeout_ms undelivered
+// is closed, and the kernel holds at most twice socket_send_buffer_bytes (Linux doubles SO_SNDBUF) of
+// replies on the server's side of a connection.
+#define HOSTILE_REPLY_TIMEOUT_MS 3000
+#define HOSTILE_SOCKET_SEND_BUFFER_BYTES 262144
+// sinewd's own periods, which are not options: its housekeeping timer runs every 100 ms (HOUSEKEEPING_MS,
+// server/server.c) and a closing session's last messages get at most 1 s to flush before its connection
+// is closed (CLOSE_FLUSH_MS, server/session.c).
+#define SINEWD_HOUSEKEEPING_MS 100
+#define SINEWD_CLOSE_FLUSH_MS 1000
+// A number macro as a string literal (for sinewd's arguments).
+#define HOSTILE_STRING_(x) #x
+#define HOSTILE_STRING(x) HOSTILE_STRING_(x)
+
 typedef struct hostile_server
 {
 	pid_t pid;
