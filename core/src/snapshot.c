@@ -638,6 +638,16 @@ static sn_error read_world_settings(snap_reader* r, sn_world_def* def, double* t
 	return sn_world_def_check(def, NULL, 0) == SN_ERR_OK ? SN_ERR_OK : SN_ERR_BAD_SNAPSHOT;
 }
 
+uint32_t sn_snapshot_version(const void* data, size_t size)
+{
+	if (data == NULL || size < HEADER_SIZE || memcmp(data, snapshot_magic, sizeof(snapshot_magic)) != 0)
+	{
+		return 0;
+	}
+	snap_reader r = { data, size, sizeof(snapshot_magic), true };
+	return snap_get_u32(&r);
+}
+
 sn_error sn_world_create_from_snapshot(const void* data, size_t size, const sn_allocator* allocator,
 									   sn_world** out_world)
 {
