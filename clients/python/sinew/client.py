@@ -2,11 +2,11 @@
 
 import os
 import time
-from typing import List, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Union
 
 from ._pb import pb
 from .connection import Connection
-from .errors import NotFound
+from .errors import ConnectionClosed, NotFound
 from .world import ROLES, World, WorldInfo, _enum, role_name, settings_message, time_message
 
 DEFAULT_HOST = "127.0.0.1"
@@ -56,7 +56,7 @@ class Client:
     def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
     def __repr__(self) -> str:
@@ -67,7 +67,7 @@ class Client:
         self.connection.close()
 
     @property
-    def closed(self):
+    def closed(self) -> Optional[ConnectionClosed]:
         """None while connected, else the ConnectionClosed saying why it ended."""
         return self.connection.closed
 
@@ -125,19 +125,20 @@ class Client:
                                          pb.JoinWorld(world_id=info.id, role=_enum(ROLES, role, "role")))
         return World(self, info.id, info.name, role_name(joined.joined.role))
 
-    def wait_event(self, kind: Optional[str] = None, world=None, timeout: Optional[float] = None):
+    def wait_event(self, kind: Optional[str] = None, world: Union[World, int, None] = None,
+                   timeout: Optional[float] = None) -> Optional["pb.Event"]:
         """The next Event (protobuf) of a kind ('diverged', 'demoted', 'destroyed', 'closing',
         'time_mode'; None: any) and world (World or id; None: any), waiting up to `timeout` s; None if none
         came."""
         world_id = getattr(world, "id", world)
 
-        def match(event):
+        def match(event: "pb.Event") -> bool:
             return ((kind is None or event.WhichOneof("event") == kind)
                     and (world_id is None or event.world_id == world_id))
 
         return self.connection.wait_event(match, timeout)
 
-    def request(self, command: str, message, timeout: Optional[float] = None):
+    def request(self, command: str, message: Any, timeout: Optional[float] = None) -> "pb.Reply":
         """Send any command by its ClientMessage field name with its protobuf message (sinew.pb); returns
         the Reply. For what the classes here do not wrap."""
         return self.connection.request(command, message, timeout)
