@@ -24,10 +24,12 @@
 // Why this bound: the server gives every connection at most one share of a loop pass
 // (max_commands_per_pass commands, max_bytes_per_pass bytes of requests and replies or max_pass_time_us
 // of loop time, at least one command), so a ping waits for at most one share of each busy connection.
-// The heaviest share here is the load family's: one GetState reply of a 2000-body world (89 KB; encoding
-// one takes longer than max_pass_time_us under the sanitizers), about 1 ms in the release build and 10 to
-// 20 ms under ASan + UBSan, so its 12 attackers cost at most about 250 ms a pass under the sanitizers.
-// Before the fairness shares one such client made a ping wait 9.8 s. What the bound is checked against
+// The heaviest share here is the load family's: one GetState reply of a 2000-body world (89 KB), which
+// takes the loop 6 to 8 ms in the release build and about 18 ms under ASan + UBSan (the sinewd thread's
+// CPU time over 100 of them; nanopb sizes every nested message by encoding it, and a body's pose is three
+// deep): more than max_pass_time_us, so a share is one reply, and its 12 attackers cost about 100 ms a
+// pass in the release build and 220 ms under the sanitizers (get_state_round_trip_ms, printed, is that
+// plus the client's decoding). Before the fairness shares one such client made a ping wait 9.8 s. What the bound is checked against
 // is the ping's round trip less the time its two threads waited for a CPU that other processes had
 // (bystander_ping_ms): under ASan, next to another test on two cores, that wait alone reached 1.6 s.
 #define HOSTILE_PING_BOUND_MS 1000.0
