@@ -22,7 +22,7 @@
 #   bash scripts/bench.sh collide [args]        bench_collide: broadphase, narrowphase per pair family,
 #                                               GJK/EPA against closed forms and against libccd, the world's
 #                                               collision stage on the contact scenes (--quick,
-#                                               --section NAME)
+#                                               --section NAME, --help)
 # The release build is configured with SINEW_BENCH_PEERS=ON (peer libraries such as libccd and MuJoCo, from
 # install-deps.sh) so the comparisons run.
 set -euo pipefail

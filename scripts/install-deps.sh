@@ -25,6 +25,8 @@ packages=(
   libcmocka-dev
   # wire protocol and server
   libuv1-dev libwebsockets-dev libwebsockets-evlib-uv nanopb libnanopb-dev protobuf-compiler
+  # SHA-256 content addresses of model assets and meshes (libcrypto; libwebsockets-dev depends on it too)
+  libssl-dev
   # model import: URDF (expat) and its mesh files, STL, OBJ and DAE (assimp's C API)
   libexpat1-dev libassimp-dev
 )

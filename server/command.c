@@ -45,6 +45,8 @@ WORLD_OF_(snapshot)
 WORLD_OF_(restore)
 WORLD_OF_(reset)
 WORLD_OF_(describe_world)
+WORLD_OF_(create_shape)
+WORLD_OF_(destroy_shape)
 #undef WORLD_OF_
 
 #define TAG_(field) sinew_v1_ClientMessage_##field##_tag
@@ -95,6 +97,11 @@ static const command_def table[] = {
 	{ TAG_(restore), "restore", handle_restore, OWN_, W_ | WAIT_ | MUT_, world_of_restore },
 	{ TAG_(reset), "reset", handle_reset, OWN_, W_ | WAIT_ | MUT_, world_of_reset },
 	{ TAG_(describe_world), "describe_world", handle_describe_world, OBS_, W_ | WAIT_, world_of_describe_world },
+	{ TAG_(create_shape), "create_shape", handle_create_shape, OWN_, W_ | WAIT_ | MUT_, world_of_create_shape },
+	{ TAG_(destroy_shape), "destroy_shape", handle_destroy_shape, OWN_, W_ | WAIT_ | MUT_, world_of_destroy_shape },
+	{ TAG_(find_assets), "find_assets", handle_find_assets, NONE_, MUT_, NULL },
+	{ TAG_(put_asset), "put_asset", handle_put_asset, NONE_, MUT_, NULL },
+	{ TAG_(get_mesh), "get_mesh", handle_get_mesh, NONE_, 0, NULL },
 };
 
 enum
@@ -197,6 +204,91 @@ static void* grow_entry(void** array, const int* count, int* capacity, size_t si
 	return (char*)*array + (size_t)*count * size;
 }
 
+// One Asset of LoadUrdf.assets (its data arrives through the hook while it decodes), up to
+// max_assets_per_load (more are skipped and reported by the handler as LIMIT_REACHED).
+static bool decode_asset(pb_istream_t* stream, command_ctx* ctx)
+{
+	if (ctx->asset_count >= ctx->srv->config.limits.max_assets_per_load)
+	{
+		ctx->assets_over_limit = true;
+		return true; // nanopb skips the element
+	}
+	if (ctx->asset_count == ctx->asset_capacity)
+	{
+		int capacity = ctx->asset_capacity > 0 ? 2 * ctx->asset_capacity : 16;
+		wire_asset* grown = realloc(ctx->assets, (size_t)capacity * sizeof(wire_asset));
+		if (grown == NULL)
+		{
+			return false;
+		}
+		ctx->assets = grown;
+		ctx->asset_capacity = capacity;
+	}
+	wire_asset* a = ctx->assets + ctx->asset_count;
+	memset(a, 0, sizeof(*a));
+	ctx->asset_count += 1; // counted now, so that its data is freed with the command even if decoding fails
+	sinew_v1_Asset in = sinew_v1_Asset_init_zero;
+	if (!pb_decode(stream, sinew_v1_Asset_fields, &in))
+	{
+		return false;
+	}
+	memcpy(a->uri, in.uri, sizeof(a->uri) < sizeof(in.uri) ? sizeof(a->uri) : sizeof(in.uri));
+	a->uri[sizeof(a->uri) - 1] = '\0';
+	a->sha256_size = in.sha256.size;
+	memcpy(a->sha256, in.sha256.bytes, in.sha256.size < WIRE_HASH_SIZE ? in.sha256.size : WIRE_HASH_SIZE);
+	return true;
+}
+
+// The data of the Asset being decoded (the last one counted), up to max_asset_bytes.
+static bool decode_asset_data(pb_istream_t* stream, command_ctx* ctx)
+{
+	if (ctx->asset_count == 0)
+	{
+		return pb_read(stream, NULL, stream->bytes_left);
+	}
+	wire_asset* a = ctx->assets + ctx->asset_count - 1;
+	size_t size = stream->bytes_left;
+	asset_blob_unref(a->data);
+	a->data = NULL;
+	a->has_data = true;
+	a->data_size = size;
+	if ((int64_t)size > ctx->srv->config.limits.max_asset_bytes)
+	{
+		a->too_large = true;
+		return pb_read(stream, NULL, size);
+	}
+	// Straight into a blob: hashed on the worker and kept as it is, without a copy.
+	a->data = asset_blob_new(ASSET_FILE, size);
+	return a->data != NULL && pb_read(stream, a->data->data, size);
+}
+
+// One hash of FindAssets, up to max_assets_per_load of 32 bytes each.
+static bool decode_hash(pb_istream_t* stream, command_ctx* ctx)
+{
+	if (stream->bytes_left != WIRE_HASH_SIZE || ctx->hash_count >= ctx->srv->config.limits.max_assets_per_load)
+	{
+		*(stream->bytes_left != WIRE_HASH_SIZE ? &ctx->hashes_bad : &ctx->assets_over_limit) = true;
+		return pb_read(stream, NULL, stream->bytes_left);
+	}
+	if (ctx->hash_count == ctx->hash_capacity)
+	{
+		int capacity = ctx->hash_capacity > 0 ? 2 * ctx->hash_capacity : 16;
+		uint8_t(*grown)[WIRE_HASH_SIZE] = realloc(ctx->hashes, (size_t)capacity * WIRE_HASH_SIZE);
+		if (grown == NULL)
+		{
+			return false;
+		}
+		ctx->hashes = grown;
+		ctx->hash_capacity = capacity;
+	}
+	if (!pb_read(stream, ctx->hashes[ctx->hash_count], WIRE_HASH_SIZE))
+	{
+		return false;
+	}
+	ctx->hash_count += 1;
+	return true;
+}
+
 // Growing fields of a ClientMessage: Restore.data into one buffer, CreateArticulation.links one by one up
 // to max_links_per_articulation (more are skipped and reported by the handler as LIMIT_REACHED).
 static bool decode_hook(pb_istream_t* stream, const pb_field_iter_t* field, void* context)
@@ -245,6 +337,43 @@ static bool decode_hook(pb_istream_t* stream, const pb_field_iter_t* field, void
 	if (field->descriptor == &sinew_v1_LoadUrdf_msg && field->tag == sinew_v1_LoadUrdf_urdf_tag)
 	{
 		return read_all_bytes(stream, ctx);
+	}
+	if (field->descriptor == &sinew_v1_LoadUrdf_msg && field->tag == sinew_v1_LoadUrdf_assets_tag)
+	{
+		return decode_asset(stream, ctx);
+	}
+	if (field->descriptor == &sinew_v1_Asset_msg && field->tag == sinew_v1_Asset_data_tag)
+	{
+		return decode_asset_data(stream, ctx);
+	}
+	if (field->descriptor == &sinew_v1_FindAssets_msg && field->tag == sinew_v1_FindAssets_sha256_tag)
+	{
+		return decode_hash(stream, ctx);
+	}
+	if (field->descriptor == &sinew_v1_PutAsset_msg && field->tag == sinew_v1_PutAsset_data_tag)
+	{
+		if ((int64_t)stream->bytes_left > ctx->srv->config.limits.max_asset_bytes)
+		{
+			ctx->bytes_over_limit = true;
+			return pb_read(stream, NULL, stream->bytes_left);
+		}
+		// Straight into a blob: the store keeps it as it is, without a copy.
+		asset_blob_unref(ctx->put_blob);
+		ctx->put_blob = asset_blob_new(ASSET_FILE, stream->bytes_left);
+		return ctx->put_blob != NULL && pb_read(stream, ctx->put_blob->data, ctx->put_blob->size);
+	}
+	if ((field->descriptor == &sinew_v1_CreateBody_msg && field->tag == sinew_v1_CreateBody_shapes_tag) ||
+		(field->descriptor == &sinew_v1_LinkDef_msg && field->tag == sinew_v1_LinkDef_shapes_tag))
+	{
+		// A link's shapes arrive while the link decodes: it is links[link_count] until it is counted.
+		int owner = field->descriptor == &sinew_v1_LinkDef_msg ? ctx->link_count : 0;
+		return shape_list_decode(&ctx->shapes, stream, owner);
+	}
+	bool handled = false;
+	bool ok = shape_list_decode_geometry(&ctx->shapes, stream, field, &handled);
+	if (handled)
+	{
+		return ok;
 	}
 	if (field->descriptor == &sinew_v1_LoadUrdf_msg && field->tag == sinew_v1_LoadUrdf_drives_tag)
 	{
@@ -310,6 +439,18 @@ static command_ctx* ctx_new(session* s)
 	ctx->urdf_initial_count = 0;
 	ctx->urdf_initial_capacity = 0;
 	ctx->urdf_over_limit = false;
+	ctx->assets = NULL;
+	ctx->asset_count = 0;
+	ctx->asset_capacity = 0;
+	ctx->assets_over_limit = false;
+	ctx->hashes = NULL;
+	ctx->hash_count = 0;
+	ctx->hash_capacity = 0;
+	ctx->hashes_bad = false;
+	ctx->bytes_over_limit = false;
+	ctx->put_blob = NULL;
+	memset(&ctx->shapes, 0, sizeof(ctx->shapes));
+	ctx->shapes.max_per_owner = (int)s->srv->config.limits.max_shapes_per_body;
 	ctx->reply_scratch = NULL;
 	ctx->reply_scratch_free = NULL;
 	return ctx;
@@ -325,6 +466,14 @@ static void ctx_free(command_ctx* ctx)
 	free(ctx->links);
 	free(ctx->urdf_drives);
 	free(ctx->urdf_initial);
+	for (int i = 0; i < ctx->asset_count; ++i)
+	{
+		asset_blob_unref(ctx->assets[i].data);
+	}
+	free(ctx->assets);
+	free(ctx->hashes);
+	asset_blob_unref(ctx->put_blob);
+	shape_list_free(&ctx->shapes);
 	free(ctx);
 }
 
@@ -364,6 +513,7 @@ static const field_name field_names[] = {
 	sinew_v1_LoadUrdf_FIELDLIST(FIELD_NAME_, sinew_v1_LoadUrdf)
 	sinew_v1_JointDrive_FIELDLIST(FIELD_NAME_, sinew_v1_JointDrive)
 	sinew_v1_JointValue_FIELDLIST(FIELD_NAME_, sinew_v1_JointValue)
+	sinew_v1_Asset_FIELDLIST(FIELD_NAME_, sinew_v1_Asset)
 };
 // clang-format on
 #undef FIELD_NAME_

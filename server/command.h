@@ -7,7 +7,9 @@
 #ifndef SINEW_SERVER_COMMAND_H
 #define SINEW_SERVER_COMMAND_H
 
+#include "assets.h"
 #include "session.h"
+#include "shapes.h"
 #include "sinew.pb.h"
 #include "world_host.h"
 
@@ -18,6 +20,18 @@
 #include <stdint.h>
 
 struct server;
+
+// One Asset of a LoadUrdf, as decoded.
+typedef struct wire_asset
+{
+	char uri[512];
+	uint8_t sha256[WIRE_HASH_SIZE];
+	size_t sha256_size; // 0 (absent), 32, or another length (refused)
+	asset_blob* data;   // its bytes (a reference); NULL when absent
+	size_t data_size;
+	bool has_data;
+	bool too_large; // data above max_asset_bytes: skipped, refused by the handler
+} wire_asset;
 
 typedef struct command_ctx
 {
@@ -45,6 +59,17 @@ typedef struct command_ctx
 	int urdf_initial_count;
 	int urdf_initial_capacity;
 	bool urdf_over_limit; // more than COMMAND_URDF_MAX_ENTRIES of either
+	wire_asset* assets;   // LoadUrdf.assets
+	int asset_count;
+	int asset_capacity;
+	bool assets_over_limit;            // more than max_assets_per_load: the rest were skipped
+	uint8_t (*hashes)[WIRE_HASH_SIZE]; // FindAssets.sha256 (those of 32 bytes)
+	int hash_count;
+	int hash_capacity;
+	bool hashes_bad;       // a hash that is not 32 bytes (more than max_assets_per_load: assets_over_limit)
+	bool bytes_over_limit; // PutAsset.data above max_asset_bytes: not kept
+	asset_blob* put_blob;  // PutAsset.data
+	shape_list shapes;     // CreateBody.shapes, LinkDef.shapes, CreateShape's geometry arrays
 	// Memory a handler's reply needs until it is encoded (freed after the reply).
 	void* reply_scratch;
 	void (*reply_scratch_free)(void*);
@@ -124,5 +149,41 @@ int32_t handle_lockstep_input(command_ctx* ctx);
 int32_t handle_subscribe(command_ctx* ctx);
 int32_t handle_unsubscribe(command_ctx* ctx);
 int32_t handle_get_state(command_ctx* ctx);
+int32_t handle_create_shape(command_ctx* ctx);
+int32_t handle_destroy_shape(command_ctx* ctx);
+int32_t handle_find_assets(command_ctx* ctx);
+int32_t handle_put_asset(command_ctx* ctx);
+int32_t handle_get_mesh(command_ctx* ctx);
+
+// Shapes with a hull or a triangle mesh are built off the loop (a quickhull of many points, a mesh's
+// bounding volume hierarchy take up to seconds): a world job creates them, and CreateBody's body, all or
+// nothing, and answers with Created. Primitives alone are built at once, on the loop.
+bool cmd_shapes_heavy(const shape_list* list);
+
+// Shapes [first, first + count) of the command's list (first -1: CreateShape's one shape) go on body
+// (a null id with new_body: the body the job creates). label starts the reasons ("create body: shapes").
+typedef struct shape_group
+{
+	sn_body_id body;
+	int first;
+	int count;
+	char label[64];
+} shape_group;
+
+// Start the job (the command's shapes move into it; the handler returns 0 and is answered later).
+// new_body: create this body first (CreateBody; density: its mass from its shapes, may be NULL). undo: an
+// articulation made by the handler, destroyed if a shape fails. The reply is Created with created_id (the
+// body's own when new_body; 0: the first shape's, for CreateShape), dof_count and the shapes' ids.
+int32_t cmd_build_shapes_off_loop(command_ctx* ctx, const sn_body_def* new_body, const double* density,
+								  const shape_group* groups, int group_count, sn_articulation_id undo,
+								  uint64_t created_id, uint32_t dof_count);
+
+// Encode Created.shape_ids from ids [0, count) (the array must live until the reply is encoded).
+typedef struct created_shapes
+{
+	const sn_shape_id* ids;
+	int count;
+} created_shapes;
+bool cmd_encode_shape_ids(pb_ostream_t* stream, const pb_field_t* field, void* const* arg);
 
 #endif

@@ -50,6 +50,10 @@ static const option_def options[] = {
 	{ "state-dir", "SINEW_STATE_DIR", OPT_STRING, STR_(state_dir), "DIR",
 	  "kept worlds are written there (every state_snapshot_interval_ms and at shutdown) and restored at start "
 	  "with their names and ids (default: none; created if missing)" },
+	{ "model-path", "SINEW_MODEL_PATH", OPT_STRING, STR_(model_path), "DIRS",
+	  "colon-separated folders (like ROS_PACKAGE_PATH) where LoadUrdf finds models named by clients "
+	  "(package://NAME/PATH or NAME/PATH) and the package:// mesh files of the URDFs it loads (default: none; "
+	  "the container's models volume)" },
 	{ "no-demo", "SINEW_NO_DEMO", OPT_FLAG_OFF, VAL_(demo), NULL, "do not create the demo world at start" },
 	{ "demo-model", "SINEW_DEMO_MODEL", OPT_STRING, STR_(demo_model), "URDF",
 	  "the robot of the demo world, moved by its drives (default: the built-in sinew_arm)" },
@@ -359,6 +363,42 @@ void config_print_help(FILE* out)
 	fprintf(out,
 			"\nSignals: SIGINT and SIGTERM shut down cleanly within shutdown_grace_ms (stop accepting, tell\n"
 			"clients, finish in-flight replies: a long Step stops between steps and answers what it did; exit 0).\n");
+}
+
+bool config_absolute_model_path(server_config* config)
+{
+	char out[sizeof(config->model_path)];
+	size_t used = 0;
+	const char* s = config->model_path;
+	while (*s != '\0')
+	{
+		const char* colon = strchr(s, ':');
+		size_t n = colon != NULL ? (size_t)(colon - s) : strlen(s);
+		char entry[sizeof(config->model_path)];
+		memcpy(entry, s, n);
+		entry[n] = '\0';
+		char* resolved = n > 0 ? realpath(entry, NULL) : NULL;
+		const char* use = resolved != NULL ? resolved : entry;
+		if (n > 0)
+		{
+			int w = snprintf(out + used, sizeof(out) - used, "%s%s", used > 0 ? ":" : "", use);
+			if (w < 0 || (size_t)w >= sizeof(out) - used)
+			{
+				free(resolved);
+				return false;
+			}
+			used += (size_t)w;
+		}
+		free(resolved);
+		s += n;
+		if (*s == ':')
+		{
+			++s;
+		}
+	}
+	out[used] = '\0';
+	memcpy(config->model_path, out, used + 1);
+	return true;
 }
 
 bool config_find_web_root(server_config* config, const char* exe, char* looked, size_t cap)

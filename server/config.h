@@ -20,7 +20,10 @@ typedef struct server_config
 	// Directory served at / on the HTTP port (the dashboard). "": not given, sinewd looks for the bundle
 	// next to its own binary (config_find_web_root); "none": nothing is served at / (404).
 	char web_root[512];
-	char state_dir[512];     // kept worlds written there and restored at start (persist.h); "": none
+	char state_dir[512]; // kept worlds written there and restored at start (persist.h); "": none
+	// Folders (colon-separated, like ROS_PACKAGE_PATH) where LoadUrdf finds models by name and package://
+	// mesh files: SINEW_MODEL_PATH or --model-path; "": none.
+	char model_path[4096];
 	bool demo;               // start with the demo world
 	char demo_model[512];    // URDF of the demo robot; "": the embedded models/sinew_arm.urdf
 	bool allow_demo_destroy; // clients may destroy the demo world (default: ERR_PROTECTED)
@@ -39,6 +42,11 @@ bool config_from_env(server_config* config, char* error, size_t error_capacity);
 int config_from_args(server_config* config, int argc, char** argv, FILE* out, char* error, size_t error_capacity);
 
 void config_print_help(FILE* out);
+
+// Make every folder of the model path absolute (relative ones from the current directory): the server
+// compares paths against them (a model's files must stay inside). Folders that do not exist are kept
+// as given. False if the result does not fit.
+bool config_absolute_model_path(server_config* config);
 
 // When no web root was given: the dashboard bundle of the build tree sinewd was built in
 // (<dir of sinewd>/../clients/web/dist) or of an install (<dir of sinewd>/../share/sinew/web), the first

@@ -178,6 +178,53 @@ bool cv_world_settings(const sinew_v1_WorldSettings* s, sn_world_def* def, char*
 	{
 		def->implicit_beta = s->implicit_beta;
 	}
+	if (s->has_contact_slop)
+	{
+		def->contact.slop = s->contact_slop;
+	}
+	if (s->has_max_push_speed)
+	{
+		def->contact.max_push_speed = s->max_push_speed;
+	}
+	if (s->has_restitution_threshold)
+	{
+		def->contact.restitution_threshold = s->restitution_threshold;
+	}
+	static const sn_mix_rule mixes[] = { SN_MIX_GEOMETRIC_MEAN, SN_MIX_GEOMETRIC_MEAN, SN_MIX_MIN, SN_MIX_MAX,
+										 SN_MIX_AVERAGE,        SN_MIX_MULTIPLY };
+	const int mix_count = (int)(sizeof(mixes) / sizeof(mixes[0]));
+	if ((int)s->friction_mix < 0 || (int)s->friction_mix >= mix_count || (int)s->restitution_mix < 0 ||
+		(int)s->restitution_mix >= mix_count)
+	{
+		snprintf(detail, capacity, "unknown mix rule (friction %d, restitution %d)", (int)s->friction_mix,
+				 (int)s->restitution_mix);
+		return false;
+	}
+	if (s->friction_mix != sinew_v1_MixRule_MIX_DEFAULT)
+	{
+		def->contact.friction_mix = mixes[s->friction_mix];
+	}
+	if (s->restitution_mix != sinew_v1_MixRule_MIX_DEFAULT)
+	{
+		def->contact.restitution_mix = mixes[s->restitution_mix];
+	}
+	if ((int)s->sleep < (int)sinew_v1_SleepMode_SLEEP_DEFAULT || (int)s->sleep > (int)sinew_v1_SleepMode_SLEEP_OFF)
+	{
+		snprintf(detail, capacity, "unknown sleep mode %d", (int)s->sleep);
+		return false;
+	}
+	if (s->has_sleep_linear_speed)
+	{
+		def->sleep.linear_speed = s->sleep_linear_speed;
+	}
+	if (s->has_sleep_angular_speed)
+	{
+		def->sleep.angular_speed = s->sleep_angular_speed;
+	}
+	if (s->has_time_to_sleep)
+	{
+		def->sleep.time_to_sleep = s->time_to_sleep;
+	}
 	return true;
 }
 
@@ -299,6 +346,26 @@ void wv_world_settings(const sn_world_def* def, sinew_v1_WorldSettings* out)
 	out->implicit_alpha = def->implicit_alpha;
 	out->has_implicit_beta = true;
 	out->implicit_beta = def->implicit_beta;
+	out->has_contact_slop = true;
+	out->contact_slop = def->contact.slop;
+	out->has_max_push_speed = true;
+	out->max_push_speed = def->contact.max_push_speed;
+	out->has_restitution_threshold = true;
+	out->restitution_threshold = def->contact.restitution_threshold;
+	static const sinew_v1_MixRule rules[] = { sinew_v1_MixRule_MIX_GEOMETRIC_MEAN, sinew_v1_MixRule_MIX_MIN,
+											  sinew_v1_MixRule_MIX_MAX, sinew_v1_MixRule_MIX_AVERAGE,
+											  sinew_v1_MixRule_MIX_MULTIPLY };
+	out->friction_mix =
+		(int)def->contact.friction_mix < 5 ? rules[def->contact.friction_mix] : sinew_v1_MixRule_MIX_DEFAULT;
+	out->restitution_mix =
+		(int)def->contact.restitution_mix < 5 ? rules[def->contact.restitution_mix] : sinew_v1_MixRule_MIX_DEFAULT;
+	out->sleep = def->sleep.enabled ? sinew_v1_SleepMode_SLEEP_ON : sinew_v1_SleepMode_SLEEP_OFF;
+	out->has_sleep_linear_speed = true;
+	out->sleep_linear_speed = def->sleep.linear_speed;
+	out->has_sleep_angular_speed = true;
+	out->sleep_angular_speed = def->sleep.angular_speed;
+	out->has_time_to_sleep = true;
+	out->time_to_sleep = def->sleep.time_to_sleep;
 }
 
 bool cv_vec3_finite(bool has, const sinew_v1_Vec3* v)

@@ -177,6 +177,14 @@ int32_t demo_world_create(server* srv)
 	sn_error err = model_path[0] != '\0' ? snm_load_urdf_file(model_path, NULL, &model, &error)
 										 : snm_parse_urdf((const char*)demo_model_urdf, (size_t)demo_model_urdf_size,
 														  "sinew_arm.urdf", NULL, &model, &error);
+	if (err == SN_ERR_OK && model_path[0] != '\0')
+	{
+		err = model_info_load_own_meshes(model, model_path, srv->config.model_path, &error);
+		if (err != SN_ERR_OK)
+		{
+			snm_model_destroy(model);
+		}
+	}
 	if (err != SN_ERR_OK)
 	{
 		return fail(NULL, NULL, NULL, err, "the demo model", error.text);
@@ -233,8 +241,10 @@ int32_t demo_world_create(server* srv)
 		return code;
 	}
 	// What DescribeWorld tells a dashboard that opens the demo world: names and visuals of the robot.
-	model_info info = { model, &built };
+	asset_blob** meshes = model_info_store_meshes(&srv->assets, model);
+	model_info info = { model, &built, meshes };
 	bool kept = model_info_keep(&host->models, &info, built.articulation, dofs);
+	model_info_release_meshes(meshes, model->mesh_count);
 	snm_build_result_free(&built);
 	snm_model_destroy(model);
 	if (!kept)

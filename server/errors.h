@@ -29,7 +29,8 @@
 	X(TIMEOUT, -115, "the client took too long")                                                                       \
 	X(INTERNAL, -116, "internal server error")                                                                         \
 	X(NAME_TAKEN, -117, "another world on this server has that name")                                                  \
-	X(PROTECTED, -118, "the world is protected from this command")
+	X(PROTECTED, -118, "the world is protected from this command")                                                     \
+	X(UNKNOWN_ASSET, -119, "no asset or mesh on this server has that content hash")
 
 typedef enum sv_error
 {

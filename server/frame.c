@@ -2,21 +2,80 @@
 #include "frame.h"
 
 #include "convert.h"
+#include "shapes.h"
 #include "wire.h"
 
 #include "sinew/articulation.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 uint32_t frame_include_mask(uint32_t include)
 {
-	include &= 63u;
-	return include == 0 ? (uint32_t)(sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS)
-						: include;
+	include &= FRAME_INCLUDE_ALL;
+	uint32_t events = include & (uint32_t)sinew_v1_Include_INCLUDE_CONTACT_EVENTS;
+	uint32_t frame = include & ~(uint32_t)sinew_v1_Include_INCLUDE_CONTACT_EVENTS;
+	return (frame == 0 ? (uint32_t)(sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS)
+					   : frame) |
+		events;
 }
 
-bool frame_source_init(frame_source* src, const sn_world* world, uint32_t include)
+// A manifold a client wants to see: one that touches, or that the solver pushed on (a speculative point
+// that stopped a fast body).
+static bool worth_sending(const sn_contact* c)
+{
+	if (c->touching)
+	{
+		return true;
+	}
+	for (int k = 0; k < c->point_count; ++k)
+	{
+		if (c->points[k].normal_impulse != 0.0 || c->points[k].tangent_impulse[0] != 0.0 ||
+			c->points[k].tangent_impulse[1] != 0.0)
+		{
+			return true;
+		}
+	}
+	return false;
+}
+
+// The manifolds worth sending, at most max of them (the rest counted).
+static bool gather_contacts(frame_source* src, int max_contacts)
+{
+	int total = sn_world_get_contacts(src->world, NULL, 0);
+	if (total <= 0)
+	{
+		return true;
+	}
+	sn_contact* all = malloc((size_t)total * sizeof(sn_contact));
+	if (all == NULL)
+	{
+		return false;
+	}
+	total = sn_world_get_contacts(src->world, all, total);
+	int kept = 0;
+	for (int i = 0; i < total; ++i)
+	{
+		if (!worth_sending(all + i))
+		{
+			continue;
+		}
+		if (kept < max_contacts)
+		{
+			all[kept++] = all[i];
+		}
+		else
+		{
+			src->contacts_dropped += 1;
+		}
+	}
+	src->contacts = all;
+	src->contact_count = kept;
+	return true;
+}
+
+bool frame_source_init(frame_source* src, const sn_world* world, uint32_t include, int max_contacts)
 {
 	memset(src, 0, sizeof(*src));
 	src->world = world;
@@ -44,6 +103,12 @@ bool frame_source_init(frame_source* src, const sn_world* world, uint32_t includ
 		}
 		sn_world_get_articulations(world, src->articulations, src->articulation_count);
 	}
+	src->time_step = sn_world_get_def(world).time_step;
+	if ((src->include & sinew_v1_Include_INCLUDE_CONTACTS) != 0 && !gather_contacts(src, max_contacts))
+	{
+		frame_source_free(src);
+		return false;
+	}
 	return true;
 }
 
@@ -53,6 +118,8 @@ void frame_source_free(frame_source* src)
 	free(src->joints);
 	free(src->articulations);
 	free(src->scratch);
+	free(src->contacts);
+	src->contacts = NULL;
 	src->bodies = NULL;
 	src->joints = NULL;
 	src->articulations = NULL;
@@ -237,6 +304,46 @@ static bool encode_articulations(pb_ostream_t* stream, const pb_field_t* field, 
 	return true;
 }
 
+static bool encode_contacts(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const frame_source* src = *arg;
+	// Impulses over the last step (N*s) are the step's mean forces (N).
+	double per_s = src->time_step > 0.0 ? 1.0 / src->time_step : 0.0;
+	for (int i = 0; i < src->contact_count; ++i)
+	{
+		const sn_contact* c = src->contacts + i;
+		sinew_v1_Contact out = sinew_v1_Contact_init_zero;
+		out.has_a = true;
+		shapes_side(src->world, c->shape_a, c->body_a, &out.a);
+		out.has_b = true;
+		shapes_side(src->world, c->shape_b, c->body_b, &out.b);
+		out.has_normal = true;
+		wv_vec3(c->normal, &out.normal);
+		out.touching = c->touching;
+		int n = c->point_count < 4 ? c->point_count : 4;
+		for (int k = 0; k < n; ++k)
+		{
+			const sn_contact_point* p = c->points + k;
+			sinew_v1_ContactPoint* q = out.points + k;
+			q->has_position = true;
+			wv_vec3(p->position, &q->position);
+			q->separation = p->separation;
+			q->normal_force = p->normal_impulse * per_s;
+			q->friction_force =
+				sqrt(p->tangent_impulse[0] * p->tangent_impulse[0] + p->tangent_impulse[1] * p->tangent_impulse[1]) *
+				per_s;
+			q->has_force = true;
+			wv_vec3(p->force, &q->force);
+		}
+		out.points_count = (pb_size_t)n;
+		if (!pb_encode_tag_for_field(stream, field) || !pb_encode_submessage(stream, sinew_v1_Contact_fields, &out))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
 void frame_fill(sinew_v1_StateFrame* frame, frame_source* src, uint64_t world_id, uint64_t clock_ns)
 {
 	*frame = (sinew_v1_StateFrame)sinew_v1_StateFrame_init_zero;
@@ -251,12 +358,18 @@ void frame_fill(sinew_v1_StateFrame* frame, frame_source* src, uint64_t world_id
 	frame->joints.arg = src;
 	frame->articulations.funcs.encode = encode_articulations;
 	frame->articulations.arg = src;
+	if ((src->include & sinew_v1_Include_INCLUDE_CONTACTS) != 0)
+	{
+		frame->contacts.funcs.encode = encode_contacts;
+		frame->contacts.arg = src;
+		frame->contacts_dropped = (uint32_t)src->contacts_dropped;
+	}
 }
 
-frame_buf* frame_encode(const sn_world* world, uint64_t world_id, uint32_t include, uint64_t clock_ns)
+frame_buf* frame_encode(const sn_world* world, uint64_t world_id, uint32_t include, int max_contacts, uint64_t clock_ns)
 {
 	frame_source src;
-	if (!frame_source_init(&src, world, include))
+	if (!frame_source_init(&src, world, include, max_contacts))
 	{
 		return NULL;
 	}

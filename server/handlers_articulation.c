@@ -10,6 +10,7 @@
 
 #include "sinew/articulation.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,13 @@ enum
 	FRAME_MAX_LINKS = FRAME_MAX_ARTICULATION_LINKS,
 	FRAME_MAX_DOFS = FRAME_MAX_ARTICULATION_DOFS
 };
+
+// What CreateArticulation's reply reads: the ids of the links' shapes.
+typedef struct art_reply
+{
+	created_shapes shapes;
+	sn_shape_id ids[];
+} art_reply;
 
 static int32_t link_def(command_ctx* ctx, int index, const sinew_v1_LinkDef* in, sn_link_def* out)
 {
@@ -105,6 +113,23 @@ int32_t handle_create_articulation(command_ctx* ctx)
 	{
 		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "create articulation: no links");
 	}
+	if (ctx->shapes.over_limit)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED,
+						"create articulation: a link with more than max_shapes_per_body (%lld) shapes",
+						(long long)l->max_shapes_per_body);
+	}
+	int shape_count = ctx->shapes.count;
+	if (shape_count > 0)
+	{
+		char why[256];
+		int32_t code = shapes_check_room(ctx->host, shape_count, shapes_mesh_triangles(ctx->shapes.items, shape_count),
+										 why, sizeof(why));
+		if (code != 0)
+		{
+			return cmd_fail(ctx, code, "create articulation: %s", why);
+		}
+	}
 	if (ctx->link_count > FRAME_MAX_LINKS)
 	{
 		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED,
@@ -168,10 +193,68 @@ int32_t handle_create_articulation(command_ctx* ctx)
 		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "create articulation: %d dofs; a state frame carries at most %d",
 						dofs, FRAME_MAX_DOFS);
 	}
+	// The links' shapes, all or nothing with the articulation (they go with it on failure): hulls and meshes
+	// off the loop.
+	if (cmd_shapes_heavy(&ctx->shapes))
+	{
+		shape_group groups[FRAME_MAX_LINKS];
+		int group_count = 0;
+		for (int first = 0; first < shape_count && group_count < FRAME_MAX_LINKS;)
+		{
+			int link = ctx->shapes.items[first].owner;
+			int end = first;
+			while (end < shape_count && ctx->shapes.items[end].owner == link)
+			{
+				end += 1;
+			}
+			shape_group* g = groups + group_count++;
+			g->body = sn_articulation_get_link_body(ctx->host->world, id, link);
+			g->first = first;
+			g->count = end - first;
+			snprintf(g->label, sizeof(g->label), "create articulation: links[%d].shapes", link);
+			first = end;
+		}
+		return cmd_build_shapes_off_loop(ctx, NULL, NULL, groups, group_count, id, sn_articulation_id_store(id),
+										 (uint32_t)dofs);
+	}
+	art_reply* reply = malloc(sizeof(art_reply) + (size_t)(shape_count > 0 ? shape_count : 1) * sizeof(sn_shape_id));
+	if (reply == NULL)
+	{
+		sn_destroy_articulation(ctx->host->world, id);
+		return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
+	}
+	for (int first = 0; first < shape_count;)
+	{
+		int link = ctx->shapes.items[first].owner;
+		int end = first;
+		while (end < shape_count && ctx->shapes.items[end].owner == link)
+		{
+			end += 1;
+		}
+		char label[64], why[256];
+		snprintf(label, sizeof(label), "create articulation: links[%d].shapes", link);
+		int32_t code =
+			shapes_create(ctx->host->world, sn_articulation_get_link_body(ctx->host->world, id, link),
+						  ctx->shapes.items + first, end - first, reply->ids + first, label, why, sizeof(why));
+		if (code != 0)
+		{
+			sn_destroy_articulation(ctx->host->world, id);
+			free(reply);
+			return cmd_fail(ctx, code, "%s", why);
+		}
+		first = end;
+	}
+	shapes_keep_meshes(ctx->host, reply->ids, shape_count);
 	world_host_refresh(ctx->host);
+	reply->shapes.ids = reply->ids;
+	reply->shapes.count = shape_count;
+	ctx->reply_scratch = reply;
+	ctx->reply_scratch_free = free;
 	ctx->reply.which_result = sinew_v1_Reply_created_tag;
 	ctx->reply.result.created.id = sn_articulation_id_store(id);
 	ctx->reply.result.created.dof_count = (uint32_t)dofs;
+	ctx->reply.result.created.shape_ids.funcs.encode = cmd_encode_shape_ids;
+	ctx->reply.result.created.shape_ids.arg = &reply->shapes;
 	return 0;
 }
 
@@ -183,7 +266,8 @@ int32_t handle_destroy_articulation(command_ctx* ctx)
 	{
 		return cmd_core(ctx, err);
 	}
-	model_registry_forget(&ctx->host->models, MODEL_URDF, d->articulation_id);
+	// Its description and its links' shapes' meshes go with it.
+	model_registry_prune(&ctx->host->models, ctx->host->world);
 	world_host_refresh(ctx->host);
 	return 0;
 }

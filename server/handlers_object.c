@@ -5,6 +5,7 @@
 #include "server.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 // Bodies plus articulation links must stay within max_bodies_per_world.
 static int32_t check_body_room(command_ctx* ctx, int adding)
@@ -19,24 +20,84 @@ static int32_t check_body_room(command_ctx* ctx, int adding)
 	return 0;
 }
 
+// What CreateBody's reply reads: the ids of the shapes made.
+typedef struct body_reply
+{
+	created_shapes shapes;
+	sn_shape_id ids[];
+} body_reply;
+
 int32_t handle_create_body(command_ctx* ctx)
 {
 	const sinew_v1_CreateBody* c = &ctx->msg.command.create_body;
+	const server_limits* l = &ctx->srv->config.limits;
 	int32_t code = check_body_room(ctx, 1);
 	if (code != 0)
 	{
 		return code;
 	}
+	if (ctx->shapes.over_limit)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "create body: more than max_shapes_per_body (%lld) shapes",
+						(long long)l->max_shapes_per_body);
+	}
+	int count = ctx->shapes.count;
+	char why[256];
+	if (count > 0)
+	{
+		code = shapes_check_room(ctx->host, count, shapes_mesh_triangles(ctx->shapes.items, count), why, sizeof(why));
+		if (code != 0)
+		{
+			return cmd_fail(ctx, code, "create body: %s", why);
+		}
+	}
 	sn_body_def def = cv_body_def(c->has_body, &c->body);
+	if (cmd_shapes_heavy(&ctx->shapes))
+	{
+		shape_group group = { { 0, 0 }, 0, count, "create body: shapes" };
+		return cmd_build_shapes_off_loop(ctx, &def, c->has_density ? &c->density : NULL, &group, 1,
+										 (sn_articulation_id){ 0, 0 }, 0, 0);
+	}
+	body_reply* reply = malloc(sizeof(body_reply) + (size_t)(count > 0 ? count : 1) * sizeof(sn_shape_id));
+	if (reply == NULL)
+	{
+		return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
+	}
 	sn_body_id id;
 	sn_error err = sn_create_body(ctx->host->world, &def, &id);
 	if (err != SN_ERR_OK)
 	{
+		free(reply);
 		return cmd_core(ctx, err);
 	}
+	// The shapes and the mass from them, all or nothing: on failure the body goes again, with any shape.
+	code = shapes_create(ctx->host->world, id, ctx->shapes.items, count, reply->ids, "create body: shapes", why,
+						 sizeof(why));
+	if (code == 0 && c->has_density)
+	{
+		err = sn_body_set_mass_from_shapes(ctx->host->world, id, c->density);
+		if (err != SN_ERR_OK)
+		{
+			code = (int32_t)err;
+			snprintf(why, sizeof(why), "create body: density: %s", sn_world_last_error_detail(ctx->host->world));
+		}
+	}
+	if (code != 0)
+	{
+		sn_destroy_body(ctx->host->world, id);
+		free(reply);
+		return cmd_fail(ctx, code, "%s", why);
+	}
+	shapes_keep_meshes(ctx->host, reply->ids, count);
 	world_host_refresh(ctx->host);
+	reply->shapes.ids = reply->ids;
+	reply->shapes.count = count;
+	ctx->reply_scratch = reply;
+	ctx->reply_scratch_free = free;
 	ctx->reply.which_result = sinew_v1_Reply_created_tag;
 	ctx->reply.result.created.id = sn_body_id_store(id);
+	ctx->reply.result.created.shape_ids.funcs.encode = cmd_encode_shape_ids;
+	ctx->reply.result.created.shape_ids.arg = &reply->shapes;
 	return 0;
 }
 
@@ -48,6 +109,8 @@ int32_t handle_destroy_body(command_ctx* ctx)
 	{
 		return cmd_core(ctx, err);
 	}
+	// Its shapes went with it, and the meshes they were drawn with.
+	model_registry_prune(&ctx->host->models, ctx->host->world);
 	world_host_refresh(ctx->host);
 	return 0;
 }

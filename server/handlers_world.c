@@ -95,6 +95,9 @@ int32_t handle_handshake(command_ctx* ctx)
 		add_capability(r, "snapshots");
 		add_capability(r, "streaming");
 		add_capability(r, "articulations");
+		add_capability(r, "shapes");
+		add_capability(r, "contacts");
+		add_capability(r, "assets");
 		if (srv->ws_port > 0)
 		{
 			add_capability(r, "websocket");
@@ -102,6 +105,9 @@ int32_t handle_handshake(command_ctx* ctx)
 		r->max_message_bytes = (uint32_t)srv->config.limits.max_message_bytes;
 		r->max_requests_in_flight = (uint32_t)srv->config.limits.max_requests_in_flight;
 		r->max_steps_per_request = (uint32_t)srv->config.limits.max_steps_per_request;
+		r->max_asset_bytes = (uint64_t)srv->config.limits.max_asset_bytes;
+		r->max_assets_per_load = (uint32_t)srv->config.limits.max_assets_per_load;
+		r->max_asset_bytes_per_load = (uint64_t)srv->config.limits.max_asset_bytes_per_load;
 		char quoted[96];
 		log_info("handshake", "session=%llu client=%s role=%s", (unsigned long long)s->id,
 				 log_quote(quoted, sizeof(quoted), s->name),
@@ -242,6 +248,7 @@ int32_t handle_create_world(command_ctx* ctx)
 	{
 		keep_for(host, ctx->session);
 	}
+	host->pacing.sleep_mode = c->has_settings ? c->settings.sleep : sinew_v1_SleepMode_SLEEP_DEFAULT;
 	pacing_set(host, time);
 	ctx->reply.which_result = sinew_v1_Reply_created_tag;
 	ctx->reply.result.created.id = host->id;
@@ -470,6 +477,14 @@ int32_t handle_configure_world(command_ctx* ctx)
 	sn_world_set_erp(world, def.erp);
 	sn_world_set_warm_start(world, def.warm_start);
 	sn_world_set_implicit_factors(world, def.implicit_alpha, def.implicit_beta);
+	sn_world_set_contact_settings(world, def.contact);
+	sn_sleep_settings sleep = def.sleep;
+	sleep.enabled = old.sleep.enabled; // the mode below decides
+	sn_world_set_sleep_settings(world, sleep);
+	if (c->has_settings)
+	{
+		pacing_set_sleep(ctx->host, c->settings.sleep);
+	}
 	if (def.time_step != old.time_step)
 	{
 		const world_pacing* p = &ctx->host->pacing;
@@ -770,7 +785,7 @@ int32_t handle_subscribe(command_ctx* ctx)
 		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "subscribe: rate_hz must be in [%g, %lld], got %g",
 						SV_MIN_STREAM_RATE_HZ, (long long)l->max_stream_rate_hz, rate);
 	}
-	if (sub->include > 63u)
+	if ((sub->include & ~FRAME_INCLUDE_ALL) != 0)
 	{
 		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "subscribe: unknown include bits 0x%x", (unsigned)sub->include);
 	}
@@ -806,12 +821,18 @@ static void free_frame_source(void* p)
 int32_t handle_get_state(command_ctx* ctx)
 {
 	const sinew_v1_GetState* g = &ctx->msg.command.get_state;
-	if (g->include > 63u)
+	if ((g->include & ~FRAME_INCLUDE_ALL) != 0)
 	{
 		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "get state: unknown include bits 0x%x", (unsigned)g->include);
 	}
+	if ((g->include & sinew_v1_Include_INCLUDE_CONTACT_EVENTS) != 0)
+	{
+		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT,
+						"get state: INCLUDE_CONTACT_EVENTS comes with subscriptions (events between their frames)");
+	}
 	frame_source* src = malloc(sizeof(frame_source));
-	if (src == NULL || !frame_source_init(src, ctx->host->world, g->include))
+	if (src == NULL ||
+		!frame_source_init(src, ctx->host->world, g->include, (int)ctx->srv->config.limits.max_contacts_per_frame))
 	{
 		free(src);
 		return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");

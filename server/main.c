@@ -38,6 +38,11 @@ int main(int argc, char** argv)
 		return parsed < 0 ? 2 : 0;
 	}
 	log_set_level(config.log_level);
+	if (!config_absolute_model_path(&config))
+	{
+		fprintf(stderr, "sinewd: --model-path: too long once its folders are made absolute\n");
+		return 2;
+	}
 	// The dashboard: the directory given, none, or the bundle found next to sinewd's own binary.
 	if (strcmp(config.web_root, "none") == 0)
 	{

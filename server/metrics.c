@@ -222,6 +222,20 @@ char* metrics_render(const server* srv, size_t* size)
 	put(&t, "sinew_state_save_failures_total %llu\n", (unsigned long long)m->state_save_failures);
 	header(&t, "sinew_state_worlds_restored", "gauge", "Worlds restored from the state directory at start.");
 	put(&t, "sinew_state_worlds_restored %llu\n", (unsigned long long)m->state_worlds_restored);
+	const asset_store* a = &srv->assets;
+	header(&t, "sinew_asset_store_bytes", "gauge", "Bytes of model files and meshes in the asset store.");
+	put(&t, "sinew_asset_store_bytes %zu\n", a->bytes);
+	header(&t, "sinew_asset_store_entries", "gauge", "Files and meshes in the asset store.");
+	put(&t, "sinew_asset_store_entries %d\n", a->count);
+	header(&t, "sinew_asset_store_hits_total", "counter", "Asset store lookups that found the content.");
+	put(&t, "sinew_asset_store_hits_total %llu\n", (unsigned long long)a->hits);
+	header(&t, "sinew_asset_store_misses_total", "counter", "Asset store lookups that did not.");
+	put(&t, "sinew_asset_store_misses_total %llu\n", (unsigned long long)a->misses);
+	header(&t, "sinew_asset_store_evictions_total", "counter",
+		   "Files and meshes dropped from the asset store to make room (least recently used, not in use).");
+	put(&t, "sinew_asset_store_evictions_total %llu\n", (unsigned long long)a->evictions);
+	header(&t, "sinew_asset_store_refusals_total", "counter", "Puts the asset store could not make room for.");
+	put(&t, "sinew_asset_store_refusals_total %llu\n", (unsigned long long)a->refusals);
 	header(&t, "sinew_commands_total", "counter", "Commands answered, by command and error code.");
 	for (int c = 0; c < m->command_count; ++c)
 	{

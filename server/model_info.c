@@ -9,6 +9,7 @@
 #include "model_info.h"
 
 #include "convert.h"
+#include "shapes.h"
 #include "wire.h"
 #include "world_host.h"
 
@@ -146,6 +147,13 @@ static bool encode_visuals(pb_ostream_t* stream, const pb_field_t* field, void* 
 		out.rgba_count = 4;
 		memcpy(out.rgba, v->rgba, sizeof(v->rgba));
 		copy_string(out.link_name, sizeof(out.link_name), r->model->links[v->link].name);
+		out.has_color = v->has_color;
+		if (v->type == SNM_GEOMETRY_MESH && r->mesh_blobs != NULL && v->mesh_index >= 0 &&
+			v->mesh_index < r->model->mesh_count && r->mesh_blobs[v->mesh_index] != NULL)
+		{
+			out.has_mesh_ref = true;
+			shapes_mesh_ref(r->mesh_blobs[v->mesh_index], &out.mesh_ref);
+		}
 		if (!pb_encode_tag_for_field(stream, field) || !pb_encode_submessage(stream, sinew_v1_UrdfVisual_fields, &out))
 		{
 			return false;
@@ -181,12 +189,100 @@ bool model_info_keep(model_registry* models, const model_info* info, sn_articula
 	{
 		return false;
 	}
-	if (!model_registry_keep(models, MODEL_URDF, sn_articulation_id_store(articulation), bytes, size))
+	// The meshes it names stay in the asset store while the description does.
+	int held = 0;
+	asset_blob** blobs = malloc((size_t)(info->model->mesh_count + 1) * sizeof(asset_blob*));
+	for (int i = 0; blobs != NULL && info->mesh_blobs != NULL && i < info->model->mesh_count; ++i)
+	{
+		if (info->mesh_blobs[i] != NULL)
+		{
+			blobs[held++] = info->mesh_blobs[i];
+		}
+	}
+	bool kept = blobs != NULL &&
+		model_registry_keep(models, MODEL_URDF, sn_articulation_id_store(articulation), bytes, size, blobs, held);
+	free(blobs);
+	if (!kept)
 	{
 		free(bytes);
-		return false;
 	}
-	return true;
+	return kept;
+}
+
+asset_blob* model_info_mesh_blob(const snm_mesh* mesh)
+{
+	uint32_t v = (uint32_t)mesh->vertex_count, t = (uint32_t)mesh->triangle_count, p = (uint32_t)mesh->part_count;
+	size_t size = wire_mesh_size(v, t, p);
+	wire_mesh_part* parts = malloc((size_t)(p > 0 ? p : 1) * sizeof(wire_mesh_part));
+	asset_blob* blob = size > 0 ? asset_blob_new(ASSET_MESH, size) : NULL;
+	if (parts == NULL || blob == NULL)
+	{
+		free(parts);
+		asset_blob_unref(blob);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < p; ++i)
+	{
+		parts[i].first_triangle = (uint32_t)mesh->parts[i].first_triangle;
+		parts[i].triangle_count = (uint32_t)mesh->parts[i].triangle_count;
+		parts[i].has_color = mesh->parts[i].has_color;
+		memcpy(parts[i].rgba, mesh->parts[i].rgba, sizeof(parts[i].rgba));
+	}
+	wire_mesh m = { v, t, p, mesh->positions, mesh->normals, mesh->indices, parts };
+	bool ok = wire_mesh_write(&m, blob->data, blob->size) && asset_blob_hash(blob);
+	free(parts);
+	if (!ok)
+	{
+		asset_blob_unref(blob);
+		return NULL;
+	}
+	return blob;
+}
+
+sn_error model_info_load_own_meshes(snm_model* model, const char* urdf_path, const char* model_path, snm_error* error)
+{
+	char dir[SNM_PATH_MAX];
+	const char* slash = strrchr(urdf_path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash != NULL ? (int)(slash - urdf_path) : 1, slash != NULL ? urdf_path : ".");
+	snm_mesh_options o = snm_default_mesh_options();
+	o.base_dir = dir[0] != '\0' ? dir : "/";
+	o.package_path = model_path;
+	o.use_env_path = false; // the model path is the server's own setting (flag or variable)
+	o.missing_fallback = true;
+	return snm_model_load_meshes(model, &o, error);
+}
+
+asset_blob** model_info_store_meshes(asset_store* store, const snm_model* model)
+{
+	if (model->mesh_count == 0)
+	{
+		return NULL;
+	}
+	asset_blob** out = calloc((size_t)model->mesh_count, sizeof(asset_blob*));
+	for (int i = 0; out != NULL && i < model->visual_count; ++i)
+	{
+		int k = model->visuals[i].mesh_index;
+		if (model->visuals[i].type != SNM_GEOMETRY_MESH || k < 0 || k >= model->mesh_count || out[k] != NULL)
+		{
+			continue;
+		}
+		asset_blob* blob = model_info_mesh_blob(model->meshes[k]);
+		char why[200];
+		asset_blob* stored = blob != NULL ? asset_store_put(store, blob, why, sizeof(why)) : NULL;
+		asset_blob_ref(stored);
+		asset_blob_unref(blob);
+		out[k] = stored;
+	}
+	return out;
+}
+
+void model_info_release_meshes(asset_blob** blobs, int count)
+{
+	for (int i = 0; blobs != NULL && i < count; ++i)
+	{
+		asset_blob_unref(blobs[i]);
+	}
+	free(blobs);
 }
 
 // ---- DescribeWorld ------------------------------------------------------------------------------------
@@ -198,7 +294,63 @@ typedef struct description
 	sn_articulation_id* ids;
 	int count;
 	sn_articulation_id current; // set by encode_articulations for the links and urdf callbacks
+	sn_shape_id* shapes;        // the shapes described, and the meshes of the triangle-mesh ones
+	asset_blob** meshes;
+	int shape_count;
+	sinew_v1_ShapeInfo* scratch; // one shape at a time
 } description;
+
+static bool encode_shapes(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const description* d = *arg;
+	for (int i = 0; i < d->shape_count; ++i)
+	{
+		shapes_info(d->host->world, d->shapes[i], d->meshes[i], d->scratch);
+		if (!pb_encode_tag_for_field(stream, field) ||
+			!pb_encode_submessage(stream, sinew_v1_ShapeInfo_fields, d->scratch))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+// The shapes to describe: every shape of the world, or those of one articulation's links. The meshes of
+// triangle-mesh shapes are looked up (made if a restored world has none yet) now, before encoding.
+static bool gather_shapes(description* d, sn_articulation_id articulation)
+{
+	const sn_world* world = d->host->world;
+	int n = sn_world_get_shape_count(world);
+	d->shapes = malloc((size_t)(n > 0 ? n : 1) * sizeof(sn_shape_id));
+	d->meshes = malloc((size_t)(n > 0 ? n : 1) * sizeof(asset_blob*));
+	d->scratch = malloc(sizeof(sinew_v1_ShapeInfo));
+	if (d->shapes == NULL || d->meshes == NULL || d->scratch == NULL)
+	{
+		return false;
+	}
+	n = sn_world_get_shapes(world, d->shapes, n);
+	int kept = 0;
+	for (int i = 0; i < n; ++i)
+	{
+		sn_shape_id id = d->shapes[i];
+		if (!sn_articulation_id_is_null(articulation))
+		{
+			sn_articulation_id of;
+			int link = -1;
+			sn_body_id body = sn_shape_get_body(world, id);
+			if (sn_body_id_is_null(body) || sn_body_get_link(world, body, &of, &link) != SN_ERR_OK ||
+				sn_articulation_id_store(of) != sn_articulation_id_store(articulation))
+			{
+				continue;
+			}
+		}
+		d->shapes[kept] = id;
+		d->meshes[kept] = sn_shape_get_type(world, id) == SN_SHAPE_MESH ? shapes_mesh_of(d->host, id) : NULL;
+		kept += 1;
+	}
+	d->shape_count = kept;
+	return true;
+}
 
 static bool encode_links_info(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
 {
@@ -311,8 +463,15 @@ bool model_info_describe(world_host* host, sn_articulation_id articulation, sine
 		d->ids[0] = articulation;
 		d->count = 1;
 	}
+	if (!gather_shapes(d, articulation))
+	{
+		model_info_free_description(d);
+		return false;
+	}
 	*out = (sinew_v1_WorldDescription)sinew_v1_WorldDescription_init_zero;
 	out->world_id = host->id;
+	out->shapes.funcs.encode = encode_shapes;
+	out->shapes.arg = d;
 	copy_string(out->name, sizeof(out->name), host->name);
 	out->articulations.funcs.encode = encode_articulations;
 	out->articulations.arg = d;
@@ -326,6 +485,9 @@ void model_info_free_description(void* scratch)
 	if (d != NULL)
 	{
 		free(d->ids);
+		free(d->shapes);
+		free(d->meshes);
+		free(d->scratch);
 		free(d);
 	}
 }

@@ -29,8 +29,23 @@ static bool entry_alive(const model_entry* e, const sn_world* world)
 	{
 		case MODEL_URDF:
 			return sn_articulation_is_valid(world, sn_articulation_id_load(e->object));
+		case MODEL_SHAPE_MESH:
+			return sn_shape_is_valid(world, sn_shape_id_load(e->object));
 	}
 	return false;
+}
+
+static void release(model_entry* e)
+{
+	free(e->bytes);
+	for (int k = 0; k < e->blob_count; ++k)
+	{
+		asset_blob_unref(e->blobs[k]);
+	}
+	free(e->blobs);
+	e->bytes = NULL;
+	e->blobs = NULL;
+	e->blob_count = 0;
 }
 
 // Keep the entries `keep` says yes to, in order; free the others.
@@ -45,34 +60,51 @@ static void filter(model_registry* r, bool (*keep)(const model_entry* e, const v
 		}
 		else
 		{
-			free(r->entries[i].bytes);
+			release(r->entries + i);
 		}
 	}
 	r->count = kept;
 }
 
-bool model_registry_keep(model_registry* r, model_kind kind, uint64_t object, uint8_t* bytes, size_t size)
+bool model_registry_keep(model_registry* r, model_kind kind, uint64_t object, uint8_t* bytes, size_t size,
+						 asset_blob* const* blobs, int blob_count)
 {
-	model_entry* e = find(r, kind, object);
-	if (e != NULL)
+	asset_blob** held = NULL;
+	if (blob_count > 0)
 	{
-		free(e->bytes);
-		e->bytes = bytes;
-		e->size = size;
-		return true;
+		held = malloc((size_t)blob_count * sizeof(asset_blob*));
+		if (held == NULL)
+		{
+			return false;
+		}
 	}
-	if (r->count == r->capacity)
+	model_entry* e = find(r, kind, object);
+	if (e == NULL && r->count == r->capacity)
 	{
 		int capacity = r->capacity > 0 ? 2 * r->capacity : 4;
 		model_entry* grown = realloc(r->entries, (size_t)capacity * sizeof(model_entry));
 		if (grown == NULL)
 		{
+			free(held);
 			return false;
 		}
 		r->entries = grown;
 		r->capacity = capacity;
 	}
-	r->entries[r->count++] = (model_entry){ kind, object, bytes, size };
+	for (int k = 0; k < blob_count; ++k)
+	{
+		held[k] = blobs[k];
+		asset_blob_ref(held[k]);
+	}
+	if (e != NULL)
+	{
+		release(e);
+	}
+	else
+	{
+		e = r->entries + r->count++;
+	}
+	*e = (model_entry){ kind, object, bytes, size, held, blob_count };
 	return true;
 }
 
@@ -132,7 +164,7 @@ bool model_registry_copy(model_registry* to, const model_registry* from)
 			return false;
 		}
 		memcpy(copy, e->bytes, e->size);
-		if (!model_registry_keep(to, e->kind, e->object, copy, e->size))
+		if (!model_registry_keep(to, e->kind, e->object, copy, e->size, e->blobs, e->blob_count))
 		{
 			free(copy);
 			return false;

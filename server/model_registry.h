@@ -1,13 +1,16 @@
 // What a world keeps about where its objects came from, for clients that ask later: encoded messages
-// keyed by kind and by the object they describe. Today one kind: an articulation's UrdfModel as LoadUrdf
-// answered it (model_info.c), which DescribeWorld sends again to a client that joins later.
+// keyed by kind and by the object they describe. Two kinds: an articulation's UrdfModel as LoadUrdf
+// answered it (model_info.c), which DescribeWorld sends again to a client that joins later, and the mesh a
+// triangle-mesh shape is drawn with (shapes.c). An entry also holds references to the asset store's blobs
+// it names (the meshes of a robot's visuals, of a shape), so that they stay while the world uses them.
 //
 // An entry lives as long as its object: forgotten when the object is destroyed, pruned when the world is
-// replaced by a state without it (reset, restore), copied with a clone. A new kind (a body's collision
-// shapes, a mesh asset by content hash) is a new model_kind and one case in model_registry.c's
-// entry_alive, which says when its object is gone.
+// replaced by a state without it (reset, restore), copied with a clone. A new kind is a new model_kind and
+// one case in model_registry.c's entry_alive, which says when its object is gone.
 #ifndef SINEW_SERVER_MODEL_REGISTRY_H
 #define SINEW_SERVER_MODEL_REGISTRY_H
+
+#include "assets.h"
 
 #include "sinew/sinew.h"
 
@@ -17,7 +20,8 @@
 
 typedef enum model_kind
 {
-	MODEL_URDF = 1, // an articulation's encoded UrdfModel; object: the articulation's id (wire form)
+	MODEL_URDF = 1,       // an articulation's encoded UrdfModel; object: the articulation's id (wire form)
+	MODEL_SHAPE_MESH = 2, // a triangle-mesh shape's mesh: bytes its 32-byte hash; object: the shape's id
 } model_kind;
 
 typedef struct model_entry
@@ -26,6 +30,8 @@ typedef struct model_entry
 	uint64_t object;
 	uint8_t* bytes; // owned
 	size_t size;
+	asset_blob** blobs; // references held (owned array)
+	int blob_count;
 } model_entry;
 
 typedef struct model_registry
@@ -35,9 +41,11 @@ typedef struct model_registry
 	int capacity;
 } model_registry;
 
-// Keep bytes for (kind, object), replacing what was kept for it; ownership of bytes passes to the
-// registry on success. Returns false if memory ran out (then nothing changed).
-bool model_registry_keep(model_registry* registry, model_kind kind, uint64_t object, uint8_t* bytes, size_t size);
+// Keep bytes for (kind, object) with references to `blobs` (taken here; the caller keeps its own), replacing
+// what was kept for it; ownership of bytes passes to the registry on success. Returns false if memory ran
+// out (then nothing changed).
+bool model_registry_keep(model_registry* registry, model_kind kind, uint64_t object, uint8_t* bytes, size_t size,
+						 asset_blob* const* blobs, int blob_count);
 // The entry for (kind, object), or NULL.
 const model_entry* model_registry_find(const model_registry* registry, model_kind kind, uint64_t object);
 // Forget the entry for (kind, object), if any (its object was destroyed).

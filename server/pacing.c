@@ -114,6 +114,30 @@ static uint64_t period_ns(const world_host* host)
 	return period < PERIOD_MAX_NS ? (uint64_t)llround(period) : (uint64_t)PERIOD_MAX_NS;
 }
 
+// The core's sleeping on or off as the mode and the time mode say.
+static void apply_sleep(world_host* host)
+{
+	const world_pacing* p = &host->pacing;
+	bool on = p->sleep_mode == sinew_v1_SleepMode_SLEEP_ON ||
+		(p->sleep_mode == sinew_v1_SleepMode_SLEEP_DEFAULT && p->mode == sinew_v1_TimeMode_TIME_REALTIME);
+	if (host->world == NULL || host->busy)
+	{
+		return;
+	}
+	sn_sleep_settings s = sn_world_get_sleep_settings(host->world);
+	if (s.enabled != on)
+	{
+		s.enabled = on;
+		sn_world_set_sleep_settings(host->world, s); // valid: only the switch changed
+	}
+}
+
+void pacing_set_sleep(world_host* host, sinew_v1_SleepMode mode)
+{
+	host->pacing.sleep_mode = mode;
+	apply_sleep(host);
+}
+
 void pacing_set(world_host* host, time_settings time)
 {
 	world_pacing* p = &host->pacing;
@@ -124,6 +148,7 @@ void pacing_set(world_host* host, time_settings time)
 	p->mode = time.mode;
 	p->rate = time.rate;
 	p->lockstep_timeout_ms = time.lockstep_timeout_ms;
+	apply_sleep(host);
 	pacing_rebase(host, server_now_ns());
 	uv_timer_stop(&p->timer);
 	pacing_pace(host);

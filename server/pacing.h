@@ -27,6 +27,8 @@ typedef struct world_pacing
 	sinew_v1_TimeMode mode;
 	double rate;
 	uint32_t lockstep_timeout_ms;
+	// Whether resting islands sleep: SLEEP_DEFAULT follows the time mode (on in real time).
+	sinew_v1_SleepMode sleep_mode;
 	// Real-time schedule: step base_step + k is due at base_ns + k * time_step / rate.
 	uint64_t base_ns;
 	uint64_t base_step;
@@ -46,6 +48,9 @@ void pacing_close(world_host* host, uv_close_cb closed);
 
 // Change the time settings (validated) and start pacing for them.
 void pacing_set(world_host* host, time_settings time);
+// Set the world's sleep mode (and apply it: SLEEP_DEFAULT sleeps in real time only). The world must not be
+// stepping.
+void pacing_set_sleep(world_host* host, sinew_v1_SleepMode mode);
 // Start the next paced step if one is due (real time, as fast as possible); arm the timer otherwise.
 void pacing_pace(world_host* host);
 // No more paced steps (the server is shutting down).

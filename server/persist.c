@@ -1,6 +1,7 @@
 // The state directory: kept worlds written atomically and restored at start (see persist.h).
 #include "persist.h"
 
+#include "content.h"
 #include "log.h"
 #include "model_registry.h"
 #include "pacing.h"
@@ -21,6 +22,10 @@
 #define FILE_PREFIX "world-"
 #define FILE_SUFFIX ".sinew"
 #define TMP_MARK ".tmp-"
+// The meshes kept worlds' robots are drawn with, one file each, named by content hash: written once,
+// read back with the worlds that name them, removed at start when no restored world does.
+#define MESH_PREFIX "mesh-"
+#define MESH_SUFFIX ".snms"
 
 enum
 {
@@ -31,11 +36,21 @@ enum
 	MAX_MODELS = 1 << 20
 };
 
+// A mesh file to write with a world's file, if it is not there yet.
+typedef struct mesh_file
+{
+	asset_blob* blob; // a reference held for the write
+	char path[600];
+	char tmp[640];
+} mesh_file;
+
 typedef struct persist_job
 {
 	uv_work_t work;
 	persist* owner;
 	uint64_t world_id;
+	mesh_file* meshes;
+	int mesh_count;
 	bool remove;       // remove the world's file instead of writing it
 	bool remove_after; // the world was destroyed while its file was being written: remove it after
 	uint8_t* bytes;
@@ -184,51 +199,53 @@ static void world_path(const persist* p, uint64_t world_id, char* out, size_t ca
 	snprintf(out, cap, "%s/" FILE_PREFIX "%016llx" FILE_SUFFIX, p->dir, (unsigned long long)world_id);
 }
 
-// Write bytes to path atomically: a temporary file, fsync, rename over path, fsync of the directory.
-static void write_atomically(persist_job* job, const char* dir)
+// Write bytes to path atomically: a temporary file, fsync, rename over path, fsync of the directory. 0, or
+// errno with *failed naming the step.
+static int write_file(const char* tmp, const char* path, const uint8_t* bytes, size_t size, const char* dir,
+					  const char** failed)
 {
-	int fd = open(job->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 	{
-		job->error = errno;
-		job->failed = "open";
-		return;
+		*failed = "open";
+		return errno;
 	}
+	int error = 0;
 	size_t done = 0;
-	while (done < job->size)
+	while (done < size)
 	{
-		ssize_t n = write(fd, job->bytes + done, job->size - done);
+		ssize_t n = write(fd, bytes + done, size - done);
 		if (n < 0 && errno == EINTR)
 		{
 			continue;
 		}
 		if (n <= 0)
 		{
-			job->error = n < 0 ? errno : EIO;
-			job->failed = "write";
+			error = n < 0 ? errno : EIO;
+			*failed = "write";
 			break;
 		}
 		done += (size_t)n;
 	}
-	if (job->error == 0 && fsync(fd) != 0)
+	if (error == 0 && fsync(fd) != 0)
 	{
-		job->error = errno;
-		job->failed = "fsync";
+		error = errno;
+		*failed = "fsync";
 	}
-	if (close(fd) != 0 && job->error == 0)
+	if (close(fd) != 0 && error == 0)
 	{
-		job->error = errno;
-		job->failed = "close";
+		error = errno;
+		*failed = "close";
 	}
-	if (job->error == 0 && rename(job->tmp, job->path) != 0)
+	if (error == 0 && rename(tmp, path) != 0)
 	{
-		job->error = errno;
-		job->failed = "rename";
+		error = errno;
+		*failed = "rename";
 	}
-	if (job->error != 0)
+	if (error != 0)
 	{
-		unlink(job->tmp);
-		return;
+		unlink(tmp);
+		return error;
 	}
 	// The rename itself is durable once the directory is.
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -236,10 +253,29 @@ static void write_atomically(persist_job* job, const char* dir)
 	{
 		if (fsync(dfd) != 0)
 		{
-			job->error = errno;
-			job->failed = "fsync of the directory";
+			error = errno;
+			*failed = "fsync of the directory";
 		}
 		close(dfd);
+	}
+	return error;
+}
+
+static void write_atomically(persist_job* job, const char* dir)
+{
+	// Its meshes first (content-addressed: one already there is the same), so that a world file never
+	// names a mesh that is not on the disk.
+	for (int i = 0; i < job->mesh_count && job->error == 0; ++i)
+	{
+		const mesh_file* m = job->meshes + i;
+		if (access(m->path, F_OK) != 0)
+		{
+			job->error = write_file(m->tmp, m->path, m->blob->data, m->blob->size, dir, &job->failed);
+		}
+	}
+	if (job->error == 0)
+	{
+		job->error = write_file(job->tmp, job->path, job->bytes, job->size, dir, &job->failed);
 	}
 }
 
@@ -264,6 +300,7 @@ static void on_work(uv_work_t* work)
 
 static void save_now(world_host* host);
 static void queue_job(persist* p, persist_job* job);
+static void release_meshes(persist_job* job);
 
 static void on_work_done(uv_work_t* work, int status)
 {
@@ -310,6 +347,7 @@ static void on_work_done(uv_work_t* work, int status)
 			save_now(host);
 		}
 	}
+	release_meshes(job);
 	free(job->bytes);
 	free(job);
 }
@@ -384,6 +422,42 @@ static uint8_t* serialize(const world_host* host, size_t* size)
 	return w.p;
 }
 
+// The meshes a world's robots' descriptions name go with its file (each mesh file is written once).
+static void attach_meshes(persist* p, const world_host* host, persist_job* job)
+{
+	int meshes = 0;
+	for (int i = 0; i < host->models.count; ++i)
+	{
+		meshes += host->models.entries[i].kind == MODEL_URDF ? host->models.entries[i].blob_count : 0;
+	}
+	job->meshes = meshes > 0 ? calloc((size_t)meshes, sizeof(mesh_file)) : NULL;
+	for (int i = 0; job->meshes != NULL && i < host->models.count; ++i)
+	{
+		const model_entry* e = host->models.entries + i;
+		for (int k = 0; e->kind == MODEL_URDF && k < e->blob_count; ++k)
+		{
+			mesh_file* m = job->meshes + job->mesh_count++;
+			char hex[WIRE_HASH_HEX + 1];
+			wire_hash_hex(e->blobs[k]->hash, hex);
+			snprintf(m->path, sizeof(m->path), "%s/" MESH_PREFIX "%s" MESH_SUFFIX, p->dir, hex);
+			snprintf(m->tmp, sizeof(m->tmp), "%s" TMP_MARK "%llu", m->path, (unsigned long long)++p->sequence);
+			asset_blob_ref(e->blobs[k]);
+			m->blob = e->blobs[k];
+		}
+	}
+}
+
+static void release_meshes(persist_job* job)
+{
+	for (int i = 0; i < job->mesh_count; ++i)
+	{
+		asset_blob_unref(job->meshes[i].blob);
+	}
+	free(job->meshes);
+	job->meshes = NULL;
+	job->mesh_count = 0;
+}
+
 static void save_now(world_host* host)
 {
 	persist* p = host->srv->persist;
@@ -408,6 +482,7 @@ static void save_now(world_host* host)
 	job->bytes = bytes;
 	job->size = size;
 	world_path(p, host->id, job->path, sizeof(job->path));
+	attach_meshes(p, host, job);
 	snprintf(job->tmp, sizeof(job->tmp), "%s" TMP_MARK "%llu", job->path, (unsigned long long)++p->sequence);
 	wp->writing = true;
 	wp->saved = true;
@@ -524,7 +599,9 @@ void persist_final(server* srv)
 		}
 		else
 		{
+			attach_meshes(p, host, &job);
 			write_atomically(&job, p->dir);
+			release_meshes(&job);
 		}
 		free(job.bytes);
 		if (job.error != 0)
@@ -551,6 +628,164 @@ void persist_free(server* srv)
 }
 
 // ---- restoring ----------------------------------------------------------------------------------------
+
+// ---- meshes -------------------------------------------------------------------------------------------
+
+// The mesh hashes of a kept UrdfModel's visuals (decoded one visual at a time).
+typedef struct mesh_hashes
+{
+	uint8_t (*hashes)[WIRE_HASH_SIZE];
+	int count;
+	int capacity;
+} mesh_hashes;
+
+static bool collect_visual(pb_istream_t* stream, const pb_field_iter_t* field, void* context)
+{
+	mesh_hashes* h = context;
+	if (field->descriptor != &sinew_v1_UrdfModel_msg || field->tag != sinew_v1_UrdfModel_visuals_tag)
+	{
+		return true; // other growing fields: skipped
+	}
+	sinew_v1_UrdfVisual v = sinew_v1_UrdfVisual_init_zero;
+	if (!pb_decode(stream, sinew_v1_UrdfVisual_fields, &v))
+	{
+		return false;
+	}
+	if (!v.has_mesh_ref || v.mesh_ref.hash.size != WIRE_HASH_SIZE)
+	{
+		return true;
+	}
+	if (h->count == h->capacity)
+	{
+		int capacity = h->capacity > 0 ? 2 * h->capacity : 16;
+		uint8_t(*grown)[WIRE_HASH_SIZE] = realloc(h->hashes, (size_t)capacity * WIRE_HASH_SIZE);
+		if (grown == NULL)
+		{
+			return false;
+		}
+		h->hashes = grown;
+		h->capacity = capacity;
+	}
+	memcpy(h->hashes[h->count++], v.mesh_ref.hash.bytes, WIRE_HASH_SIZE);
+	return true;
+}
+
+// Read a mesh file of the state directory into the asset store (it must hash to its name and be a mesh).
+// The stored blob, or NULL.
+static asset_blob* read_mesh(server* srv, const char* dir, const uint8_t hash[WIRE_HASH_SIZE])
+{
+	asset_blob* have = asset_store_find(&srv->assets, ASSET_MESH, hash);
+	if (have != NULL)
+	{
+		return have;
+	}
+	char hex[WIRE_HASH_HEX + 1], path[700];
+	wire_hash_hex(hash, hex);
+	snprintf(path, sizeof(path), "%s/" MESH_PREFIX "%s" MESH_SUFFIX, dir, hex);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	asset_blob* blob = NULL;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		(uint64_t)st.st_size <= (uint64_t)srv->config.limits.max_asset_store_bytes)
+	{
+		blob = asset_blob_new(ASSET_MESH, (size_t)st.st_size);
+		size_t got = 0;
+		while (blob != NULL && got < blob->size)
+		{
+			ssize_t n = read(fd, blob->data + got, blob->size - got);
+			if (n < 0 && errno == EINTR)
+			{
+				continue;
+			}
+			if (n <= 0)
+			{
+				break;
+			}
+			got += (size_t)n;
+		}
+		bool ok = blob != NULL && got == blob->size && asset_blob_hash(blob) &&
+			memcmp(blob->hash, hash, WIRE_HASH_SIZE) == 0 && wire_mesh_check(blob->data, blob->size, NULL, NULL, 0);
+		if (!ok)
+		{
+			asset_blob_unref(blob);
+			blob = NULL;
+			log_warn("mesh file skipped", "path=%s reason=\"not the mesh its name says\"", path);
+		}
+	}
+	if (fd >= 0)
+	{
+		close(fd);
+	}
+	char why[200];
+	asset_blob* stored = blob != NULL ? asset_store_put(&srv->assets, blob, why, sizeof(why)) : NULL;
+	asset_blob_unref(blob);
+	return stored;
+}
+
+// The meshes a kept description names, from the state directory into the store: references to them (the
+// caller frees the array) in *out, their count returned.
+static int restore_meshes(server* srv, const char* dir, const uint8_t* model, size_t size, asset_blob*** out)
+{
+	*out = NULL;
+	mesh_hashes h = { NULL, 0, 0 };
+	sinew_v1_UrdfModel decoded = sinew_v1_UrdfModel_init_zero;
+	if (!wire_decode(sinew_v1_UrdfModel_fields, &decoded, model, size, collect_visual, &h, NULL) || h.count == 0)
+	{
+		free(h.hashes);
+		return 0;
+	}
+	asset_blob** blobs = calloc((size_t)h.count, sizeof(asset_blob*));
+	int n = 0;
+	for (int i = 0; blobs != NULL && i < h.count; ++i)
+	{
+		asset_blob* b = read_mesh(srv, dir, h.hashes[i]);
+		bool seen = false;
+		for (int k = 0; k < n && !seen; ++k)
+		{
+			seen = blobs[k] == b;
+		}
+		if (b != NULL && !seen)
+		{
+			blobs[n++] = b;
+		}
+	}
+	free(h.hashes);
+	*out = blobs;
+	return n;
+}
+
+static bool has_suffix(const char* s, const char* suffix);
+
+// Mesh files that no restored world names: removed (their worlds went, or never came back).
+static void remove_unused_meshes(persist* p)
+{
+	DIR* d = opendir(p->dir);
+	if (d == NULL)
+	{
+		return;
+	}
+	struct dirent* e;
+	while ((e = readdir(d)) != NULL)
+	{
+		const char* entry = e->d_name;
+		size_t n = strlen(entry), k = strlen(MESH_PREFIX);
+		uint8_t hash[WIRE_HASH_SIZE];
+		if (strncmp(entry, MESH_PREFIX, k) != 0)
+		{
+			continue;
+		}
+		char path[1024];
+		snprintf(path, sizeof(path), "%s/%s", p->dir, entry);
+		bool temporary = strstr(entry, MESH_SUFFIX TMP_MARK) != NULL;
+		bool named = n == k + WIRE_HASH_HEX + strlen(MESH_SUFFIX) && has_suffix(entry, MESH_SUFFIX) &&
+			wire_hash_parse(entry + k, WIRE_HASH_HEX, hash);
+		if (temporary || (named && !asset_store_has(&p->srv->assets, ASSET_MESH, hash)))
+		{
+			unlink(path);
+		}
+	}
+	closedir(d);
+}
 
 static bool valid_text(const uint8_t* s, size_t n, size_t cap)
 {
@@ -682,10 +917,14 @@ static bool restore_world(server* srv, const char* file, const uint8_t* data, si
 		if (copy != NULL)
 		{
 			memcpy(copy, model, model_size);
-			if (!model_registry_keep(&host->models, kind, object, copy, model_size))
+			// Its robot's meshes, from their files, into the store (held while the description is).
+			asset_blob** meshes = NULL;
+			int mesh_count = restore_meshes(srv, srv->persist->dir, model, model_size, &meshes);
+			if (!model_registry_keep(&host->models, kind, object, copy, model_size, meshes, mesh_count))
 			{
 				free(copy);
 			}
+			free(meshes);
 		}
 	}
 	host->persist.saved = true;
@@ -790,6 +1029,7 @@ static void restore_all(persist* p)
 		}
 	}
 	closedir(d);
+	remove_unused_meshes(p);
 	log_info("state directory read", "dir=%s worlds=%d skipped=%d", p->dir, restored, skipped);
 }
 

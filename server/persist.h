@@ -20,6 +20,11 @@
 //   u64 + reset point            a core snapshot too
 //   u32 models, each u32 kind, u64 object, u64 + bytes   (model_registry.h)
 //   u64 FNV-1a 64 of everything before it
+//
+// The meshes a kept world's robots are drawn with (its UrdfModels name them by hash) are files of their
+// own, "mesh-HASH.snms" in the mesh format: written once, before the first world file that names them;
+// read back into the asset store with the worlds (a file that does not hash to its name is skipped: the
+// visual is then described without its mesh); removed at start when no restored world names them.
 #ifndef SINEW_SERVER_PERSIST_H
 #define SINEW_SERVER_PERSIST_H
 

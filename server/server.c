@@ -161,8 +161,11 @@ int server_init(server* srv, uv_loop_t* loop, const server_config* config)
 	idpool_init(&srv->sessions);
 	idpool_init(&srv->worlds);
 	idpool_init(&srv->subscriptions);
-	if (metrics_init(&srv->metrics) != 0)
+	if (metrics_init(&srv->metrics) != 0 ||
+		!asset_store_init(&srv->assets, (size_t)config->limits.max_asset_store_bytes))
 	{
+		metrics_free(&srv->metrics);
+		asset_store_free(&srv->assets);
 		return UV_ENOMEM;
 	}
 	stepper_init(&srv->stepper, srv, config->workers > 0 ? config->workers : 1);
@@ -310,6 +313,7 @@ void server_free(server* srv)
 	persist_free(srv);
 	ws_free(srv->ws);
 	srv->ws = NULL;
+	asset_store_free(&srv->assets);
 	idpool_free(&srv->sessions);
 	idpool_free(&srv->worlds);
 	idpool_free(&srv->subscriptions);

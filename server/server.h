@@ -11,6 +11,7 @@
 #ifndef SINEW_SERVER_SERVER_H
 #define SINEW_SERVER_SERVER_H
 
+#include "assets.h"
 #include "config.h"
 #include "idpool.h"
 #include "metrics.h"
@@ -40,8 +41,9 @@ typedef struct server
 	stepper stepper;
 	tcp_listener* tcp;
 	ws_server* ws;
-	persist* persist; // the state directory (persist.h), NULL without one
-	int tcp_port;     // bound ports (0 if that listener is off)
+	persist* persist;   // the state directory (persist.h), NULL without one
+	asset_store assets; // model files and meshes by content hash (assets.h)
+	int tcp_port;       // bound ports (0 if that listener is off)
 	int ws_port;
 	uint64_t start_ns;
 	uint32_t next_id_tag; // each new world's sn_world_def.id_tag, so ids of one world fail in another

@@ -34,6 +34,36 @@
 	X(max_links_per_articulation, 256, 1, 4096, "links",                                                               \
 	  "links decoded for one CreateArticulation (the schema does not bound them); a state frame carries "              \
 	  "at most 256 links and 768 dofs of one articulation, so larger ones are refused anyway")                         \
+	X(max_shapes_per_body, 256, 1, 100000, "shapes",                                                                   \
+	  "shapes one CreateBody gives its body, or one CreateArticulation one link (the schema does not bound them): "    \
+	  "a robot link's collision needs a few, a compound body tens")                                                    \
+	X(max_shapes_per_world, 65536, 1, 10000000, "shapes",                                                              \
+	  "collision shapes in one world (bodies', links' and the world's own): bounds a world's collision memory and "    \
+	  "its DescribeWorld reply (C7's thousand spheres need 1,000)")                                                    \
+	X(max_mesh_triangles_per_world, 2097152, 1, 2097152, "triangles",                                                  \
+	  "triangles of all the static triangle meshes of one world together: one core mesh holds at most 2^21 "           \
+	  "(about 120 MB with its bounding volume hierarchy), and without a bound per world, mesh after mesh would "       \
+	  "grow a world without end")                                                                                      \
+	X(max_asset_bytes, 16777216, 1, 1073741824, "bytes",                                                               \
+	  "bytes of one model asset (a mesh file: PutAsset, LoadUrdf.assets, a file the model path holds): the "           \
+	  "importer's bound per mesh file; the largest published robot mesh we know is about 2 MB")                        \
+	X(max_assets_per_load, 256, 1, 65536, "files",                                                                     \
+	  "files one LoadUrdf names (and hashes one FindAssets asks about): a humanoid names about 100 mesh files")        \
+	X(max_asset_bytes_per_load, 268435456, 1, 4294967296, "bytes",                                                     \
+	  "bytes of the files one LoadUrdf reads together (its assets, and the files of a model on the model path): "      \
+	  "what one load makes the server read and keep while it builds (the importer's bound per model)")                 \
+	X(max_asset_store_bytes, 536870912, 1048576, 68719476736, "bytes",                                                 \
+	  "the asset store in memory: mesh files clients sent (kept so that loading a robot again sends nothing new) and " \
+	  "the meshes served to clients (GetMesh, /assets/HASH). Past it the least recently used that nothing uses are "   \
+	  "dropped (a mesh is in use while a world's robot or shape has it, a file while a load reads it); a load or put " \
+	  "that cannot fit is refused")                                                                                    \
+	X(max_contacts_per_frame, 4096, 0, 1000000, "contacts",                                                            \
+	  "contact manifolds (up to 4 points each, about 250 bytes) one state frame carries (INCLUDE_CONTACTS); more are " \
+	  "counted in contacts_dropped: bounds a frame of a heap of shapes to about 1 MB")                                 \
+	X(max_contact_events_per_frame, 1024, 1, 65536, "events",                                                          \
+	  "contact and sensor begin/end events sent with one frame of a subscription (INCLUDE_CONTACT_EVENTS; a world "    \
+	  "keeps four times this many between frames); more are counted in dropped. Events are never dropped from the "    \
+	  "outbox, so this bounds what a subscriber that reads slowly queues per frame")                                   \
 	X(max_subscriptions_per_client, 64, 1, 100000, "subscriptions",                                                    \
 	  "state subscriptions of one session: each holds at most one unsent frame in its outbox")                         \
 	X(max_requests_in_flight, 64, 1, 100000, "requests",                                                               \

@@ -96,7 +96,7 @@ bool session_accepting(const session* s)
 	// Reading stops at outbox_pause_bytes, or at half of max_outbox_bytes if that is less: the replies to
 	// commands already read then still fit before the client would be closed.
 	int64_t pause = l->outbox_pause_bytes < l->max_outbox_bytes / 2 ? l->outbox_pause_bytes : l->max_outbox_bytes / 2;
-	return s->state != SESSION_CLOSING && !s->yielded && s->in_flight < l->max_requests_in_flight &&
+	return s->state != SESSION_CLOSING && !s->yielded && s->holding == 0 && s->in_flight < l->max_requests_in_flight &&
 		(int64_t)s->out.reliable_bytes < pause;
 }
 

@@ -68,6 +68,9 @@ typedef struct session
 	int64_t pass_bytes;
 	uint64_t pass_ns; // loop time its commands took
 	bool yielded;     // the share is used up: resumed on the next pass
+	// Commands of this session running off the loop that later ones must not overtake (a PutAsset being
+	// hashed, which a LoadUrdf right after it names): while any runs, its next messages wait.
+	int holding;
 } session;
 
 // The most bytes a message may have before the handshake: a Handshake with the longest name and token

@@ -40,6 +40,7 @@ void step_item_run(world_host* host)
 			snprintf(item->detail, sizeof(item->detail), "%s", sn_world_last_error_detail(host->world));
 			break;
 		}
+		contact_log_record(&host->contacts, host->world);
 		item->done += 1;
 		if (item->deadline_ns != 0)
 		{
@@ -52,11 +53,12 @@ void step_item_run(world_host* host)
 	}
 	now = server_now_ns();
 	item->elapsed_ns = now - t0;
+	int max_contacts = (int)host->srv->config.limits.max_contacts_per_frame;
 	for (uint32_t m = 1; m < STEP_MASKS; ++m)
 	{
-		if ((item->masks & ((uint64_t)1 << m)) != 0)
+		if ((item->masks[m / 64] & ((uint64_t)1 << (m % 64))) != 0)
 		{
-			item->frames[m] = frame_encode(host->world, host->id, m, now);
+			item->frames[m] = frame_encode(host->world, host->id, m, max_contacts, now);
 		}
 	}
 }

@@ -24,7 +24,8 @@ struct world_host;
 
 enum
 {
-	STEP_MASKS = 64 // include masks (6 bits of sinew_v1_Include)
+	STEP_MASKS = 128, // include masks of a frame (7 bits of sinew_v1_Include; contact events are not in frames)
+	STEP_MASK_WORDS = STEP_MASKS / 64
 };
 
 typedef enum step_kind
@@ -38,9 +39,9 @@ typedef enum step_kind
 typedef struct step_item
 {
 	step_kind kind;
-	uint32_t steps;       // wanted
-	uint64_t deadline_ns; // stop after this CLOCK_MONOTONIC time even if fewer were done; 0: none
-	uint64_t masks;       // bit m set: encode a frame with include mask m afterwards
+	uint32_t steps;                  // wanted
+	uint64_t deadline_ns;            // stop after this CLOCK_MONOTONIC time even if fewer were done; 0: none
+	uint64_t masks[STEP_MASK_WORDS]; // bit m set: encode a frame with include mask m afterwards
 	// Results, written by whoever ran the step.
 	uint32_t done;
 	int32_t error; // sn_error of the step that failed, or 0

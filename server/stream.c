@@ -7,6 +7,8 @@
 #include "server.h"
 #include "world_host.h"
 
+#include <pb_encode.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,13 +42,85 @@ static void remove_from_host(world_host* host, uint64_t id)
 	}
 }
 
-// Offer one frame to one subscription.
+// The include mask of the frames a subscription gets (contact events travel apart).
+static uint32_t frame_mask(const subscription* sub)
+{
+	return sub->include & (STEP_MASKS - 1u);
+}
+
+static bool wants_events(const subscription* sub)
+{
+	return (sub->include & sinew_v1_Include_INCLUDE_CONTACT_EVENTS) != 0;
+}
+
+// What a ContactEvents' changes callback reads: records [from, to) of a host's log.
+typedef struct event_range
+{
+	const contact_log* log;
+	uint64_t from;
+	uint64_t to;
+} event_range;
+
+static bool encode_changes(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const event_range* r = *arg;
+	for (uint64_t i = r->from; i < r->to; ++i)
+	{
+		const contact_record* c = r->log->records + (i % (uint64_t)r->log->capacity);
+		sinew_v1_ContactChange out = sinew_v1_ContactChange_init_zero;
+		out.kind = c->kind;
+		out.tick = c->tick;
+		out.has_a = true;
+		out.a = c->a;
+		out.has_b = true;
+		out.b = c->b;
+		if (!pb_encode_tag_for_field(stream, field) ||
+			!pb_encode_submessage(stream, sinew_v1_ContactChange_fields, &out))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+// The contact events a subscription is owed, as one event before its frame: at most
+// max_contact_events_per_frame (the rest wait for its next frame), and a count of those the log overwrote
+// before it got them.
+static void send_contact_events(server* srv, session* s, subscription* sub, world_host* host)
+{
+	const contact_log* log = &host->contacts;
+	if (!wants_events(sub) || log->records == NULL || sub->event_seq >= log->head)
+	{
+		return;
+	}
+	uint64_t oldest = log->head > (uint64_t)log->capacity ? log->head - (uint64_t)log->capacity : 0;
+	uint64_t dropped = sub->event_seq < oldest ? oldest - sub->event_seq : 0;
+	event_range range = { log, sub->event_seq + dropped, 0 };
+	uint64_t max = (uint64_t)srv->config.limits.max_contact_events_per_frame;
+	range.to = log->head - range.from > max ? range.from + max : log->head;
+	sinew_v1_Event event = sinew_v1_Event_init_zero;
+	event.world_id = host->id;
+	event.which_event = sinew_v1_Event_contacts_tag;
+	event.event.contacts.subscription_id = sub->id;
+	event.event.contacts.changes.funcs.encode = encode_changes;
+	event.event.contacts.changes.arg = &range;
+	event.event.contacts.dropped = dropped > UINT32_MAX ? UINT32_MAX : (uint32_t)dropped;
+	session_event(s, &event);
+	sub->event_seq = range.to;
+}
+
+// Offer one frame to one subscription (after the contact events it is owed).
 static void offer(server* srv, subscription* sub, frame_buf* frame, uint64_t now_ns)
 {
 	session* s = server_session(srv, sub->session_id);
 	if (s == NULL)
 	{
 		return;
+	}
+	world_host* host = server_world(srv, sub->world_id);
+	if (host != NULL)
+	{
+		send_contact_events(srv, s, sub, host);
 	}
 	if (outbox_offer_frame(&s->out, sub->id, frame))
 	{
@@ -99,6 +173,26 @@ int32_t stream_subscribe(server* srv, session* s, world_host* host, double rate_
 	sub->session_id = s->id;
 	sub->world_id = host->id;
 	sub->include = frame_include_mask(include);
+	if (wants_events(sub))
+	{
+		contact_log* log = &host->contacts;
+		if (log->records == NULL)
+		{
+			int capacity = 4 * (int)srv->config.limits.max_contact_events_per_frame;
+			log->records = malloc((size_t)capacity * sizeof(contact_record));
+			if (log->records == NULL)
+			{
+				outbox_remove_slot(&s->out, sub->id);
+				idpool_remove(&srv->subscriptions, sub->id);
+				free(sub);
+				snprintf(detail, cap, "out of memory");
+				return SN_ERR_NO_MEMORY;
+			}
+			log->capacity = capacity;
+		}
+		log->subscribers += 1;
+		sub->event_seq = log->head; // events from now on
+	}
 	sub->rate_hz = rate_hz;
 	sub->period_ns = (uint64_t)llround(1e9 / rate_hz);
 	uint64_t now = server_now_ns();
@@ -107,7 +201,8 @@ int32_t stream_subscribe(server* srv, session* s, world_host* host, double rate_
 	host->subs.ids[host->subs.count++] = sub->id;
 	s->subscription_count += 1;
 	// The current state at once, so a subscriber of a paused world sees it.
-	frame_buf* frame = frame_encode(host->world, host->id, sub->include, now);
+	frame_buf* frame =
+		frame_encode(host->world, host->id, frame_mask(sub), (int)srv->config.limits.max_contacts_per_frame, now);
 	if (frame != NULL)
 	{
 		srv->metrics.frames_encoded += 1;
@@ -128,6 +223,10 @@ static void end_subscription(server* srv, subscription* sub, session* s, world_h
 	if (host != NULL)
 	{
 		remove_from_host(host, sub->id);
+		if (wants_events(sub) && host->contacts.subscribers > 0)
+		{
+			host->contacts.subscribers -= 1;
+		}
 	}
 	idpool_remove(&srv->subscriptions, sub->id);
 	free(sub);
@@ -174,18 +273,21 @@ void stream_world_gone(world_host* host)
 	host->subs.capacity = 0;
 }
 
-uint64_t stream_masks_due(const world_host* host, uint64_t now_ns)
+void stream_masks_due(const world_host* host, uint64_t now_ns, uint64_t masks[STEP_MASK_WORDS])
 {
-	uint64_t masks = 0;
+	for (int w = 0; w < STEP_MASK_WORDS; ++w)
+	{
+		masks[w] = 0;
+	}
 	for (int i = 0; i < host->subs.count; ++i)
 	{
 		const subscription* sub = get_sub(host->srv, host->subs.ids[i]);
 		if (sub != NULL && sub->next_due_ns <= now_ns)
 		{
-			masks |= (uint64_t)1 << sub->include;
+			uint32_t m = frame_mask(sub);
+			masks[m / 64] |= (uint64_t)1 << (m % 64);
 		}
 	}
-	return masks;
 }
 
 // Arm the flush timer for the earliest subscription still owed the latest state.
@@ -223,7 +325,7 @@ void stream_publish(world_host* host, frame_buf* const frames[STEP_MASKS], uint6
 		{
 			continue;
 		}
-		frame_buf* frame = frames[sub->include];
+		frame_buf* frame = frames[frame_mask(sub)];
 		if (frame != NULL && frame->tick != sub->last_tick)
 		{
 			offer(srv, sub, frame, now_ns);
@@ -247,16 +349,18 @@ void stream_flush(world_host* host)
 		{
 			continue;
 		}
-		if (frames[sub->include] == NULL)
+		uint32_t m = frame_mask(sub);
+		if (frames[m] == NULL)
 		{
-			frames[sub->include] = frame_encode(host->world, host->id, sub->include, now);
-			if (frames[sub->include] == NULL)
+			frames[m] =
+				frame_encode(host->world, host->id, m, (int)host->srv->config.limits.max_contacts_per_frame, now);
+			if (frames[m] == NULL)
 			{
 				continue;
 			}
 			host->srv->metrics.frames_encoded += 1;
 		}
-		offer(host->srv, sub, frames[sub->include], now);
+		offer(host->srv, sub, frames[m], now);
 	}
 	for (int m = 0; m < STEP_MASKS; ++m)
 	{

@@ -33,7 +33,8 @@ typedef struct subscription
 	uint64_t id;
 	uint64_t session_id;
 	uint64_t world_id;
-	uint32_t include; // normalised mask, 1..31
+	uint32_t include;   // normalised mask: frame bits 1..127, and INCLUDE_CONTACT_EVENTS
+	uint64_t event_seq; // contact events: the sequence number of the next record it is owed
 	double rate_hz;
 	uint64_t period_ns;
 	uint64_t next_due_ns;
@@ -54,8 +55,8 @@ void stream_session_gone(struct server* srv, session* s);
 // The world is going away: end its subscriptions and free the list (the host has told the sessions).
 void stream_world_gone(world_host* host);
 
-// Include masks (bit m for mask m) that subscriptions due by `now_ns` need.
-uint64_t stream_masks_due(const world_host* host, uint64_t now_ns);
+// Include masks of frames (bit m for mask m) that subscriptions due by `now_ns` need.
+void stream_masks_due(const world_host* host, uint64_t now_ns, uint64_t masks[STEP_MASK_WORDS]);
 // Offer frames[mask] to each due subscription; arms the host's flush timer for subscriptions still owed
 // the latest state.
 void stream_publish(world_host* host, frame_buf* const frames[STEP_MASKS], uint64_t now_ns);

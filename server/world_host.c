@@ -9,6 +9,7 @@
 #include "lockstep.h"
 #include "log.h"
 #include "server.h"
+#include "shapes.h"
 #include "stream.h"
 
 #include "sinew/articulation.h"
@@ -174,6 +175,8 @@ void world_host_destroy(world_host* host, const char* reason)
 	host->reset_point = (kept_snapshot){ NULL, 0 };
 	controller_free(&host->controller);
 	model_registry_free(&host->models);
+	free(host->contacts.records);
+	host->contacts.records = NULL;
 	close_handles(host);
 }
 
@@ -358,6 +361,7 @@ void world_host_refresh(world_host* host)
 	int n = sn_world_get_articulations(w, NULL, 0);
 	host->cached.articulation_count = n;
 	host->cached.articulation_links = 0;
+	host->cached.shape_count = sn_world_get_shape_count(w);
 	sn_articulation_id* ids = n > 0 ? malloc((size_t)n * sizeof(sn_articulation_id)) : NULL;
 	if (ids != NULL)
 	{
@@ -430,7 +434,7 @@ void world_host_start_step(world_host* host, step_kind kind, uint32_t steps, uin
 	item->kind = kind;
 	item->steps = steps;
 	item->deadline_ns = deadline_ns;
-	item->masks = stream_masks_due(host, server_now_ns());
+	stream_masks_due(host, server_now_ns(), item->masks);
 	host->busy = true;
 	// On the loop thread only when measured cheap on a world of this very shape: a first step, or one after
 	// the world grew or its solver settings changed, goes to a worker however small the guess (a world of
@@ -471,6 +475,111 @@ static void report_divergence(world_host* host)
 	snprintf(event.event.diverged.detail, sizeof(event.event.diverged.detail), "%s", detail);
 	world_host_broadcast(host, &event);
 }
+
+// ---- jobs ---------------------------------------------------------------------------------------------
+
+// After a step or a job: the world is idle again. Destroy it if that was asked meanwhile, else run the
+// commands that waited, save it if due, and pace it.
+static void go_on(world_host* host)
+{
+	if (host->doomed)
+	{
+		world_host_destroy(host, host->doom_reason);
+		return;
+	}
+	world_host_drain(host);
+	if (!host->busy && !host->closed)
+	{
+		persist_world_idle(host);
+	}
+	if (!host->busy && !host->closed)
+	{
+		pacing_pace(host);
+	}
+}
+
+static void job_run(uv_work_t* work)
+{
+	world_job* job = work->data;
+	job->run(job);
+}
+
+static void job_after(uv_work_t* work, int status)
+{
+	(void)status;
+	world_job* job = work->data;
+	world_host* host = job->host;
+	host->srv->stepper.jobs_in_flight -= 1;
+	host->busy = false;
+	job->done(job); // frees the job
+	if (!host->doomed && !host->closed)
+	{
+		world_host_refresh(host);
+		stream_state_changed(host);
+	}
+	go_on(host);
+}
+
+void world_host_start_job(world_host* host, world_job* job)
+{
+	job->host = host;
+	job->work.data = job;
+	host->busy = true;
+	host->srv->stepper.jobs_in_flight += 1;
+	if (uv_queue_work(host->srv->loop, &job->work, job_run, job_after) != 0)
+	{
+		// No thread pool: do it here rather than leave the world busy forever.
+		job_run(&job->work);
+		job_after(&job->work, 0);
+	}
+}
+
+// ---- contact events -----------------------------------------------------------------------------------
+
+static void record(contact_log* log, const sn_world* world, uint64_t tick, sinew_v1_ContactChangeKind kind,
+				   sn_shape_id a, sn_body_id body_a, sn_shape_id b, sn_body_id body_b)
+{
+	contact_record* r = log->records + (log->head % (uint64_t)log->capacity);
+	r->tick = tick;
+	r->kind = kind;
+	shapes_side(world, a, body_a, &r->a);
+	shapes_side(world, b, body_b, &r->b);
+	log->head += 1;
+}
+
+void contact_log_record(contact_log* log, const sn_world* world)
+{
+	if (log->subscribers == 0 || log->records == NULL)
+	{
+		return;
+	}
+	sn_contact_events e = sn_world_get_contact_events(world);
+	uint64_t tick = sn_world_get_step_count(world);
+	for (int i = 0; i < e.begin_count; ++i)
+	{
+		record(log, world, tick, sinew_v1_ContactChangeKind_CONTACT_BEGIN, e.begin[i].shape_a, e.begin[i].body_a,
+			   e.begin[i].shape_b, e.begin[i].body_b);
+	}
+	for (int i = 0; i < e.end_count; ++i)
+	{
+		record(log, world, tick, sinew_v1_ContactChangeKind_CONTACT_END, e.end[i].shape_a, e.end[i].body_a,
+			   e.end[i].shape_b, e.end[i].body_b);
+	}
+	for (int i = 0; i < e.sensor_begin_count; ++i)
+	{
+		const sn_sensor_event* s = e.sensor_begin + i;
+		record(log, world, tick, sinew_v1_ContactChangeKind_SENSOR_BEGIN, s->sensor, s->sensor_body, s->visitor,
+			   s->visitor_body);
+	}
+	for (int i = 0; i < e.sensor_end_count; ++i)
+	{
+		const sn_sensor_event* s = e.sensor_end + i;
+		record(log, world, tick, sinew_v1_ContactChangeKind_SENSOR_END, s->sensor, s->sensor_body, s->visitor,
+			   s->visitor_body);
+	}
+}
+
+// ---- the end of a step --------------------------------------------------------------------------------
 
 void world_host_step_finished(world_host* host)
 {
@@ -529,20 +638,7 @@ void world_host_step_finished(world_host* host)
 	{
 		lockstep_tick_done(host);
 	}
-	if (host->doomed)
-	{
-		world_host_destroy(host, host->doom_reason);
-		return;
-	}
-	world_host_drain(host);
-	if (!host->busy && !host->closed)
-	{
-		persist_world_idle(host);
-	}
-	if (!host->busy && !host->closed)
-	{
-		pacing_pace(host);
-	}
+	go_on(host);
 }
 
 void world_host_info(const world_host* host, uint64_t asking_session, uint64_t now_ns, sinew_v1_WorldInfo* info)
@@ -568,4 +664,5 @@ void world_host_info(const world_host* host, uint64_t asking_session, uint64_t n
 	info->lag_resets = host->pacing.lag_resets;
 	info->link_count = (uint32_t)host->cached.articulation_links;
 	info->destroy_protected = host->destroy_protected;
+	info->shape_count = (uint32_t)host->cached.shape_count;
 }

@@ -63,6 +63,7 @@ typedef struct world_cache
 	int joint_count;
 	int articulation_count;
 	int articulation_links; // links of all articulations (they count against max_bodies_per_world)
+	int shape_count;        // collision shapes of bodies, links and the world
 	bool diverged;
 	bool divergence_reported;
 } world_cache;
@@ -75,6 +76,43 @@ typedef struct command_queue
 	int count;
 	bool draining;
 } command_queue;
+
+// Contact and sensor begin/end events of the steps, for subscriptions that include them
+// (INCLUDE_CONTACT_EVENTS): a ring the step in progress appends to (on its worker) and the loop reads
+// from when it offers frames. Each subscription keeps the sequence number of the next record it is
+// owed; records overwritten before it got them are counted as dropped in its next ContactEvents.
+typedef struct contact_record
+{
+	uint64_t tick; // step count after the step
+	sinew_v1_ContactChangeKind kind;
+	sinew_v1_ContactSide a;
+	sinew_v1_ContactSide b;
+} contact_record;
+
+typedef struct contact_log
+{
+	contact_record* records; // ring of `capacity` (4 x max_contact_events_per_frame), allocated when wanted
+	int capacity;
+	uint64_t head;   // records written since the world was created: the next one's sequence number
+	int subscribers; // subscriptions that include contact events; 0: nothing is recorded
+} contact_log;
+
+// Record the last step's contact events into the log (the step's thread, while the host is busy).
+void contact_log_record(contact_log* log, const sn_world* world);
+
+// A job that owns a world off the loop as a step does (a LoadUrdf's parse, mesh reading and build): while it
+// runs the host is busy and the world's commands wait in its queue. `run` runs on a worker and may change
+// the world; `done` runs on the loop thread once the host is idle again (it replies, and frees the job);
+// then the host goes on as after a step (queued commands, pacing). `done` finds host->doomed set if the
+// world was destroyed meanwhile: it is destroyed right after.
+typedef struct world_job world_job;
+struct world_job
+{
+	uv_work_t work;
+	struct world_host* host;
+	void (*run)(world_job* job);
+	void (*done)(world_job* job);
+};
 
 // A snapshot the host keeps: the state Reset returns to.
 typedef struct kept_snapshot
@@ -109,6 +147,7 @@ typedef struct world_host
 	world_subscriptions subs;    // subscriptions and their flush timer (stream.h)
 	world_controller controller; // its own controller, if any: the demo robot's motion (controller.h)
 	model_registry models;       // what its robots were built from (model_registry.h)
+	contact_log contacts;        // contact events for subscriptions (above)
 	world_persist persist;       // its file in the state directory, if kept (persist.h)
 	// DestroyWorld is refused (ERR_PROTECTED): the demo world, unless sinewd runs with --allow-demo-destroy.
 	bool destroy_protected;
@@ -162,6 +201,9 @@ void world_host_replace_world(world_host* host, sn_world* world);
 int32_t world_host_set_reset_point(world_host* host);
 // These snapshot bytes are the reset point now (ownership passes to the host).
 void world_host_keep_reset_point(world_host* host, uint8_t* bytes, size_t size);
+
+// Start a job (busy must be false): the host is busy until its done callback has run.
+void world_host_start_job(world_host* host, world_job* job);
 
 // Start a step of `steps` (busy must be false): inline if cheap and allowed, else on a worker.
 void world_host_start_step(world_host* host, step_kind kind, uint32_t steps, uint64_t deadline_ns, bool allow_inline);

@@ -1,6 +1,8 @@
 // HTTP and WebSocket transport on libwebsockets with the server's libuv loop.
 #include "ws.h"
 
+#include "assets.h"
+#include "content.h"
 #include "errors.h"
 #include "log.h"
 #include "metrics.h"
@@ -30,7 +32,8 @@ enum
 typedef struct http_response
 {
 	struct lws* wsi;
-	char* body;
+	char* body;       // owned, or the bytes of blob
+	asset_blob* blob; // a reference held while an asset is written (GET /assets/HASH)
 	size_t size;
 	size_t sent;
 	struct http_response* next;
@@ -44,7 +47,7 @@ struct ws_server
 	int connections; // accepted or adopted connections lws holds (HTTP and WebSocket)
 	http_response* responses;
 	struct lws_protocols protocols[3];
-	struct lws_http_mount mounts[3];
+	struct lws_http_mount mounts[4];
 	char web_root[512];
 };
 
@@ -361,25 +364,37 @@ static void drop_response(ws_server* ws, struct lws* wsi)
 		{
 			http_response* gone = *r;
 			*r = gone->next;
-			free(gone->body);
+			if (gone->blob != NULL)
+			{
+				asset_blob_unref(gone->blob);
+			}
+			else
+			{
+				free(gone->body);
+			}
 			free(gone);
 			return;
 		}
 	}
 }
 
-// Send the headers now and the body (ownership passes here) from the writeable callbacks.
-static int respond(ws_server* ws, struct lws* wsi, unsigned status, const char* content_type, char* body, size_t size)
+// Send the headers now and the body from the writeable callbacks. The body is either owned (body, passed
+// here) or an asset's bytes (blob, a reference passed here); an asset goes with caching headers: its URL
+// names its content, so a browser may keep it for good.
+static int respond_with(ws_server* ws, struct lws* wsi, unsigned status, const char* content_type, char* body,
+						asset_blob* blob, size_t size)
 {
 	drop_response(ws, wsi); // one not yet written when the next request came (pipelining)
 	http_response* r = calloc(1, sizeof(http_response));
 	if (r == NULL)
 	{
 		free(body);
+		asset_blob_unref(blob);
 		return 1;
 	}
 	r->wsi = wsi;
-	r->body = body;
+	r->blob = blob;
+	r->body = blob != NULL ? (char*)blob->data : body;
 	r->size = size;
 	r->next = ws->responses;
 	ws->responses = r;
@@ -387,14 +402,40 @@ static int respond(ws_server* ws, struct lws* wsi, unsigned status, const char* 
 	uint8_t* start = headers + LWS_PRE;
 	uint8_t* p = start;
 	uint8_t* end = headers + sizeof(headers) - 1;
+	char etag[WIRE_HASH_HEX + 3];
+	static const char immutable[] = "public, max-age=31536000, immutable";
+	if (blob != NULL)
+	{
+		char hex[WIRE_HASH_HEX + 1];
+		wire_hash_hex(blob->hash, hex);
+		snprintf(etag, sizeof(etag), "\"%s\"", hex);
+	}
 	if (lws_add_http_common_headers(wsi, status, content_type, (lws_filepos_t)size, &p, end) ||
-		lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (const unsigned char*)"no-store", 8, &p, end) ||
+		(blob == NULL &&
+		 lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (const unsigned char*)"no-store", 8, &p,
+									  end)) ||
+		(blob != NULL &&
+		 (lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (const unsigned char*)immutable,
+									   (int)strlen(immutable), &p, end) ||
+		  lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_ETAG, (const unsigned char*)etag, (int)strlen(etag), &p,
+									   end))) ||
 		lws_finalize_write_http_header(wsi, start, &p, end))
 	{
 		return 1;
 	}
+	if (size == 0)
+	{
+		// Nothing to write (304 Not Modified): the transaction ends with the headers.
+		drop_response(ws, wsi);
+		return lws_http_transaction_completed(wsi) ? -1 : 0;
+	}
 	lws_callback_on_writable(wsi);
 	return 0;
+}
+
+static int respond(ws_server* ws, struct lws* wsi, unsigned status, const char* content_type, char* body, size_t size)
+{
+	return respond_with(ws, wsi, status, content_type, body, NULL, size);
 }
 
 static char* copy_text(const char* text, size_t* size)
@@ -413,6 +454,32 @@ static int respond_text(ws_server* ws, struct lws* wsi, unsigned status, const c
 	size_t size = 0;
 	char* body = copy_text(text, &size);
 	return body == NULL ? 1 : respond(ws, wsi, status, "text/plain", body, size);
+}
+
+// GET /assets/HEX: a mesh in the mesh format by its content hash (proto/README.md), 304 when the client's
+// copy (If-None-Match) is that one already, 404 for one this server does not have, 400 for a malformed hash.
+static int respond_asset(ws_server* ws, struct lws* wsi, const char* hex)
+{
+	uint8_t hash[WIRE_HASH_SIZE];
+	if (!wire_hash_parse(hex, strlen(hex), hash))
+	{
+		return respond_text(ws, wsi, HTTP_STATUS_BAD_REQUEST, "an asset is named by 64 hexadecimal digits\n");
+	}
+	asset_blob* blob = asset_store_find(&ws->srv->assets, ASSET_MESH, hash);
+	if (blob == NULL)
+	{
+		return respond_text(ws, wsi, HTTP_STATUS_NOT_FOUND, "no such asset on this server\n");
+	}
+	asset_blob_ref(blob);
+	char seen[160] = "";
+	char own[WIRE_HASH_HEX + 1];
+	wire_hash_hex(blob->hash, own);
+	if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH) > 0 &&
+		lws_hdr_copy(wsi, seen, sizeof(seen), WSI_TOKEN_HTTP_IF_NONE_MATCH) > 0 && strstr(seen, own) != NULL)
+	{
+		return respond_with(ws, wsi, HTTP_STATUS_NOT_MODIFIED, "application/octet-stream", NULL, blob, 0);
+	}
+	return respond_with(ws, wsi, HTTP_STATUS_OK, "application/octet-stream", NULL, blob, blob->size);
 }
 
 // Like callback_sinew, every case checks what it uses: lws calls this callback for connections it refused
@@ -460,6 +527,10 @@ static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void
 			{
 				bool down = ws->srv->shutting_down;
 				return respond_text(ws, wsi, down ? 503 : HTTP_STATUS_OK, down ? "shutting down\n" : "ok\n");
+			}
+			if (strncmp(uri, "/assets/", 8) == 0)
+			{
+				return respond_asset(ws, wsi, uri + 8);
 			}
 			if (strcmp(uri, "/metrics") == 0)
 			{
@@ -576,9 +647,9 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 	ws->protocols[1].rx_buffer_size = WS_CHUNK;
 	ws->protocols[1].tx_packet_size = WS_CHUNK;
 
-	// /healthz and /metrics by callback; the dashboard directory at / if there is one.
-	static const char* const endpoints[2] = { "/healthz", "/metrics" };
-	for (int i = 0; i < 2; ++i)
+	// /healthz, /metrics and /assets by callback; the dashboard directory at / if there is one.
+	static const char* const endpoints[3] = { "/healthz", "/metrics", "/assets" };
+	for (int i = 0; i < 3; ++i)
 	{
 		struct lws_http_mount* m = ws->mounts + i;
 		m->mountpoint = endpoints[i];
@@ -587,16 +658,16 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 		m->origin_protocol = LWSMPRO_CALLBACK;
 		m->mount_next = ws->mounts + i + 1;
 	}
-	ws->mounts[1].mount_next = NULL;
+	ws->mounts[2].mount_next = NULL;
 	if (is_directory(ws->web_root))
 	{
-		struct lws_http_mount* m = ws->mounts + 2;
+		struct lws_http_mount* m = ws->mounts + 3;
 		m->mountpoint = "/";
 		m->mountpoint_len = 1;
 		m->origin = ws->web_root;
 		m->def = "index.html";
 		m->origin_protocol = LWSMPRO_FILE;
-		ws->mounts[1].mount_next = m;
+		ws->mounts[2].mount_next = m;
 	}
 	else if (ws->web_root[0] != '\0')
 	{
@@ -674,10 +745,7 @@ void ws_free(ws_server* ws)
 	}
 	while (ws->responses != NULL)
 	{
-		http_response* r = ws->responses;
-		ws->responses = r->next;
-		free(r->body);
-		free(r);
+		drop_response(ws, ws->responses->wsi);
 	}
 	free(ws);
 }

@@ -671,7 +671,92 @@ static bool decode_hook(pb_istream_t* stream, const pb_field_iter_t* field, void
 			return true;
 		}
 	}
-	if (field->descriptor == &sinew_v1_SnapshotData_msg && field->tag == sinew_v1_SnapshotData_data_tag)
+	if (field->descriptor == &sinew_v1_WorldDescription_msg && field->tag == sinew_v1_WorldDescription_shapes_tag)
+	{
+		if (m->shape_info_count >= 8 || m->shape_info_count == 0)
+		{
+			GROW_(m->shape_infos, m->shape_info_count, sinew_v1_ShapeInfo);
+		}
+		sinew_v1_ShapeInfo* s = m->shape_infos + m->shape_info_count;
+		*s = (sinew_v1_ShapeInfo)sinew_v1_ShapeInfo_init_zero;
+		if (!pb_decode(stream, sinew_v1_ShapeInfo_fields, s))
+		{
+			return false;
+		}
+		m->shape_info_count += 1;
+		return true;
+	}
+	if (field->descriptor == &sinew_v1_Created_msg && field->tag == sinew_v1_Created_shape_ids_tag)
+	{
+		while (stream->bytes_left > 0)
+		{
+			if (m->shape_id_count >= 8 || m->shape_id_count == 0)
+			{
+				GROW_(m->shape_ids, m->shape_id_count, uint64_t);
+			}
+			if (!pb_decode_varint(stream, m->shape_ids + m->shape_id_count))
+			{
+				return false;
+			}
+			m->shape_id_count += 1;
+		}
+		return true;
+	}
+	if (field->descriptor == &sinew_v1_StateFrame_msg && field->tag == sinew_v1_StateFrame_contacts_tag)
+	{
+		if (m->contact_count >= 8 || m->contact_count == 0)
+		{
+			GROW_(m->contacts, m->contact_count, sinew_v1_Contact);
+		}
+		sinew_v1_Contact* c = m->contacts + m->contact_count;
+		*c = (sinew_v1_Contact)sinew_v1_Contact_init_zero;
+		if (!pb_decode(stream, sinew_v1_Contact_fields, c))
+		{
+			return false;
+		}
+		m->contact_count += 1;
+		return true;
+	}
+	if (field->descriptor == &sinew_v1_ContactEvents_msg && field->tag == sinew_v1_ContactEvents_changes_tag)
+	{
+		if (m->contact_change_count >= 8 || m->contact_change_count == 0)
+		{
+			GROW_(m->contact_changes, m->contact_change_count, sinew_v1_ContactChange);
+		}
+		sinew_v1_ContactChange* c = m->contact_changes + m->contact_change_count;
+		*c = (sinew_v1_ContactChange)sinew_v1_ContactChange_init_zero;
+		if (!pb_decode(stream, sinew_v1_ContactChange_fields, c))
+		{
+			return false;
+		}
+		m->contact_change_count += 1;
+		return true;
+	}
+	if (field->descriptor == &sinew_v1_AssetList_msg && field->tag == sinew_v1_AssetList_missing_tag)
+	{
+		if (stream->bytes_left != 32)
+		{
+			return false;
+		}
+		if (m->hash_count >= 8 || m->hash_count == 0)
+		{
+			size_t capacity = m->hash_count == 0 ? 8 : 2 * (size_t)m->hash_count;
+			uint8_t(*grown)[32] = realloc(m->hashes, capacity * 32);
+			if (grown == NULL)
+			{
+				return false;
+			}
+			m->hashes = grown;
+		}
+		if (!pb_read(stream, m->hashes[m->hash_count], 32))
+		{
+			return false;
+		}
+		m->hash_count += 1;
+		return true;
+	}
+	if ((field->descriptor == &sinew_v1_SnapshotData_msg && field->tag == sinew_v1_SnapshotData_data_tag) ||
+		(field->descriptor == &sinew_v1_MeshData_msg && field->tag == sinew_v1_MeshData_data_tag))
 	{
 		size_t size = stream->bytes_left;
 		free(m->bytes);
@@ -700,6 +785,11 @@ void snc_message_free(snc_message* m)
 	free(m->urdf_warnings);
 	free(m->articulation_infos);
 	free(m->link_infos);
+	free(m->shape_infos);
+	free(m->shape_ids);
+	free(m->contacts);
+	free(m->contact_changes);
+	free(m->hashes);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -1094,4 +1184,395 @@ const char* snc_reply_text(const snc_message* reply)
 		return "";
 	}
 	return reply->msg.message.reply.status.message;
+}
+
+// ---- shapes -------------------------------------------------------------------------------------------
+
+static snc_shape shape_of(pb_size_t which)
+{
+	snc_shape s;
+	memset(&s, 0, sizeof(s));
+	s.def = (sinew_v1_ShapeDef)sinew_v1_ShapeDef_init_zero;
+	s.def.which_geometry = which;
+	return s;
+}
+
+snc_shape snc_shape_sphere(double radius)
+{
+	snc_shape s = shape_of(sinew_v1_ShapeDef_sphere_tag);
+	s.def.geometry.sphere.radius = radius;
+	return s;
+}
+
+snc_shape snc_shape_box(double hx, double hy, double hz)
+{
+	snc_shape s = shape_of(sinew_v1_ShapeDef_box_tag);
+	s.def.geometry.box.has_half_extents = true;
+	s.def.geometry.box.half_extents.x = hx;
+	s.def.geometry.box.half_extents.y = hy;
+	s.def.geometry.box.half_extents.z = hz;
+	return s;
+}
+
+snc_shape snc_shape_capsule(double radius, double half_length)
+{
+	snc_shape s = shape_of(sinew_v1_ShapeDef_capsule_tag);
+	s.def.geometry.capsule.radius = radius;
+	s.def.geometry.capsule.half_length = half_length;
+	return s;
+}
+
+snc_shape snc_shape_cylinder(double radius, double half_height)
+{
+	snc_shape s = shape_of(sinew_v1_ShapeDef_cylinder_tag);
+	s.def.geometry.cylinder.radius = radius;
+	s.def.geometry.cylinder.half_height = half_height;
+	return s;
+}
+
+snc_shape snc_shape_plane(double nx, double ny, double nz, double offset)
+{
+	snc_shape s = shape_of(sinew_v1_ShapeDef_plane_tag);
+	s.def.geometry.plane.has_normal = true;
+	s.def.geometry.plane.normal.x = nx;
+	s.def.geometry.plane.normal.y = ny;
+	s.def.geometry.plane.normal.z = nz;
+	s.def.geometry.plane.offset = offset;
+	return s;
+}
+
+snc_shape snc_shape_hull(const double* points, size_t point_values)
+{
+	snc_shape s = shape_of(sinew_v1_ShapeDef_hull_tag);
+	s.points = points;
+	s.point_values = point_values;
+	return s;
+}
+
+snc_shape snc_shape_mesh(const double* vertices, size_t vertex_values, const uint32_t* indices, size_t index_count)
+{
+	snc_shape s = shape_of(sinew_v1_ShapeDef_mesh_tag);
+	s.points = vertices;
+	s.point_values = vertex_values;
+	s.indices = indices;
+	s.index_count = index_count;
+	return s;
+}
+
+bool snc_encode_shape_values(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const snc_shape* s = *arg;
+	if (s->point_values == 0)
+	{
+		return true;
+	}
+	// Packed: one tag and length, then the doubles.
+	if (!pb_encode_tag(stream, PB_WT_STRING, field->tag) || !pb_encode_varint(stream, 8u * (uint64_t)s->point_values))
+	{
+		return false;
+	}
+	for (size_t i = 0; i < s->point_values; ++i)
+	{
+		if (!pb_encode_fixed64(stream, s->points + i))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+bool snc_encode_shape_indices(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const snc_shape* s = *arg;
+	if (s->index_count == 0)
+	{
+		return true;
+	}
+	size_t size = 0;
+	for (size_t i = 0; i < s->index_count; ++i)
+	{
+		uint32_t v = s->indices[i];
+		size += v < (1u << 7) ? 1u : v < (1u << 14) ? 2u : v < (1u << 21) ? 3u : v < (1u << 28) ? 4u : 5u;
+	}
+	if (!pb_encode_tag(stream, PB_WT_STRING, field->tag) || !pb_encode_varint(stream, size))
+	{
+		return false;
+	}
+	for (size_t i = 0; i < s->index_count; ++i)
+	{
+		if (!pb_encode_varint(stream, s->indices[i]))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+void snc_shape_bind(snc_shape* s)
+{
+	if (s->def.which_geometry == sinew_v1_ShapeDef_hull_tag)
+	{
+		s->def.geometry.hull.points.funcs.encode = snc_encode_shape_values;
+		s->def.geometry.hull.points.arg = s;
+	}
+	else if (s->def.which_geometry == sinew_v1_ShapeDef_mesh_tag)
+	{
+		s->def.geometry.mesh.vertices.funcs.encode = snc_encode_shape_values;
+		s->def.geometry.mesh.vertices.arg = s;
+		s->def.geometry.mesh.indices.funcs.encode = snc_encode_shape_indices;
+		s->def.geometry.mesh.indices.arg = s;
+	}
+}
+
+typedef struct shape_array
+{
+	const snc_shape* shapes;
+	int count;
+} shape_array;
+
+static bool encode_shapes(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const shape_array* a = *arg;
+	for (int i = 0; i < a->count; ++i)
+	{
+		snc_shape s = a->shapes[i];
+		snc_shape_bind(&s);
+		if (!pb_encode_tag_for_field(stream, field) || !pb_encode_submessage(stream, sinew_v1_ShapeDef_fields, &s.def))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+int snc_create_body(snc_client* c, uint64_t world_id, const sinew_v1_BodyDef* body, const snc_shape* shapes,
+					int shape_count, const double* density, snc_message* reply, int timeout_ms)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_create_body_tag;
+	sinew_v1_CreateBody* b = &m.command.create_body;
+	b->world_id = world_id;
+	if (body != NULL)
+	{
+		b->has_body = true;
+		b->body = *body;
+	}
+	shape_array a = { shapes, shape_count };
+	b->shapes.funcs.encode = encode_shapes;
+	b->shapes.arg = &a;
+	if (density != NULL)
+	{
+		b->has_density = true;
+		b->density = *density;
+	}
+	return snc_request(c, &m, reply, timeout_ms);
+}
+
+int snc_create_shape(snc_client* c, uint64_t world_id, uint64_t body_id, uint64_t articulation_id, int link,
+					 const snc_shape* shape, snc_message* reply, int timeout_ms)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_create_shape_tag;
+	sinew_v1_CreateShape* cs = &m.command.create_shape;
+	cs->world_id = world_id;
+	cs->body_id = body_id;
+	cs->articulation_id = articulation_id;
+	cs->link = link;
+	snc_shape s = *shape;
+	snc_shape_bind(&s);
+	cs->has_shape = true;
+	cs->shape = s.def;
+	// The def was copied: its callbacks' arg must point at a shape that lives through the request.
+	if (s.def.which_geometry == sinew_v1_ShapeDef_hull_tag)
+	{
+		cs->shape.geometry.hull.points.arg = &s;
+	}
+	else if (s.def.which_geometry == sinew_v1_ShapeDef_mesh_tag)
+	{
+		cs->shape.geometry.mesh.vertices.arg = &s;
+		cs->shape.geometry.mesh.indices.arg = &s;
+	}
+	return snc_request(c, &m, reply, timeout_ms);
+}
+
+// ---- model assets and meshes ----------------------------------------------------------------------------
+
+typedef struct asset_array
+{
+	const snc_asset* assets;
+	int count;
+} asset_array;
+
+static bool encode_asset_data(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const snc_asset* a = *arg;
+	if (a->data == NULL)
+	{
+		return true;
+	}
+	return pb_encode_tag_for_field(stream, field) && pb_encode_string(stream, a->data, a->size);
+}
+
+static bool encode_assets(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const asset_array* a = *arg;
+	for (int i = 0; i < a->count; ++i)
+	{
+		const snc_asset* in = a->assets + i;
+		sinew_v1_Asset out = sinew_v1_Asset_init_zero;
+		snprintf(out.uri, sizeof(out.uri), "%s", in->uri != NULL ? in->uri : "");
+		if (in->sha256 != NULL)
+		{
+			out.sha256.size = 32;
+			memcpy(out.sha256.bytes, in->sha256, 32);
+		}
+		out.data.funcs.encode = encode_asset_data;
+		out.data.arg = (void*)in;
+		if (!pb_encode_tag_for_field(stream, field) || !pb_encode_submessage(stream, sinew_v1_Asset_fields, &out))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+int snc_load_urdf_assets(snc_client* c, const snc_urdf_request* r, const snc_asset* assets, int asset_count,
+						 const char* model, snc_message* reply, int timeout_ms)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_load_urdf_tag;
+	sinew_v1_LoadUrdf* l = &m.command.load_urdf;
+	l->world_id = r->world_id;
+	wire_bytes text = { (const uint8_t*)r->urdf, model != NULL ? 0 : r->urdf_size };
+	if (model == NULL)
+	{
+		l->urdf.funcs.encode = wire_encode_bytes;
+		l->urdf.arg = &text;
+	}
+	else
+	{
+		snprintf(l->model, sizeof(l->model), "%s", model);
+	}
+	snprintf(l->file_name, sizeof(l->file_name), "%s", r->file_name != NULL ? r->file_name : "");
+	l->base_mode = r->base_mode;
+	l->missing_meshes_ok = r->missing_meshes_ok;
+	if (r->base_pose != NULL)
+	{
+		l->has_base_pose = true;
+		l->base_pose = *r->base_pose;
+	}
+	if (r->drive_all != NULL)
+	{
+		l->has_drive_all = true;
+		l->drive_all.has_drive = true;
+		l->drive_all.drive = *r->drive_all;
+	}
+	l->drives.funcs.encode = encode_urdf_drives;
+	l->drives.arg = (void*)r;
+	l->initial.funcs.encode = encode_urdf_initial;
+	l->initial.arg = (void*)r;
+	asset_array a = { assets, asset_count };
+	l->assets.funcs.encode = encode_assets;
+	l->assets.arg = &a;
+	return snc_request(c, &m, reply, timeout_ms);
+}
+
+typedef struct hash_array
+{
+	const uint8_t (*hashes)[32];
+	int count;
+} hash_array;
+
+static bool encode_hashes(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const hash_array* h = *arg;
+	for (int i = 0; i < h->count; ++i)
+	{
+		if (!pb_encode_tag_for_field(stream, field) || !pb_encode_string(stream, h->hashes[i], 32))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+int snc_find_assets(snc_client* c, const uint8_t (*hashes)[32], int count, snc_message* reply, int timeout_ms)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_find_assets_tag;
+	hash_array h = { hashes, count };
+	m.command.find_assets.sha256.funcs.encode = encode_hashes;
+	m.command.find_assets.sha256.arg = &h;
+	return snc_request(c, &m, reply, timeout_ms);
+}
+
+int snc_put_asset(snc_client* c, const void* data, size_t size, const uint8_t* sha256, snc_message* reply,
+				  int timeout_ms)
+{
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_put_asset_tag;
+	wire_bytes bytes = { data, size };
+	m.command.put_asset.data.funcs.encode = wire_encode_bytes;
+	m.command.put_asset.data.arg = &bytes;
+	if (sha256 != NULL)
+	{
+		m.command.put_asset.sha256.size = 32;
+		memcpy(m.command.put_asset.sha256.bytes, sha256, 32);
+	}
+	return snc_request(c, &m, reply, timeout_ms);
+}
+
+int snc_get_mesh(snc_client* c, const uint8_t hash[32], uint8_t** out, size_t* size, int32_t* status, int timeout_ms)
+{
+	*out = NULL;
+	*size = 0;
+	*status = 0;
+	uint8_t* buffer = NULL;
+	uint64_t total = 0, have = 0;
+	do
+	{
+		sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+		m.which_command = sinew_v1_ClientMessage_get_mesh_tag;
+		m.command.get_mesh.hash.size = 32;
+		memcpy(m.command.get_mesh.hash.bytes, hash, 32);
+		m.command.get_mesh.offset = have;
+		snc_message reply;
+		int err = snc_request(c, &m, &reply, timeout_ms);
+		if (err != 0)
+		{
+			free(buffer);
+			return err;
+		}
+		*status = snc_reply_code(&reply);
+		const sinew_v1_MeshData* d = &reply.msg.message.reply.result.mesh;
+		bool bad = *status == 0 &&
+			(reply.msg.message.reply.which_result != sinew_v1_Reply_mesh_tag || d->offset != have ||
+			 (buffer != NULL && d->total_bytes != total) || have + reply.byte_count > d->total_bytes ||
+			 (reply.byte_count == 0 && have < d->total_bytes));
+		if (*status != 0 || bad)
+		{
+			snc_message_free(&reply);
+			free(buffer);
+			return bad ? -EPROTO : 0;
+		}
+		if (buffer == NULL)
+		{
+			total = d->total_bytes;
+			buffer = malloc(total > 0 ? (size_t)total : 1);
+			if (buffer == NULL)
+			{
+				snc_message_free(&reply);
+				return -ENOMEM;
+			}
+		}
+		if (reply.byte_count > 0)
+		{
+			memcpy(buffer + have, reply.bytes, reply.byte_count);
+		}
+		have += reply.byte_count;
+		snc_message_free(&reply);
+	} while (have < total);
+	*out = buffer;
+	*size = (size_t)total;
+	return 0;
 }

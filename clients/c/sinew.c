@@ -8,8 +8,12 @@
 // SINEW_WS_PORT, SINEW_TOKEN); flags win. Exit status: 0 done, 1 the server or the connection failed,
 // 2 a wrong argument (the message says which and why).
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 // realpath
+#include "content.h"
 #include "sim.h"
 #include "sinew_client.h"
+
+#include "sinew/model.h"
 
 #include <errno.h>
 #include <math.h>
@@ -26,7 +30,8 @@ typedef struct cli
 	const char* token;
 	int timeout_ms;
 	snc_client* client;
-	const char* command; // the subcommand's name, for messages
+	const char* command;     // the subcommand's name, for messages
+	int max_assets_per_load; // from the handshake: hashes one FindAssets may ask about
 } cli;
 
 typedef int (*command_fn)(cli* c, int argc, char** argv);
@@ -1219,6 +1224,231 @@ static char* read_file(const char* path, size_t* size)
 	return text;
 }
 
+// ---- a URDF's mesh files ------------------------------------------------------------------------------
+
+// The mesh files a URDF names, found on this disk as the server's importer finds them (core/model:
+// package:// on --package-path, then SINEW_MODEL_PATH, then the folders above the URDF; file://, absolute
+// and relative paths), hashed.
+typedef struct model_file
+{
+	char uri[SNM_PATH_MAX];
+	unsigned char* data; // NULL: not found here (the server may have it on its model path)
+	size_t size;
+	uint8_t sha256[32];
+	snm_asset asset;
+} model_file;
+
+typedef struct model_files
+{
+	model_file* files;
+	int count;
+	int found;
+} model_files;
+
+static void model_files_free(model_files* m)
+{
+	for (int i = 0; i < m->count; ++i)
+	{
+		if (m->files[i].asset.release != NULL)
+		{
+			m->files[i].asset.release(m->files[i].asset.release_context, m->files[i].asset.data);
+		}
+	}
+	free(m->files);
+	memset(m, 0, sizeof(*m));
+}
+
+static bool add_uri(model_files* m, const char* uri, int capacity)
+{
+	for (int i = 0; i < m->count; ++i)
+	{
+		if (strcmp(m->files[i].uri, uri) == 0)
+		{
+			return true;
+		}
+	}
+	if (m->count >= capacity)
+	{
+		return false;
+	}
+	model_file* f = m->files + m->count++;
+	memset(f, 0, sizeof(*f));
+	snprintf(f->uri, sizeof(f->uri), "%s", uri);
+	return true;
+}
+
+// "DIR:PARENT:...:/" of a folder: a URDF's ancestors, where its package:// packages may be.
+static void ancestors(const char* folder, char* out, size_t capacity)
+{
+	char path[4096];
+	char* resolved = realpath(folder, NULL);
+	snprintf(path, sizeof(path), "%s", resolved != NULL ? resolved : folder);
+	free(resolved);
+	size_t used = 0;
+	out[0] = '\0';
+	for (;;)
+	{
+		int w = snprintf(out + used, capacity - used, "%s%s", used > 0 ? ":" : "", path);
+		if (w < 0 || (size_t)w >= capacity - used)
+		{
+			return;
+		}
+		used += (size_t)w;
+		char* slash = strrchr(path, '/');
+		if (slash == NULL || slash == path)
+		{
+			if (strcmp(path, "/") != 0)
+			{
+				snprintf(out + used, capacity - used, ":/");
+			}
+			return;
+		}
+		*slash = '\0';
+	}
+}
+
+static int gather_files(cli* c, const char* urdf_path, const char* text, size_t size, const char* package_path,
+						model_files* out)
+{
+	memset(out, 0, sizeof(*out));
+	snm_model* model = NULL;
+	snm_error error;
+	if (snm_parse_urdf(text, size, urdf_path, NULL, &model, &error) != SN_ERR_OK)
+	{
+		return 0; // the server says what is wrong with it, with line and column
+	}
+	int capacity = model->visual_count + model->collision_count;
+	out->files = calloc((size_t)(capacity > 0 ? capacity : 1), sizeof(model_file));
+	if (out->files == NULL)
+	{
+		snm_model_destroy(model);
+		return bad_argument(c, "out of memory");
+	}
+	for (int i = 0; i < model->visual_count; ++i)
+	{
+		if (model->visuals[i].type == SNM_GEOMETRY_MESH)
+		{
+			add_uri(out, model->visuals[i].mesh, capacity);
+		}
+	}
+	for (int i = 0; i < model->collision_count; ++i)
+	{
+		if (model->collisions[i].type == SNM_GEOMETRY_MESH)
+		{
+			add_uri(out, model->collisions[i].mesh, capacity);
+		}
+	}
+	snm_model_destroy(model);
+	char dir[2048];
+	const char* slash = strrchr(urdf_path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash != NULL ? (int)(slash - urdf_path) : 1, slash != NULL ? urdf_path : ".");
+	if (dir[0] == '\0')
+	{
+		snprintf(dir, sizeof(dir), "/");
+	}
+	char above[4096];
+	ancestors(dir, above, sizeof(above));
+	snm_mesh_options o = snm_default_mesh_options();
+	o.base_dir = dir;
+	o.use_env_path = false; // SINEW_MODEL_PATH is searched below, before the folders above the URDF
+	const char* env = getenv("SINEW_MODEL_PATH");
+	char searched[12288];
+	snprintf(searched, sizeof(searched), "%s%s%s", package_path != NULL ? package_path : "",
+			 package_path != NULL ? ":" : "", env != NULL ? env : "");
+	size_t n = strlen(searched);
+	snprintf(searched + n, sizeof(searched) - n, "%s%s", n > 0 && searched[n - 1] != ':' ? ":" : "", above);
+	o.package_path = searched;
+	for (int i = 0; i < out->count; ++i)
+	{
+		model_file* f = out->files + i;
+		char looked[640] = "";
+		if (snm_resolve_file(&o, f->uri, (size_t)1 << 30, &f->asset, looked, sizeof(looked)) != SN_ERR_OK)
+		{
+			memset(&f->asset, 0, sizeof(f->asset));
+			continue; // not here: the server may have it (package:// on its model path), else it says so
+		}
+		f->data = (unsigned char*)f->asset.data;
+		f->size = f->asset.size;
+		if (!wire_sha256(f->data, f->size, f->sha256))
+		{
+			return bad_argument(c, "cannot hash %s", f->uri);
+		}
+		out->found += 1;
+	}
+	return 0;
+}
+
+// Send the files the server lacks (FindAssets, then PutAsset each). *sent and *sent_bytes count them.
+static int upload_files(cli* c, const model_files* m, int* sent, size_t* sent_bytes)
+{
+	*sent = 0;
+	*sent_bytes = 0;
+	for (int start = 0; start < m->count; start += c->max_assets_per_load)
+	{
+		int count = 0;
+		uint8_t(*hashes)[32] = malloc((size_t)(c->max_assets_per_load + 1) * 32);
+		if (hashes == NULL)
+		{
+			return 1;
+		}
+		for (int i = start; i < m->count && i < start + c->max_assets_per_load; ++i)
+		{
+			if (m->files[i].data != NULL)
+			{
+				memcpy(hashes[count++], m->files[i].sha256, 32);
+			}
+		}
+		snc_message reply;
+		int err =
+			count > 0 ? snc_find_assets(c->client, (const uint8_t(*)[32])hashes, count, &reply, c->timeout_ms) : 0;
+		free(hashes);
+		if (count == 0)
+		{
+			continue;
+		}
+		if (err != 0 || snc_reply_code(&reply) != 0)
+		{
+			fprintf(stderr, "sinew load-urdf: find assets: %s\n",
+					err != 0 ? snc_error_string(err) : snc_reply_text(&reply));
+			if (err == 0)
+			{
+				snc_message_free(&reply);
+			}
+			return 1;
+		}
+		for (int k = 0; k < reply.hash_count; ++k)
+		{
+			for (int i = start; i < m->count && i < start + c->max_assets_per_load; ++i)
+			{
+				const model_file* f = m->files + i;
+				if (f->data == NULL || memcmp(f->sha256, reply.hashes[k], 32) != 0)
+				{
+					continue;
+				}
+				snc_message put;
+				err = snc_put_asset(c->client, f->data, f->size, f->sha256, &put, c->timeout_ms);
+				if (err != 0 || snc_reply_code(&put) != 0)
+				{
+					fprintf(stderr, "sinew load-urdf: sending %s: %s\n", f->uri,
+							err != 0 ? snc_error_string(err) : snc_reply_text(&put));
+					if (err == 0)
+					{
+						snc_message_free(&put);
+					}
+					snc_message_free(&reply);
+					return 1;
+				}
+				snc_message_free(&put);
+				*sent += 1;
+				*sent_bytes += f->size;
+				break; // the same content under two names goes once
+			}
+		}
+		snc_message_free(&reply);
+	}
+	return 0;
+}
+
 static int cmd_load_urdf(cli* c, int argc, char** argv)
 {
 	if (argc < 2)
@@ -1231,8 +1461,16 @@ static int cmd_load_urdf(cli* c, int argc, char** argv)
 	sinew_v1_Drive all = sinew_v1_Drive_init_zero;
 	sinew_v1_Transform pose = sinew_v1_Transform_init_zero;
 	sinew_v1_JointValue initial[64];
+	const char* package_path = NULL;
+	bool on_server = false, missing_ok = false;
 	for (int i = 2; i < argc; i += 2)
 	{
+		if (strcmp(argv[i], "--on-server") == 0 || strcmp(argv[i], "--missing-meshes-ok") == 0)
+		{
+			*(argv[i][2] == 'o' ? &on_server : &missing_ok) = true;
+			i -= 1;
+			continue;
+		}
 		const char* v = option_value(c, argc, argv, i);
 		if (v == NULL)
 		{
@@ -1270,6 +1508,10 @@ static int cmd_load_urdf(cli* c, int argc, char** argv)
 			{
 				return bad_argument(c, "--base: expected auto, fixed or floating, got \"%s\"", v);
 			}
+		}
+		else if (strcmp(argv[i], "--package-path") == 0)
+		{
+			package_path = v;
 		}
 		else if (strcmp(argv[i], "--at") == 0)
 		{
@@ -1311,19 +1553,69 @@ static int cmd_load_urdf(cli* c, int argc, char** argv)
 		return 1;
 	}
 	r.world_id = w.world_id;
-	size_t size = 0;
-	char* text = read_file(argv[1], &size);
-	if (text == NULL)
-	{
-		return 1;
-	}
-	r.urdf = text;
-	r.urdf_size = size;
+	r.missing_meshes_ok = missing_ok;
 	// An ownerless world (the demo, a world kept by the command line) is taken over first.
 	take_control(c, &w);
 	snc_message reply;
-	int err = snc_load_urdf(c->client, &r, &reply, c->timeout_ms);
-	free(text);
+	int err = 0;
+	if (on_server)
+	{
+		// FILE names a model on the server's model path.
+		err = snc_load_urdf_assets(c->client, &r, NULL, 0, argv[1], &reply, c->timeout_ms);
+	}
+	else
+	{
+		size_t size = 0;
+		char* text = read_file(argv[1], &size);
+		if (text == NULL)
+		{
+			return 1;
+		}
+		r.urdf = text;
+		r.urdf_size = size;
+		// Its mesh files, each sent once: those the server has already are named by hash only.
+		model_files files;
+		int code = gather_files(c, argv[1], text, size, package_path, &files);
+		snc_asset* assets = code == 0 ? calloc((size_t)(files.count + 1), sizeof(snc_asset)) : NULL;
+		int sent = 0, count = 0;
+		size_t sent_bytes = 0;
+		for (int attempt = 0; code == 0 && assets != NULL && attempt < 2; ++attempt)
+		{
+			code = upload_files(c, &files, &sent, &sent_bytes);
+			count = 0;
+			for (int i = 0; i < files.count; ++i)
+			{
+				if (files.files[i].data != NULL)
+				{
+					assets[count++] = (snc_asset){ files.files[i].uri, files.files[i].sha256, NULL, 0 };
+				}
+			}
+			if (code != 0)
+			{
+				break;
+			}
+			err = snc_load_urdf_assets(c->client, &r, assets, count, NULL, &reply, c->timeout_ms);
+			// A file the server dropped between the upload and the load: once more.
+			if (err == 0 && snc_reply_code(&reply) == sinew_v1_ErrorCode_ERR_UNKNOWN_ASSET && attempt == 0)
+			{
+				snc_message_free(&reply);
+				continue;
+			}
+			break;
+		}
+		if (code == 0 && assets != NULL)
+		{
+			fprintf(stderr, "sinew: mesh files: %d named, %d found here, %d sent (%zu bytes)\n", files.count, count,
+					sent, sent_bytes);
+		}
+		free(assets);
+		model_files_free(&files);
+		free(text);
+		if (code != 0 || assets == NULL)
+		{
+			return code != 0 ? code : 1;
+		}
+	}
 	if (err != 0)
 	{
 		fprintf(stderr, "sinew load-urdf: %s\n", snc_error_string(err));
@@ -1412,8 +1704,14 @@ static const command_row commands[] = {
 	  NULL },
 	{ "load-urdf", cmd_load_urdf, true,
 	  "load-urdf WORLD FILE [--drive-all KP,KD] [--base auto|fixed|floating] [--at X,Y,Z] [--initial J=Q]...\n"
+	  "          [--package-path DIRS] [--on-server] [--missing-meshes-ok]\n"
 	  "                            load a URDF robot into a world; prints its articulation, joints and links",
-	  NULL },
+	  "The mesh files the URDF names go with it, each once: package://NAME/PATH is looked for in the\n"
+	  "folders of --package-path, then of SINEW_MODEL_PATH, then in the folders above the URDF (as ROS finds\n"
+	  "packages); relative paths beside the URDF. Files the server has already (by SHA-256) are not sent again;\n"
+	  "a file not found here is left to the server (package:// on its --model-path).\n"
+	  "  --on-server          FILE is a model on the server's model path (NAME/PATH or package://NAME/PATH)\n"
+	  "  --missing-meshes-ok  a mesh file nobody has is left out with a warning instead of an error" },
 	{ "sim", cmd_sim, false,
 	  "sim MODEL.urdf [options]    run a URDF offline on the embedded core, no server (sinew sim --help)", NULL },
 	{ "help", cmd_help, false, "help                        this text", NULL },
@@ -1561,6 +1859,7 @@ int main(int argc, char** argv)
 		{
 			sinew_v1_HandshakeReply hr;
 			err = snc_handshake(c.client, "sinew-cli", c.token, sinew_v1_Role_ROLE_CONTROLLER, &hr);
+			c.max_assets_per_load = hr.max_assets_per_load > 0 ? (int)hr.max_assets_per_load : 256;
 			if (err == SNC_REFUSED)
 			{
 				fprintf(stderr, "sinew: the server refused: %s\n", hr.status.message);

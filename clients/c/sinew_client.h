@@ -94,6 +94,17 @@ typedef struct snc_message
 	int articulation_info_count;
 	sinew_v1_LinkInfo* link_infos;
 	int link_info_count;
+	sinew_v1_ShapeInfo* shape_infos; // WorldDescription.shapes
+	int shape_info_count;
+	uint64_t* shape_ids; // Created.shape_ids
+	int shape_id_count;
+	sinew_v1_Contact* contacts; // StateFrame.contacts
+	int contact_count;
+	sinew_v1_ContactChange* contact_changes; // Event.contacts (ContactEvents.changes)
+	int contact_change_count;
+	uint8_t (*hashes)[32]; // AssetList.missing (FindAssets' reply)
+	int hash_count;
+	// MeshData.data (GetMesh's reply) goes to bytes/byte_count, as SnapshotData.data does.
 	uint64_t received_ns; // CLOCK_MONOTONIC when it was read
 	size_t wire_size;     // bytes of the encoded message
 } snc_message;
@@ -141,10 +152,74 @@ typedef struct snc_urdf_request
 	int drive_count;
 	const sinew_v1_JointValue* initial;
 	int initial_count;
+	bool missing_meshes_ok; // a mesh file nobody has is left out with a warning
 } snc_urdf_request;
 
 // Send LoadUrdf and wait for its reply (the UrdfModel's links, joints and visuals in reply->urdf_*).
 int snc_load_urdf(snc_client* client, const snc_urdf_request* request, snc_message* reply, int timeout_ms);
+
+// ---- shapes -------------------------------------------------------------------------------------------
+
+// A shape to send: a ShapeDef (geometry, pose, material, filter...) and, for a hull or a triangle mesh, its
+// arrays: points (x, y, z per point: a hull's points or a mesh's vertices, point_values = 3 x points) and a
+// mesh's triangle indices. The arrays are encoded into the def's callbacks when sent.
+typedef struct snc_shape
+{
+	sinew_v1_ShapeDef def;
+	const double* points;
+	size_t point_values;
+	const uint32_t* indices;
+	size_t index_count;
+} snc_shape;
+
+// A shape of the given geometry with the defaults (snc_shape_sphere(0.1), ...). Hulls and meshes point at
+// the caller's arrays (they must live until sent).
+snc_shape snc_shape_sphere(double radius);
+snc_shape snc_shape_box(double hx, double hy, double hz);
+snc_shape snc_shape_capsule(double radius, double half_length);
+snc_shape snc_shape_cylinder(double radius, double half_height);
+snc_shape snc_shape_plane(double nx, double ny, double nz, double offset);
+snc_shape snc_shape_hull(const double* points, size_t point_values);
+snc_shape snc_shape_mesh(const double* vertices, size_t vertex_values, const uint32_t* indices, size_t index_count);
+
+// CreateBody with shapes (body NULL: the default body def; density NULL: the body's own mass). The reply's
+// created.id is the body, shape_ids its shapes.
+int snc_create_body(snc_client* client, uint64_t world_id, const sinew_v1_BodyDef* body, const snc_shape* shapes,
+					int shape_count, const double* density, snc_message* reply, int timeout_ms);
+// CreateShape on a body (body_id), a link (articulation_id, link) or the world (both 0).
+int snc_create_shape(snc_client* client, uint64_t world_id, uint64_t body_id, uint64_t articulation_id, int link,
+					 const snc_shape* shape, snc_message* reply, int timeout_ms);
+// The encode callback the two use for a shape's arrays (pb_callback_t: arg points to the snc_shape).
+bool snc_encode_shape_values(pb_ostream_t* stream, const pb_field_t* field, void* const* arg);
+bool snc_encode_shape_indices(pb_ostream_t* stream, const pb_field_t* field, void* const* arg);
+// Point a shape's def callbacks at its arrays (done by the senders above; for building messages by hand).
+void snc_shape_bind(snc_shape* shape);
+
+// ---- model assets and meshes ----------------------------------------------------------------------------
+
+// One file for LoadUrdf: by URI as the URDF writes it, its SHA-256 (32 bytes, may be NULL when data is
+// sent) and its bytes (data NULL: the server has it by hash).
+typedef struct snc_asset
+{
+	const char* uri;
+	const uint8_t* sha256;
+	const void* data;
+	size_t size;
+} snc_asset;
+
+// LoadUrdf with assets, or a model on the server's model path (model not NULL: urdf is ignored).
+int snc_load_urdf_assets(snc_client* client, const snc_urdf_request* request, const snc_asset* assets, int asset_count,
+						 const char* model, snc_message* reply, int timeout_ms);
+// FindAssets: the reply's hashes are those the server lacks.
+int snc_find_assets(snc_client* client, const uint8_t (*hashes)[32], int count, snc_message* reply, int timeout_ms);
+// PutAsset (sha256 may be NULL).
+int snc_put_asset(snc_client* client, const void* data, size_t size, const uint8_t* sha256, snc_message* reply,
+				  int timeout_ms);
+// GetMesh in chunks until the whole mesh is here: *out gets a malloc'd copy (free it), *size its bytes.
+// Returns 0 or a transport error; *status is the server's code (0, or its refusal such as
+// ERR_UNKNOWN_ASSET, and then *out is NULL).
+int snc_get_mesh(snc_client* client, const uint8_t hash[32], uint8_t** out, size_t* size, int32_t* status,
+				 int timeout_ms);
 
 // Status code of a reply (0 if OK, or when the message is not a reply).
 int32_t snc_reply_code(const snc_message* reply);

@@ -3,6 +3,8 @@
 #include "body.h"
 
 #include "artic/artic.h"
+#include "island.h"
+#include "joint/joint.h"
 #include "math/mathx.h"
 #include "shape.h"
 #include "world.h"
@@ -108,8 +110,11 @@ void body_prepare_solver_slots(sn_world* world)
 		{
 			continue;
 		}
-		// Static bodies are the ground; a link's motion is its articulation's (its own solve).
-		if (b->type == SN_BODY_STATIC || b->type == SN_BODY_LINK)
+		// Static bodies are the ground; a link's motion is its articulation's (its own solve); a sleeping body
+		// rests like the ground until it is woken (island.c).
+		bool skip = (world->solver_subset == SUBSET_MAXIMAL && b->articulated) ||
+			(world->solver_subset == SUBSET_ARTICULATED && !b->articulated);
+		if (b->type == SN_BODY_STATIC || b->type == SN_BODY_LINK || b->asleep || skip)
 		{
 			b->solver_index = 0;
 			continue;
@@ -275,6 +280,15 @@ void body_destroy_links(sn_world* world, int link_count, const int32_t* link_bod
 		if (index < 0 || index >= world->body_high || !world->bodies[index].live)
 		{
 			continue;
+		}
+		// Maximal joints onto the link go with it (as with a destroyed body).
+		for (int i = 0; i < world->joint_high; ++i)
+		{
+			const joint* j = world->joints + i;
+			if (j->live && (j->body_a == index || j->body_b == index))
+			{
+				sn_destroy_joint(world, joint_id_of(world, i));
+			}
 		}
 		shape_destroy_body_shapes(world, index);
 		contact_forget_body(world, index);
@@ -638,6 +652,8 @@ sn_error sn_body_set_pose(sn_world* world, sn_body_id id, sn_transform pose)
 	b->com = sn_add(pose.p, sn_rotate(q, b->local_com));
 	b->moved = true;
 	world->contacts.proxies_stale = true;
+	island_wake_body(world, id.index1 - 1);
+	island_wake_touching(world, id.index1 - 1); // a static body moved from under (or into) sleepers
 	return SN_ERR_OK;
 }
 
@@ -654,6 +670,7 @@ sn_error sn_body_set_linear_velocity(sn_world* world, sn_body_id id, sn_vec3 vel
 		return world_fail(world, SN_ERR_WRONG_TYPE, "set linear velocity: a static body cannot move");
 	}
 	b->v = velocity;
+	island_wake_body(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -670,6 +687,7 @@ sn_error sn_body_set_angular_velocity(sn_world* world, sn_body_id id, sn_vec3 ve
 		return world_fail(world, SN_ERR_WRONG_TYPE, "set angular velocity: a static body cannot move");
 	}
 	b->w = velocity;
+	island_wake_body(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -767,6 +785,11 @@ sn_error sn_world_set_body_states(sn_world* world, const sn_body_state* states, 
 		{
 			b->w = s->angular_velocity;
 		}
+		island_wake_body(world, s->body.index1 - 1);
+		if (s->has_pose)
+		{
+			island_wake_touching(world, s->body.index1 - 1);
+		}
 	}
 	return SN_ERR_OK;
 }
@@ -785,6 +808,7 @@ sn_error sn_body_set_mass_properties(sn_world* world, sn_body_id id, double mass
 	sn_transform pose = body_pose(b);
 	set_mass_fields(b, mass, inertia, center_of_mass);
 	b->com = sn_transform_point(pose, center_of_mass);
+	island_wake_body(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -799,6 +823,7 @@ sn_error sn_body_set_damping(sn_world* world, sn_body_id id, double linear_dampi
 	}
 	b->linear_damping = linear_damping;
 	b->angular_damping = angular_damping;
+	island_wake_body(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -811,6 +836,7 @@ sn_error sn_body_set_gravity_scale(sn_world* world, sn_body_id id, double gravit
 		return world_fail(world, SN_ERR_NOT_FINITE, "set gravity scale: must be finite");
 	}
 	b->gravity_scale = gravity_scale;
+	island_wake_body(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -853,6 +879,8 @@ sn_error sn_body_set_type(sn_world* world, sn_body_id id, sn_body_type type)
 		b->v = sn_v3(0, 0, 0);
 		b->w = sn_v3(0, 0, 0);
 	}
+	island_wake_body(world, id.index1 - 1);
+	island_wake_touching(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -881,6 +909,7 @@ sn_error sn_body_apply_force(sn_world* world, sn_body_id id, sn_vec3 force, sn_v
 	}
 	b->force = sn_add(b->force, force);
 	b->torque = sn_add(b->torque, sn_cross(sn_sub(world_point, b->com), force));
+	island_wake_body(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -897,6 +926,7 @@ sn_error sn_body_apply_force_at_center(sn_world* world, sn_body_id id, sn_vec3 f
 		return world_fail(world, SN_ERR_NOT_FINITE, "apply force: force must be finite");
 	}
 	b->force = sn_add(b->force, force);
+	island_wake_body(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -912,5 +942,6 @@ sn_error sn_body_apply_torque(sn_world* world, sn_body_id id, sn_vec3 torque)
 		return world_fail(world, SN_ERR_NOT_FINITE, "apply torque: torque must be finite");
 	}
 	b->torque = sn_add(b->torque, torque);
+	island_wake_body(world, id.index1 - 1);
 	return SN_ERR_OK;
 }

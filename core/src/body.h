@@ -25,10 +25,17 @@ typedef struct body
 	sn_vec3 force, torque; // accumulated for the next step, N and N*m about the centre of mass
 	int32_t solver_index;  // scratch: index into the step's solver bodies (0 for static)
 	uint64_t user_data;
-	int32_t artic;      // SN_BODY_LINK: the articulation's slot (the link's state lives there)
-	int32_t link;       // SN_BODY_LINK: the link's index
-	int32_t shape_head; // first shape (shape.c), -1 if none
-	bool moved;         // posed by a setter since the last collision update (static bodies' shapes follow)
+	int32_t artic;        // SN_BODY_LINK: the articulation's slot (the link's state lives there)
+	int32_t link;         // SN_BODY_LINK: the link's index
+	int32_t shape_head;   // first shape (shape.c), -1 if none
+	bool moved;           // posed by a setter since the last collision update (static bodies' shapes follow)
+	bool asleep;          // dynamic bodies: its island sleeps (island.c)
+	double sleep_time;    // s the body has moved slower than the sleep thresholds
+	int32_t sleep_group;  // while asleep: the island it sleeps with (woken together), else -1
+	sn_vec3 solve_dp;     // displacement of the centre of mass since the current solve began (TGS windows), m
+	sn_vec3 solve_dtheta; // rotation vector summed over the solve's windows (w h each), rad
+	bool articulated;     // XPBD and DIRECT worlds: in an island with an articulation this step, which the
+						  // articulations' TGS path solves whole (island.c island_mark_articulated)
 } body;
 
 // Where a body is and how it moves now: its frame's pose, centre of mass (world, m), velocity of the centre

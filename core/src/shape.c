@@ -9,6 +9,7 @@
 // density, placed by its local pose (centre c' = p + R c, inertia R I R^T), and the parts combined about
 // their common centre of mass by the parallel-axis theorem (collide_mass_combine).
 #include "shape.h"
+#include "island.h"
 
 #include "artic/artic.h"
 #include "body.h"
@@ -78,11 +79,11 @@ sn_shape_def sn_default_shape_def(void)
 
 shape* shape_get(const sn_world* world, sn_shape_id id)
 {
-	const contact_state* c = &world->contacts;
-	if (world == NULL || id.index1 <= 0 || id.index1 > c->shape_high)
+	if (world == NULL || id.index1 <= 0 || id.index1 > world->contacts.shape_high)
 	{
 		return NULL;
 	}
+	const contact_state* c = &world->contacts;
 	shape* s = c->shapes + (id.index1 - 1);
 	return (s->live && world_id_generation(world, s->generation) == id.generation) ? s : NULL;
 }
@@ -431,6 +432,23 @@ sn_error sn_create_shape(sn_world* world, const sn_shape_def* def, sn_shape_id* 
 						  "convex hulls)",
 						  what, sn_shape_type_name(type));
 	}
+	// A link's first shape: its articulation's rows get room for contacts (every dof and a floating base's
+	// velocity may become slots of a solve, artic/solve.c).
+	artic* link_artic = NULL;
+	if (body_index >= 0 && world->bodies[body_index].type == SN_BODY_LINK)
+	{
+		link_artic = world->artics->items + world->bodies[body_index].artic;
+		if (link_artic->shape_count == 0)
+		{
+			link_artic->shape_count = 1;
+			err = artic_reserve_rows(world, link_artic, NULL);
+			link_artic->shape_count = 0;
+			if (err != SN_ERR_OK)
+			{
+				return err;
+			}
+		}
+	}
 	collide_shape geom;
 	shape_source* source = NULL;
 	err = shape_build_geometry(world, what, &def->geometry, &geom, &source);
@@ -509,6 +527,10 @@ sn_error sn_create_shape(sn_world* world, const sn_shape_def* def, sn_shape_id* 
 		c->shape_free = next_free;
 	}
 	c->shape_count += 1;
+	if (link_artic != NULL)
+	{
+		link_artic->shape_count += 1;
+	}
 	// Last in its body's list: creation order.
 	int32_t* link = body_head(world, body_index);
 	while (*link >= 0)
@@ -517,6 +539,7 @@ sn_error sn_create_shape(sn_world* world, const sn_shape_def* def, sn_shape_id* 
 	}
 	*link = index;
 	*out_id = shape_id_of(world, index);
+	island_wake_body(world, body_index);
 	return SN_ERR_OK;
 }
 
@@ -551,6 +574,10 @@ static void destroy_shape(sn_world* world, int32_t index)
 	s->next_free = c->shape_free;
 	c->shape_free = index;
 	c->shape_count -= 1;
+	if (s->body >= 0 && world->bodies[s->body].type == SN_BODY_LINK)
+	{
+		world->artics->items[world->bodies[s->body].artic].shape_count -= 1;
+	}
 }
 
 sn_error sn_destroy_shape(sn_world* world, sn_shape_id id)
@@ -563,6 +590,9 @@ sn_error sn_destroy_shape(sn_world* world, sn_shape_id id)
 	{
 		return world_fail(world, SN_ERR_INVALID_ID, "destroy shape: invalid shape id");
 	}
+	int32_t owner = world->contacts.shapes[id.index1 - 1].body;
+	island_wake_body(world, owner);
+	island_wake_touching(world, owner);
 	destroy_shape(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
@@ -798,6 +828,11 @@ sn_error sn_shape_set_material(sn_world* world, sn_shape_id id, sn_material mate
 	{
 		s->material = material;
 	}
+	if (err == SN_ERR_OK)
+	{
+		island_wake_body(world, world->contacts.shapes[id.index1 - 1].body);
+		island_wake_touching(world, world->contacts.shapes[id.index1 - 1].body);
+	}
 	return err;
 }
 
@@ -833,6 +868,8 @@ sn_error sn_shape_set_filter(sn_world* world, sn_shape_id id, sn_filter filter)
 		broadphase_touch_proxy(&c->bp, s->proxy);
 	}
 	c->refilter = true;
+	island_wake_body(world, world->contacts.shapes[id.index1 - 1].body);
+	island_wake_touching(world, world->contacts.shapes[id.index1 - 1].body);
 	return SN_ERR_OK;
 }
 

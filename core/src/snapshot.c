@@ -61,6 +61,15 @@ static void write_world(snap_writer* w, const sn_world* world)
 	snap_put_f64(w, d->warm_start);
 	snap_put_f64(w, d->divergence_speed);
 	snap_put_u32(w, d->id_tag);
+	snap_put_f64(w, d->contact.slop);
+	snap_put_f64(w, d->contact.max_push_speed);
+	snap_put_f64(w, d->contact.restitution_threshold);
+	snap_put_u32(w, (uint32_t)d->contact.friction_mix);
+	snap_put_u32(w, (uint32_t)d->contact.restitution_mix);
+	snap_put_u8(w, d->sleep.enabled ? 1 : 0);
+	snap_put_f64(w, d->sleep.linear_speed);
+	snap_put_f64(w, d->sleep.angular_speed);
+	snap_put_f64(w, d->sleep.time_to_sleep);
 	snap_put_f64(w, world->time);
 	snap_put_u64(w, world->step_count);
 	snap_put_u8(w, world->diverged ? 1 : 0);
@@ -101,6 +110,9 @@ static void write_bodies(snap_writer* w, const sn_world* world)
 		snap_put_vec3(w, b->force);
 		snap_put_vec3(w, b->torque);
 		snap_put_u64(w, b->user_data);
+		snap_put_u8(w, b->asleep ? 1 : 0);
+		snap_put_f64(w, b->sleep_time);
+		snap_put_i32(w, b->sleep_group);
 	}
 }
 
@@ -317,9 +329,18 @@ static sn_error read_bodies(snap_reader* r, sn_world* world)
 		b->force = snap_get_vec3(r);
 		b->torque = snap_get_vec3(r);
 		b->user_data = snap_get_u64(r);
+		uint8_t asleep = snap_get_u8(r);
+		b->sleep_time = snap_get_f64(r);
+		b->sleep_group = snap_get_i32(r);
 		if (!r->ok)
 		{
 			return bad(world, "body record truncated");
+		}
+		b->asleep = asleep == 1;
+		if (asleep > 1 || !finite_nonneg(b->sleep_time) || b->sleep_group < -1 ||
+			(b->asleep && (b->type != SN_BODY_DYNAMIC || b->sleep_group < 0)))
+		{
+			return bad(world, "body sleep state");
 		}
 		bool dynamic = b->type == SN_BODY_DYNAMIC;
 		if (b->type != SN_BODY_STATIC && b->type != SN_BODY_KINEMATIC && !dynamic)
@@ -627,11 +648,21 @@ static sn_error read_world_settings(snap_reader* r, sn_world_def* def, double* t
 	def->warm_start = snap_get_f64(r);
 	def->divergence_speed = snap_get_f64(r);
 	def->id_tag = snap_get_u32(r);
+	def->contact.slop = snap_get_f64(r);
+	def->contact.max_push_speed = snap_get_f64(r);
+	def->contact.restitution_threshold = snap_get_f64(r);
+	def->contact.friction_mix = (sn_mix_rule)snap_get_u32(r);
+	def->contact.restitution_mix = (sn_mix_rule)snap_get_u32(r);
+	uint8_t sleep_enabled = snap_get_u8(r);
+	def->sleep.enabled = sleep_enabled == 1;
+	def->sleep.linear_speed = snap_get_f64(r);
+	def->sleep.angular_speed = snap_get_f64(r);
+	def->sleep.time_to_sleep = snap_get_f64(r);
 	*time = snap_get_f64(r);
 	*steps = snap_get_u64(r);
 	uint8_t d = snap_get_u8(r);
 	*diverged = d == 1;
-	if (!r->ok || r->at != r->size || d > 1 || !isfinite(*time) || *time < 0.0)
+	if (!r->ok || r->at != r->size || d > 1 || sleep_enabled > 1 || !isfinite(*time) || *time < 0.0)
 	{
 		return SN_ERR_BAD_SNAPSHOT;
 	}
@@ -646,6 +677,32 @@ uint32_t sn_snapshot_version(const void* data, size_t size)
 	}
 	snap_reader r = { data, size, sizeof(snapshot_magic), true };
 	return snap_get_u32(&r);
+}
+
+// Maximal joints on links: counted on their articulations, whose rows get room for them (as creating
+// them does).
+static sn_error count_link_joints(sn_world* world)
+{
+	for (int i = 0; i < world->joint_high; ++i)
+	{
+		if (world->joints[i].live)
+		{
+			joint_count_links(world, world->joints + i, 1);
+		}
+	}
+	for (int i = 0; world->artics != NULL && i < world->artics->high; ++i)
+	{
+		artic* a = world->artics->items + i;
+		if (a->live && a->link_joint_count > 0)
+		{
+			sn_error err = artic_reserve_rows(world, a, NULL);
+			if (err != SN_ERR_OK)
+			{
+				return err;
+			}
+		}
+	}
+	return SN_ERR_OK;
 }
 
 sn_error sn_world_create_from_snapshot(const void* data, size_t size, const sn_allocator* allocator,
@@ -731,6 +788,10 @@ sn_error sn_world_create_from_snapshot(const void* data, size_t size, const sn_a
 	if (err == SN_ERR_OK)
 	{
 		err = link_bodies_valid(world);
+	}
+	if (err == SN_ERR_OK)
+	{
+		err = count_link_joints(world);
 	}
 	if (err == SN_ERR_OK)
 	{

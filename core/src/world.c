@@ -2,6 +2,9 @@
 // the queries that span all objects.
 #include "world.h"
 
+#include "constraint/link_row.h"
+#include "island.h"
+
 #include "hash.h"
 
 #include "artic/artic.h"
@@ -32,7 +35,32 @@ sn_world_def sn_default_world_def(void)
 	def.implicit_alpha = 1.0;
 	def.implicit_beta = 1.0;
 	def.divergence_speed = 1e6;
+	def.contact = sn_default_contact_settings();
+	def.sleep = sn_default_sleep_settings();
 	return def;
+}
+
+sn_sleep_settings sn_default_sleep_settings(void)
+{
+	sn_sleep_settings s;
+	memset(&s, 0, sizeof(s));
+	s.enabled = false;
+	s.linear_speed = 0.05;
+	s.angular_speed = 0.05;
+	s.time_to_sleep = 0.5;
+	return s;
+}
+
+sn_contact_settings sn_default_contact_settings(void)
+{
+	sn_contact_settings c;
+	memset(&c, 0, sizeof(c));
+	c.slop = 0.0005;
+	c.max_push_speed = 1.0;
+	c.restitution_threshold = 1.0;
+	c.friction_mix = SN_MIX_GEOMETRIC_MEAN;
+	c.restitution_mix = SN_MIX_MAX;
+	return c;
 }
 
 static sn_error check_def(const sn_world_def* def, char* detail, size_t cap)
@@ -80,6 +108,27 @@ static sn_error check_def(const sn_world_def* def, char* detail, size_t cap)
 		FAIL_(SN_ERR_NOT_FINITE, "divergence_speed must be finite");
 	if (!(def->divergence_speed > 0.0))
 		FAIL_(SN_ERR_INVALID_ARGUMENT, "divergence_speed must be positive, got %g", def->divergence_speed);
+	const sn_contact_settings* cs = &def->contact;
+	if (!isfinite(cs->slop) || !isfinite(cs->max_push_speed) || !isfinite(cs->restitution_threshold))
+		FAIL_(SN_ERR_NOT_FINITE, "contact slop, max_push_speed and restitution_threshold must be finite");
+	if (!(cs->slop >= 0.0 && cs->slop <= 0.1))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "contact slop must be in [0, 0.1] m, got %g", cs->slop);
+	if (!(cs->max_push_speed > 0.0 && cs->max_push_speed <= 1e3))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "contact max_push_speed must be in (0, 1000] m/s, got %g", cs->max_push_speed);
+	if (!(cs->restitution_threshold >= 0.0 && cs->restitution_threshold <= 1e3))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "contact restitution_threshold must be in [0, 1000] m/s, got %g",
+			  cs->restitution_threshold);
+	if ((int)cs->friction_mix < 0 || cs->friction_mix >= SN_MIX_COUNT || (int)cs->restitution_mix < 0 ||
+		cs->restitution_mix >= SN_MIX_COUNT)
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "contact friction_mix and restitution_mix must be sn_mix_rule values");
+	const sn_sleep_settings* ss = &def->sleep;
+	if (!isfinite(ss->linear_speed) || !isfinite(ss->angular_speed) || !isfinite(ss->time_to_sleep))
+		FAIL_(SN_ERR_NOT_FINITE, "sleep speeds and time_to_sleep must be finite");
+	if (!(ss->linear_speed >= 0.0 && ss->linear_speed <= 1e3) ||
+		!(ss->angular_speed >= 0.0 && ss->angular_speed <= 1e3))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "sleep linear_speed and angular_speed must be in [0, 1000]");
+	if (!(ss->time_to_sleep > 0.0 && ss->time_to_sleep <= 1e6))
+		FAIL_(SN_ERR_INVALID_ARGUMENT, "sleep time_to_sleep must be in (0, 1e6] s, got %g", ss->time_to_sleep);
 	if ((def->allocator.alloc == NULL) != (def->allocator.free == NULL))
 		FAIL_(SN_ERR_INVALID_ARGUMENT, "allocator needs both alloc and free, or neither");
 	if (!solver_supported(def->solver))
@@ -139,6 +188,9 @@ void sn_world_destroy(sn_world* world)
 	memory_free(m, world->blocks, (size_t)world->block_capacity * sizeof(row_block));
 	memory_free(m, world->break_events, (size_t)world->break_capacity * sizeof(sn_joint_break_event));
 	solver_release(world);
+	contact_solver_release(world);
+	island_release(world);
+	memory_free(&world->memory, world->link_rows.jac, (size_t)world->link_rows.capacity * sizeof(double));
 	contact_release(world);
 	artic_store_destroy(world);
 	sn_memory last = world->memory;
@@ -174,7 +226,12 @@ sn_error sn_world_set_gravity(sn_world* world, sn_vec3 gravity)
 {
 	sn_world_def d = world->def;
 	d.gravity = gravity;
-	return apply_def(world, d);
+	sn_error err = apply_def(world, d);
+	if (err == SN_ERR_OK)
+	{
+		island_wake_all(world); // new gravity moves every island
+	}
+	return err;
 }
 
 sn_vec3 sn_world_get_gravity(const sn_world* world)
@@ -266,6 +323,35 @@ sn_error sn_world_set_warm_start(sn_world* world, double warm_start)
 double sn_world_get_warm_start(const sn_world* world)
 {
 	return world->def.warm_start;
+}
+
+sn_error sn_world_set_contact_settings(sn_world* world, sn_contact_settings settings)
+{
+	sn_world_def d = world->def;
+	d.contact = settings;
+	return apply_def(world, d);
+}
+
+sn_contact_settings sn_world_get_contact_settings(const sn_world* world)
+{
+	return world->def.contact;
+}
+
+sn_error sn_world_set_sleep_settings(sn_world* world, sn_sleep_settings settings)
+{
+	sn_world_def d = world->def;
+	d.sleep = settings;
+	sn_error err = apply_def(world, d);
+	if (err == SN_ERR_OK && !settings.enabled)
+	{
+		island_wake_all(world); // nothing sleeps in a world that does not sleep
+	}
+	return err;
+}
+
+sn_sleep_settings sn_world_get_sleep_settings(const sn_world* world)
+{
+	return world->def.sleep;
 }
 
 double sn_world_get_implicit_alpha(const sn_world* world)
@@ -448,6 +534,11 @@ uint64_t sn_world_state_hash(const sn_world* world)
 		h = hash_vec(h, b->com);
 		h = hash_double(hash_double(hash_double(hash_double(h, b->q.x), b->q.y), b->q.z), b->q.w);
 		h = hash_vec(hash_vec(h, b->v), b->w);
+		if (world->def.sleep.enabled)
+		{
+			h = hash_bytes(h, &b->asleep, sizeof(b->asleep));
+			h = hash_double(h, b->sleep_time);
+		}
 	}
 	for (int i = 0; i < world->joint_high; ++i)
 	{
@@ -489,6 +580,20 @@ static sn_error reserve_scratch(sn_world* world)
 	p = world->break_events;
 	ok = ok && memory_reserve(m, &p, &world->break_capacity, world->joint_count, sizeof(sn_joint_break_event));
 	world->break_events = p;
+	ok = ok && island_reserve(world);
+	// Joint rows on articulation links: their Jacobians over the slots (constraint/link_row.h).
+	int64_t link_doubles = world->artics != NULL ? link_row_demand(world) : 0;
+	if (ok && link_doubles > world->link_rows.capacity)
+	{
+		double* q = link_doubles <= INT32_MAX ? memory_alloc(m, (size_t)link_doubles * sizeof(double)) : NULL;
+		ok = q != NULL;
+		if (ok)
+		{
+			memory_free(m, world->link_rows.jac, (size_t)world->link_rows.capacity * sizeof(double));
+			world->link_rows.jac = q;
+			world->link_rows.capacity = link_doubles;
+		}
+	}
 	return ok ? SN_ERR_OK : SN_ERR_NO_MEMORY;
 }
 
@@ -576,6 +681,14 @@ sn_error sn_world_step(sn_world* world)
 		return err;
 	}
 	contact_update(world, dt);
+	// Sleeping islands that an awake body began or stopped touching wake for this step (island.c).
+	if (world->def.sleep.enabled)
+	{
+		island_wake_touched(world);
+	}
+	// XPBD and DIRECT: the articulations' islands go to the articulations' TGS path (island.c).
+	island_mark_articulated(world);
+	contact_solver_build(world, dt);
 	int substeps = world->def.substeps;
 	double h = dt / substeps;
 	solver_begin_step(world);
@@ -584,11 +697,13 @@ sn_error sn_world_step(sn_world* world)
 	{
 		solver_substep(world, h);
 	}
+	contact_solver_store(world);
 	world->time += dt;
 	world->step_count += 1;
 	finish_joints(world, dt);
 	artic_step_end(world, dt);
 	solver_end_step(world, dt);
+	island_update(world, dt);
 	world->contacts.proxies_stale = true;
 	if (check_divergence(world))
 	{

@@ -6,6 +6,7 @@
 #include "solver/direct.h"
 #include "body.h"
 #include "contact/contact.h"
+#include "contact/solver.h"
 #include "joint/joint.h"
 #include "constraint/row.h"
 #include "solver/xpbd.h"
@@ -21,6 +22,7 @@ typedef struct solver_body_info
 	int32_t body; // body index
 	double inv_mass;
 	sn_mat33 inv_inertia; // world frame at the start of the (sub)step
+	sn_vec3 v_ref, w_ref; // the link-contact pass of XPBD and DIRECT worlds: velocities it started from
 } solver_body_info;
 
 struct sn_world
@@ -61,16 +63,46 @@ struct sn_world
 	struct artic_store* artics;
 	// Shapes, the broadphase, the pair cache with its manifolds, filtering, events (contact/contact.h).
 	contact_state contacts;
+	// The step's contact constraints (contact/solver.h).
+	contact_solver contact_solver;
+	// The island pass's scratch (island.c): union-find parents, rest times and kept flags per node.
+	struct
+	{
+		int32_t* parent;
+		double* rest;
+		uint8_t* keep;
+		int capacity;
+		bool marked; // island_mark_articulated set marks that must be cleared
+	} islands;
+	// Joint rows on articulation links: their J and W J^T (constraint/link_row.h), rebuilt with the rows.
+	struct
+	{
+		double* jac;
+		int64_t used, capacity;
+		int joints; // live joints with a link side (counted when the scratch is reserved)
+	} link_rows;
 
 	sn_joint_break_event* break_events;
 	int break_capacity;
 	int break_count;
+
+	// XPBD and DIRECT worlds with articulations: which bodies the solver slots take (body.c): every one
+	// (SUBSET_ALL), those outside the articulations' islands (SUBSET_MAXIMAL, the world's own solver) or
+	// those in them (SUBSET_ARTICULATED, the articulations' TGS path).
+	int solver_subset;
 
 	double time;
 	uint64_t step_count;
 	bool diverged;
 
 	char error_detail[256];
+};
+
+enum
+{
+	SUBSET_ALL = 0,
+	SUBSET_MAXIMAL = 1,
+	SUBSET_ARTICULATED = 2,
 };
 
 // The generation an id carries for a slot generation: mixed with the world's id tag (murmur3's

@@ -92,6 +92,21 @@ static void test_plane_pairs(void** state)
 	m = collide1(plane, id, collide_make_capsule(0.1, 0.4), pose_at(0, 0, 0.49), 0.0);
 	assert_int_equal(m.point_count, 1);
 	assert_near(m.points[0].separation, -0.01, EXACT, "closed form");
+	// Apart: lying 0.03 above the plane (z 0.13), both ends within a margin of 0.05, midway between the
+	// bottom of the capsule (z 0.03) and the plane; beyond a margin of 0.02, nothing.
+	lying.p.z = 0.13;
+	m = collide1(plane, id, collide_make_capsule(0.1, 0.4), lying, 0.05);
+	assert_int_equal(m.point_count, 2);
+	assert_near(m.points[0].separation, 0.03, EXACT, "closed form");
+	assert_near(m.points[1].separation, 0.03, EXACT, "closed form");
+	assert_near(m.points[0].point.z, 0.015, EXACT, "midway between the surfaces");
+	assert_true(has_point_xy(&m, 0.4, 0.0, EXACT) && has_point_xy(&m, -0.4, 0.0, EXACT));
+	assert_int_equal(collide1(plane, id, collide_make_capsule(0.1, 0.4), lying, 0.02).point_count, 0);
+	// Standing 0.05 above it: the lower end only (the upper is 0.85 up, beyond the margin of 0.1).
+	m = collide1(plane, id, collide_make_capsule(0.1, 0.4), pose_at(0, 0, 0.55), 0.1);
+	assert_int_equal(m.point_count, 1);
+	assert_near(m.points[0].separation, 0.05, EXACT, "closed form");
+	assert_near(m.points[0].point.z, 0.025, EXACT, "midway between the surfaces");
 
 	// Box resting: 4 points at the bottom corners, separation -0.001.
 	collide_shape box = collide_make_box(sn_v3(0.3, 0.2, 0.1));
@@ -104,6 +119,17 @@ static void test_plane_pairs(void** state)
 	}
 	assert_true(has_point_xy(&m, 5.3, -2.8, EXACT) && has_point_xy(&m, 4.7, -2.8, EXACT) &&
 				has_point_xy(&m, 5.3, -3.2, EXACT) && has_point_xy(&m, 4.7, -3.2, EXACT));
+	// 5 mm above the plane: the same four corners as speculative points at the gap, within a margin of
+	// 0.01; none within 0.004.
+	m = collide1(plane, id, box, pose_at(5, -3, 0.105), 0.01);
+	assert_int_equal(m.point_count, 4);
+	for (int i = 0; i < 4; ++i)
+	{
+		assert_near(m.points[i].separation, 0.005, EXACT, "closed form");
+		assert_near(m.points[i].point.z, 0.0025, EXACT, "midway between the corner and the plane");
+	}
+	assert_true(has_point_xy(&m, 5.3, -2.8, EXACT) && has_point_xy(&m, 4.7, -3.2, EXACT));
+	assert_int_equal(collide1(plane, id, box, pose_at(5, -3, 0.105), 0.004).point_count, 0);
 	// On an edge (45 degrees about x): the two corners of the lowest edge. The corner is at depth
 	// sqrt(0.2^2 + 0.1^2) sin(45 + atan(0.1/0.2)) below the centre.
 	double reach = sqrt(0.2 * 0.2 + 0.1 * 0.1) * sin(0.25 * SN_PI + atan2(0.1, 0.2));
@@ -111,6 +137,11 @@ static void test_plane_pairs(void** state)
 	assert_int_equal(m.point_count, 2);
 	assert_near(min_separation(&m), -0.002, EXACT, "closed form");
 	assert_near(m.points[0].point.x * m.points[1].point.x, -0.09, EXACT, "the two ends of the edge at x = +-0.3");
+	// The same edge 4 mm above the plane: its two ends at the gap (the next corners are 0.14 m higher).
+	m = collide1(plane, id, box, pose(sn_v3(0, 0, reach + 0.004), axis_angle(1, 0, 0, 0.25 * SN_PI)), 0.01);
+	assert_int_equal(m.point_count, 2);
+	assert_near(m.points[0].separation, 0.004, EXACT, "closed form");
+	assert_near(m.points[1].separation, 0.004, EXACT, "closed form");
 
 	// Cylinder r 0.2, h 0.5 standing 0.003 deep: a square of 4 rim points; lying: 2.
 	collide_shape cyl = collide_make_cylinder(0.2, 0.5);
@@ -124,6 +155,13 @@ static void test_plane_pairs(void** state)
 	m = collide1(plane, id, cyl, pose(sn_v3(0, 0, 0.195), axis_angle(1, 0, 0, 0.5 * SN_PI)), 0.0);
 	assert_int_equal(m.point_count, 2);
 	assert_near(min_separation(&m), -0.005, EXACT, "closed form");
+	// Standing 5 mm above: the square of rim points at the gap.
+	m = collide1(plane, id, cyl, pose_at(0, 0, 0.505), 0.01);
+	assert_int_equal(m.point_count, 4);
+	for (int i = 0; i < 4; ++i)
+	{
+		assert_near(m.points[i].separation, 0.005, EXACT, "closed form");
+	}
 
 	// Hull of a box's corners resting: as the box.
 	sn_memory mem = test_memory();
@@ -137,6 +175,12 @@ static void test_plane_pairs(void** state)
 	m = collide1(plane, id, collide_make_hull(hull), pose_at(0, 0, 0.099), 0.0);
 	assert_int_equal(m.point_count, 4);
 	assert_near(min_separation(&m), -0.001, EXACT, "closed form");
+	m = collide1(plane, id, collide_make_hull(hull), pose_at(0, 0, 0.104), 0.01);
+	assert_int_equal(m.point_count, 4);
+	for (int i = 0; i < 4; ++i)
+	{
+		assert_near(m.points[i].separation, 0.004, EXACT, "4 mm above, closed form");
+	}
 	hull_destroy(&mem, hull);
 }
 
@@ -162,6 +206,17 @@ static void test_round_pairs(void** state)
 	assert_vec_near(m.normal, sn_v3(-1, 0, 0), EXACT, "towards the axis");
 	m = collide1(collide_make_sphere(0.2), pose_at(0.5, 0, 1.3), cap, id, 1.0);
 	assert_near(m.points[0].separation, sqrt(0.25 + 0.09) - 0.3, EXACT, "closed form");
+	// Overlapping its side: the centre 0.25 from the axis, 0.05 deep; the point midway between the
+	// sphere's surface (x 0.05) and the capsule's (x 0.1). Past its end, at (0.1, 0, 1.2): the distance to
+	// the end point (0, 0, 1), sqrt(0.01 + 0.04), minus both radii.
+	m = collide1(collide_make_sphere(0.2), pose_at(0.25, 0, 0.3), cap, id, 0.0);
+	assert_int_equal(m.point_count, 1);
+	assert_near(m.points[0].separation, -0.05, EXACT, "closed form");
+	assert_vec_near(m.normal, sn_v3(-1, 0, 0), EXACT, "towards the axis");
+	assert_vec_near(m.points[0].point, sn_v3(0.075, 0, 0.3), EXACT, "midway between the surfaces");
+	m = collide1(collide_make_sphere(0.2), pose_at(0.1, 0, 1.2), cap, id, 0.0);
+	assert_near(m.points[0].separation, sqrt(0.05) - 0.3, EXACT, "closed form");
+	assert_vec_near(m.normal, sn_scale(-1.0 / sqrt(0.05), sn_v3(0.1, 0, 0.2)), EXACT, "towards the end point");
 
 	// Crossed capsules: A along z, B along x at y 0.25 (and z 0.4): axes 0.25 apart, 0.05 gap.
 	m = collide1(cap, id, cap, pose(sn_v3(0.2, 0.25, 0.4), axis_angle(0, 1, 0, 0.5 * SN_PI)), 1.0);
@@ -260,7 +315,35 @@ static void test_box_pairs(void** state)
 					"midway between the edges");
 }
 
-// Feature ids stay the same over 100 steps of a box sliding slowly on a plane and on a box.
+// The point of m with this id, or NULL.
+static const collide_point* point_with_id(const collide_manifold* m, uint64_t id)
+{
+	for (int i = 0; i < m->point_count; ++i)
+	{
+		if (m->points[i].id == id)
+		{
+			return m->points + i;
+		}
+	}
+	return NULL;
+}
+
+// Each id of this step names the same corner as it did in the last step: its point moved by no more than
+// a corner moves in a step (1.1 mm of slide, 0.45 mm of yaw at 0.22 m, 0.06 mm of sinking: under 3 mm),
+// where another corner is at least 0.2 m away.
+static void assert_ids_follow_corners(const collide_manifold* now, const collide_manifold* before)
+{
+	for (int i = 0; i < now->point_count; ++i)
+	{
+		const collide_point* p = point_with_id(before, now->points[i].id);
+		assert_non_null(p);
+		assert_below(sn_length(sn_sub(now->points[i].point, p->point)), 0.003,
+					 "the same id at the same corner (a corner moves under 3 mm a step, the next is 0.2 m away)");
+	}
+}
+
+// Feature ids stay the same over 100 steps of a box sliding slowly on a plane and on a box, each on the
+// same corner.
 static void test_feature_ids_sliding(void** state)
 {
 	(void)state;
@@ -269,6 +352,9 @@ static void test_feature_ids_sliding(void** state)
 	collide_shape base = collide_make_box(sn_v3(2.0, 2.0, 0.5));
 	sn_transform id = sn_transform_identity();
 	uint64_t first_plane[4] = { 0 }, first_box[4] = { 0 };
+	collide_manifold last_plane, last_box;
+	memset(&last_plane, 0, sizeof(last_plane));
+	memset(&last_box, 0, sizeof(last_box));
 	for (int step = 0; step <= 100; ++step)
 	{
 		// 1 mm a step along x with a slow yaw, sinking and rising by 0.1 mm.
@@ -279,6 +365,13 @@ static void test_feature_ids_sliding(void** state)
 		collide_manifold mb = collide1(base, id, box, pose(sn_v3(x, -0.5 * x, 0.55 - 0.0002 + sink), q), 0.005);
 		assert_int_equal(m.point_count, 4);
 		assert_int_equal(mb.point_count, 4);
+		if (step > 0)
+		{
+			assert_ids_follow_corners(&m, &last_plane);
+			assert_ids_follow_corners(&mb, &last_box);
+		}
+		last_plane = m;
+		last_box = mb;
 		uint64_t ids[4], idb[4];
 		for (int i = 0; i < 4; ++i)
 		{
@@ -427,11 +520,18 @@ static void test_convex_manifolds(void** state)
 	collide_shape base = collide_make_box(sn_v3(1.0, 1.0, 0.5));
 	sn_transform id = sn_transform_identity();
 	uint64_t first[4] = { 0 };
+	collide_manifold last;
+	memset(&last, 0, sizeof(last));
 	for (int step = 0; step <= 100; ++step)
 	{
 		sn_transform xh = pose(sn_v3(0.001 * step, 0.0005 * step, 0.55 - 0.0003), axis_angle(0, 0, 1, 0.002 * step));
 		collide_manifold m = collide1(base, id, h, xh, 0.005);
 		assert_int_equal(m.point_count, 4);
+		if (step > 0)
+		{
+			assert_ids_follow_corners(&m, &last);
+		}
+		last = m;
 		for (int i = 0; i < 4; ++i)
 		{
 			assert_near(m.points[i].separation, -0.0003, EXACT, "resting 0.3 mm deep");

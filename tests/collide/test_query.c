@@ -276,18 +276,216 @@ static void test_distance_and_overlap(void** state)
 	assert_true(collide_overlap(&m, id, &a, pose_at(0.2, 0.2, 0.29)));
 	assert_false(collide_overlap(&m, id, &a, pose_at(0.2, 0.2, 0.31)));
 	assert_false(collide_overlap(&m, id, &a, pose_at(1.0, 1.0, 0.0))); // 0.71 from the hypotenuse
-	assert_false(collide_distance(&m, id, &a, id, &d));
+	// Distance to the triangle (two-sided) from above, below and beyond its hypotenuse, closed forms.
+	assert_true(collide_distance(&m, id, &a, pose_at(0.2, 0.2, 0.5), &d));
+	assert_near(d.distance, 0.2, EXACT, "0.5 above the face, minus the radius");
+	assert_vec_near(d.normal, sn_v3(0, 0, 1), EXACT, "the face normal, mesh to sphere");
+	assert_vec_near(d.point_a, sn_v3(0.2, 0.2, 0.0), EXACT, "on the triangle");
+	assert_vec_near(d.point_b, sn_v3(0.2, 0.2, 0.2), EXACT, "on the sphere");
+	assert_true(collide_distance(&m, id, &a, pose_at(0.2, 0.2, -0.5), &d));
+	assert_near(d.distance, 0.2, EXACT, "from below: a mesh is two-sided");
+	assert_vec_near(d.normal, sn_v3(0, 0, -1), EXACT, "towards the sphere below");
+	assert_true(collide_distance(&m, id, &a, pose_at(1.0, 1.0, 0.0), &d));
+	assert_near(d.distance, sqrt(0.5) - 0.3, EXACT, "from the hypotenuse x + y = 1");
+	assert_vec_near(d.normal, sn_v3(sqrt(0.5), sqrt(0.5), 0), EXACT, "perpendicular to the hypotenuse");
+	// Overlapping 0.1 above the face: the least way out is up, 0.2 (over an edge it is 0.48).
+	assert_true(collide_distance(&m, id, &a, pose_at(0.2, 0.2, 0.1), &d));
+	assert_near(d.distance, -0.2, 1e-10, "EPA on a rounded solid: 1e-10 of the size");
+	assert_vec_near(d.normal, sn_v3(0, 0, 1), 1e-9, "out through the face");
+	// The sphere first: the same, the other way round.
+	assert_true(collide_distance(&a, pose_at(0.2, 0.2, 0.5), &m, id, &d));
+	assert_near(d.distance, 0.2, EXACT, "either order");
+	assert_vec_near(d.normal, sn_v3(0, 0, -1), EXACT, "sphere to mesh");
+	assert_vec_near(d.point_a, sn_v3(0.2, 0.2, 0.2), EXACT, "on the sphere");
+	// Two static shapes have no distance.
+	assert_false(collide_distance(&m, id, &plane, id, &d));
+	assert_false(collide_distance(&plane, id, &m, id, &d));
+	assert_false(collide_distance(&m, id, &m, id, &d));
 	assert_false(collide_overlap(&m, id, &plane, id));
 	mesh_destroy(&mem, mesh);
+}
+
+// Closest point of triangle abc to p (Ericson, "Real-Time Collision Detection", 5.1.5).
+static sn_vec3 closest_on_triangle(sn_vec3 p, sn_vec3 a, sn_vec3 b, sn_vec3 c)
+{
+	sn_vec3 ab = sn_sub(b, a), ac = sn_sub(c, a), ap = sn_sub(p, a);
+	double d1 = sn_dot(ab, ap), d2 = sn_dot(ac, ap);
+	if (d1 <= 0.0 && d2 <= 0.0)
+	{
+		return a;
+	}
+	sn_vec3 bp = sn_sub(p, b);
+	double d3 = sn_dot(ab, bp), d4 = sn_dot(ac, bp);
+	if (d3 >= 0.0 && d4 <= d3)
+	{
+		return b;
+	}
+	double vc = d1 * d4 - d3 * d2;
+	if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0)
+	{
+		return sn_add(a, sn_scale(d1 / (d1 - d3), ab));
+	}
+	sn_vec3 cp = sn_sub(p, c);
+	double d5 = sn_dot(ab, cp), d6 = sn_dot(ac, cp);
+	if (d6 >= 0.0 && d5 <= d6)
+	{
+		return c;
+	}
+	double vb = d5 * d2 - d1 * d6;
+	if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0)
+	{
+		return sn_add(a, sn_scale(d2 / (d2 - d6), ac));
+	}
+	double va = d3 * d6 - d5 * d4;
+	if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0)
+	{
+		return sn_add(b, sn_scale((d4 - d3) / ((d4 - d3) + (d5 - d6)), sn_sub(c, b)));
+	}
+	double denom = 1.0 / (va + vb + vc);
+	return sn_add(a, sn_add(sn_scale(vb * denom, ab), sn_scale(vc * denom, ac)));
+}
+
+// The distance query's search of a mesh's BVH (query.c) against every triangle. A bumpy 8 x 8 grid plus
+// a far cluster of triangles (so that BVH leaves lie apart and a search box can meet none), placed at a
+// random pose; spheres anywhere around it, against the closed-form point-triangle distance over all
+// triangles (GJK's tolerance, 1e-12 of the distance, on distances under 10 m: 1e-9 m leaves room for the
+// rounding of the poses); boxes and hulls against the same routine run on one-triangle meshes, one per
+// triangle, whose least is the same computation and must come out bit for bit.
+static void test_mesh_distance_search(void** state)
+{
+	(void)state;
+	sn_memory mem = test_memory();
+	enum
+	{
+		G = 8,
+		FAR = 4
+	};
+	sn_vec3 v[(G + 1) * (G + 1) + 3 * FAR];
+	int32_t idx[3 * (2 * G * G + FAR)];
+	int nt = 0;
+	for (int j = 0; j <= G; ++j)
+	{
+		for (int i = 0; i <= G; ++i)
+		{
+			double x = -2.0 + 4.0 * i / G, y = -2.0 + 4.0 * j / G;
+			v[j * (G + 1) + i] = sn_v3(x, y, 0.3 * sin(2.0 * x) * cos(1.5 * y));
+		}
+	}
+	for (int j = 0; j < G; ++j)
+	{
+		for (int i = 0; i < G; ++i)
+		{
+			int32_t a = j * (G + 1) + i;
+			int32_t t[6] = { a, a + 1, a + G + 2, a, a + G + 2, a + G + 1 };
+			memcpy(idx + 3 * nt, t, sizeof(t));
+			nt += 2;
+		}
+	}
+	int nv = (G + 1) * (G + 1);
+	for (int k = 0; k < FAR; ++k)
+	{
+		v[nv + 3 * k] = sn_v3(9.0 + 0.3 * k, 0, 0);
+		v[nv + 3 * k + 1] = sn_v3(9.2 + 0.3 * k, 0, 0);
+		v[nv + 3 * k + 2] = sn_v3(9.0 + 0.3 * k, 0.2, 0.1);
+		int32_t t[3] = { nv + 3 * k, nv + 3 * k + 1, nv + 3 * k + 2 };
+		memcpy(idx + 3 * nt, t, sizeof(t));
+		nt += 1;
+	}
+	nv += 3 * FAR;
+	collide_mesh* mesh = NULL;
+	assert_sn_ok(mesh_build(&mem, v, nv, idx, nt, &mesh, NULL, 0));
+	collide_mesh* single[2 * G * G + FAR];
+	for (int t = 0; t < nt; ++t)
+	{
+		sn_vec3 tv[3] = { v[idx[3 * t]], v[idx[3 * t + 1]], v[idx[3 * t + 2]] };
+		int32_t ti[3] = { 0, 1, 2 };
+		assert_sn_ok(mesh_build(&mem, tv, 3, ti, 1, &single[t], NULL, 0));
+	}
+	sn_vec3 cloud[12];
+	test_rng rng = { 6174 };
+	for (int i = 0; i < 12; ++i)
+	{
+		cloud[i] = sn_scale(0.2, rng_direction(&rng));
+	}
+	collide_hull* hull = NULL;
+	assert_sn_ok(hull_build(&mem, cloud, 12, &hull, NULL, 0));
+	collide_shape sm = collide_make_mesh(mesh);
+	int apart = 0, overlapping = 0;
+	double worst = 0.0;
+	for (int trial = 0; trial < 600; ++trial)
+	{
+		sn_transform xm = pose(rng_vec3(&rng, -1, 1), rng_quat(&rng));
+		sn_vec3 local = sn_v3(rng_range(&rng, -4, 12), rng_range(&rng, -4, 4), rng_range(&rng, -1.5, 2.5));
+		if (trial % 4 == 0)
+		{
+			local = sn_v3(rng_range(&rng, 3, 7), rng_range(&rng, -0.5, 0.5), rng_range(&rng, -0.5, 0.5)); // between
+		}
+		else if (trial % 8 == 2)
+		{
+			local.x = rng_range(&rng, -1.8, 1.8);
+			local.y = rng_range(&rng, -1.8, 1.8);
+			local.z = 0.3 * sin(2.0 * local.x) * cos(1.5 * local.y) + rng_range(&rng, -0.1, 0.1); // on the grid
+		}
+		sn_transform xs = pose(sn_transform_point(xm, local), rng_quat(&rng));
+		collide_distance_output d;
+		if (trial % 2 == 0)
+		{
+			double r = rng_range(&rng, 0.05, 0.3);
+			collide_shape ball = collide_make_sphere(r);
+			double brute = INFINITY;
+			for (int t = 0; t < nt; ++t)
+			{
+				sn_vec3 q = closest_on_triangle(local, v[idx[3 * t]], v[idx[3 * t + 1]], v[idx[3 * t + 2]]);
+				brute = fmin(brute, sn_length(sn_sub(local, q)) - r);
+			}
+			assert_true(collide_distance(&sm, xm, &ball, xs, &d));
+			if (brute > 1e-3)
+			{
+				apart += 1;
+				worst = fmax(worst, fabs(d.distance - brute));
+				assert_near(d.distance, brute, 1e-9, "the search against every triangle, closed form");
+				assert_near(sn_length(sn_sub(d.point_b, xs.p)), r, 1e-9, "the witness on the sphere");
+				assert_vec_near(sn_sub(d.point_b, d.point_a), sn_scale(d.distance, d.normal), 1e-9,
+								"the witnesses apart by the distance along the normal");
+			}
+			else if (brute < -1e-3)
+			{
+				overlapping += 1;
+				assert_true(d.distance < 0.0);
+			}
+			continue;
+		}
+		collide_shape solid = trial % 4 == 1 ? collide_make_box(rng_vec3(&rng, 0.05, 0.4)) : collide_make_hull(hull);
+		assert_true(collide_distance(&sm, xm, &solid, xs, &d));
+		double least = INFINITY;
+		for (int t = 0; t < nt; ++t)
+		{
+			collide_shape one = collide_make_mesh(single[t]);
+			collide_distance_output e;
+			assert_true(collide_distance(&one, xm, &solid, xs, &e));
+			least = fmin(least, e.distance);
+		}
+		assert_true(d.distance == least);
+	}
+	report_measure("mesh distance: worst |search - brute force| (m)", worst);
+	report_measure("mesh distance: spheres apart", apart);
+	report_measure("mesh distance: spheres overlapping", overlapping);
+	assert_true(apart > 100 && overlapping > 30); // both outcomes exercised
+	for (int t = 0; t < nt; ++t)
+	{
+		mesh_destroy(&mem, single[t]);
+	}
+	mesh_destroy(&mem, mesh);
+	hull_destroy(&mem, hull);
+	assert_int_equal(mem.stats.bytes_in_use, 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ray_closed_forms),
-		cmocka_unit_test(test_ray_hull_and_mesh),
-		cmocka_unit_test(test_ray_against_search),
-		cmocka_unit_test(test_distance_and_overlap),
+		cmocka_unit_test(test_ray_closed_forms),     cmocka_unit_test(test_ray_hull_and_mesh),
+		cmocka_unit_test(test_ray_against_search),   cmocka_unit_test(test_distance_and_overlap),
+		cmocka_unit_test(test_mesh_distance_search),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,17 +127,23 @@ static void test_forces_and_refusals(void** state)
 	// User data goes to the link.
 	assert_sn_ok(sn_body_set_user_data(w, l, 42));
 	assert_int_equal(sn_articulation_get_link_user_data(w, aa, 1), 42);
-	// Maximal joints onto a link's body: not yet.
+	// Maximal joints onto a link's body (a body to a link, a link to the world); they go with the
+	// articulation (their link bodies are destroyed with it).
 	sn_hinge_joint_def hd = sn_default_hinge_joint_def();
 	hd.base.body_a = other;
 	hd.base.body_b = l;
-	sn_joint_id j;
-	assert_refused(w, sn_create_hinge_joint(w, &hd, &j), SN_ERR_UNSUPPORTED);
+	sn_joint_id j, k;
+	assert_sn_ok(sn_create_hinge_joint(w, &hd, &j));
 	hd.base.body_a = l;
 	hd.base.body_b = (sn_body_id){ 0, 0 };
 	sn_fixed_joint_def fd = sn_default_fixed_joint_def();
 	fd.base = hd.base;
-	assert_refused(w, sn_create_fixed_joint(w, &fd, &j), SN_ERR_UNSUPPORTED);
+	assert_sn_ok(sn_create_fixed_joint(w, &fd, &k));
+	assert_sn_ok(sn_world_step(w));
+	assert_sn_ok(sn_destroy_articulation(w, aa));
+	assert_false(sn_joint_is_valid(w, j));
+	assert_false(sn_joint_is_valid(w, k));
+	assert_true(sn_body_is_valid(w, other));
 	sn_world_destroy(a);
 	sn_world_destroy(b);
 }

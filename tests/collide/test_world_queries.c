@@ -1,6 +1,6 @@
 // Queries against the world: ray casts through every shape type (closest and all hits) against closed
 // forms, filters and sensors, rays from inside a solid, bodies moved by a setter since the last step;
-// overlap of a solid placed in the world; closest points of two shapes; bad input.
+// overlap of a solid placed in the world; closest points of two shapes (a mesh included); bad input.
 #include "world_support.h"
 
 static const sn_body_id world_body = { 0, 0 };
@@ -175,8 +175,15 @@ static void test_overlap_and_closest_points(void** state)
 	assert_sn_ok(sn_body_set_pose(world, r.capsule_body, at(0.6, 0, 0)));
 	assert_sn_ok(sn_shape_get_closest_points(world, r.shape[0], r.shape[1], &d));
 	assert_near(d.distance, 0.6 - 0.8, 1e-9, "EPA depth of the sphere and the capsule's side, its tolerance");
-	// Bad input.
-	assert_refused(world, sn_shape_get_closest_points(world, r.shape[5], r.shape[0], &d), SN_ERR_UNSUPPORTED);
+	// The mesh square at x = 10 (facing -x) to the sphere at the origin: 10 - 0.5, from the mesh (A) to
+	// the sphere (B); the sphere's closest point on the ray's line.
+	assert_sn_ok(sn_shape_get_closest_points(world, r.shape[5], r.shape[0], &d));
+	assert_near(d.distance, 9.5, 1e-9, "GJK against the mesh's nearest triangle, its tolerance");
+	assert_near(d.normal.x, -1.0, 1e-9, "from A to B");
+	assert_near(d.point_b.x, 0.5, 1e-9, "on the sphere");
+	assert_near(d.point_a.x, 10.0, 1e-9, "on the mesh");
+	// Bad input: two static shapes, an invalid id, rays and probes.
+	assert_refused(world, sn_shape_get_closest_points(world, r.shape[5], r.shape[6], &d), SN_ERR_UNSUPPORTED);
 	assert_refused(world, sn_shape_get_closest_points(world, r.shape[0], (sn_shape_id){ 99, 1 }, &d),
 				   SN_ERR_INVALID_ID);
 	sn_ray_hit hit;

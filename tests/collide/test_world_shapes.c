@@ -284,6 +284,8 @@ static void test_mass_from_shapes(void** state)
 	// Two spheres of radius 0.1 at +-0.5 m on x, density 1000: total 2 m_s, inertia about y:
 	// 2 (2/5 m_s r^2 + m_s 0.5^2).
 	sn_body_id b = make_body(world, SN_BODY_DYNAMIC, sn_transform_identity());
+	// Off-centre first, so that a shape that moved the centre of mass would show.
+	assert_sn_ok(sn_body_set_mass_properties(world, b, 3.0, sn_mat33_diag(0.1, 0.2, 0.3), sn_v3(0.2, 0, 0)));
 	make_shape(world, b, sn_geometry_sphere(0.1), at(0.5, 0, 0));
 	make_shape(world, b, sn_geometry_sphere(0.1), at(-0.5, 0, 0));
 	sn_shape_def sensor = sn_default_shape_def();
@@ -292,6 +294,12 @@ static void test_mass_from_shapes(void** state)
 	sensor.is_sensor = true; // weighs nothing
 	sn_shape_id sid;
 	assert_sn_ok(sn_create_shape(world, &sensor, &sid));
+	// Shapes do not change a body's mass unless asked, not even after a step: the body keeps what it was
+	// given, exactly.
+	step(world, 1);
+	assert_true(sn_body_get_mass(world, b) == 3.0);
+	assert_true(sn_body_get_inertia(world, b).cx.x == 0.1 && sn_body_get_inertia(world, b).cz.z == 0.3);
+	assert_true(sn_body_get_center_of_mass(world, b).x == 0.2);
 	assert_sn_ok(sn_body_set_mass_from_shapes(world, b, 1000.0));
 	double ms = 1000.0 * 4.0 / 3.0 * SN_PI * 0.001;
 	assert_near(sn_body_get_mass(world, b), 2.0 * ms, 1e-12, "two spheres, rounding");

@@ -1,6 +1,6 @@
 // Writes a seed corpus for fuzz_dispatch: sessions of valid commands in the fuzz input format (flags byte
 // 1: handshake first, then varint-delimited ClientMessages), so the fuzzer starts from inputs that reach
-// every handler. With --http, a corpus for fuzz_http instead: HTTP requests to every endpoint and
+// every handler (shapes, contacts and model assets included). With --http, a corpus for fuzz_http instead: HTTP requests to every endpoint and
 // WebSocket sessions (the upgrade, then masked binary frames of commands) as a client sends them.
 #include "wire.h"
 
@@ -158,6 +158,9 @@ static void http_seeds(const char* dir)
 		"GET /a%00.js HTTP/1.1\r\nX-A: a\r\n\r\n",
 		"POST /healthz HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n0\r\n\r\n",
 		"HEAD /healthz HTTP/1.0\r\n\r\n",
+		("GET /assets/e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 HTTP/1.1\r\n"
+		 "If-None-Match: \"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"\r\n\r\n"),
+		"GET /assets/xyz HTTP/1.1\r\n\r\nGET /assets/ HTTP/1.1\r\n\r\n",
 	};
 	static seed s;
 	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); ++i)
@@ -199,6 +202,227 @@ static void http_seeds(const char* dir)
 	m = cmd(sinew_v1_ClientMessage_ping_tag, 1);
 	put_command(&s, &m);
 	save(dir, "ws-no-handshake", &s);
+}
+
+// ---- shapes, contacts and assets ----------------------------------------------------------------------
+
+typedef struct shape_list
+{
+	const sinew_v1_ShapeDef* shapes;
+	int count;
+} shape_list;
+
+static bool encode_shapes(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const shape_list* list = *arg;
+	for (int i = 0; i < list->count; ++i)
+	{
+		if (!pb_encode_tag_for_field(stream, field) ||
+			!pb_encode_submessage(stream, sinew_v1_ShapeDef_fields, list->shapes + i))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+typedef struct doubles
+{
+	const double* values;
+	int count;
+} doubles;
+
+static bool encode_doubles(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const doubles* d = *arg;
+	if (!pb_encode_tag(stream, PB_WT_STRING, field->tag) || !pb_encode_varint(stream, 8u * (uint64_t)d->count))
+	{
+		return false;
+	}
+	for (int i = 0; i < d->count; ++i)
+	{
+		if (!pb_encode_fixed64(stream, d->values + i))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool encode_indices(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	(void)arg;
+	static const uint8_t packed[] = { 0, 1, 2 };
+	return pb_encode_tag(stream, PB_WT_STRING, field->tag) && pb_encode_varint(stream, sizeof(packed)) &&
+		pb_write(stream, packed, sizeof(packed));
+}
+
+// Bodies with shapes (box, sphere, capsule, cylinder, hull, mass from density), the world's ground plane
+// and a triangle mesh, a link shape, contacts in a state and a subscription with contact events, a mesh
+// asked for, a shape destroyed.
+static void shape_seeds(const char* dir, seed* s)
+{
+	s->bytes[0] = 1;
+	s->size = 1;
+	sinew_v1_ClientMessage m = cmd(sinew_v1_ClientMessage_create_world_tag, 1);
+	add(s, &m);
+	m = cmd(sinew_v1_ClientMessage_create_shape_tag, 2);
+	m.command.create_shape.world_id = world;
+	m.command.create_shape.has_shape = true;
+	m.command.create_shape.shape.which_geometry = sinew_v1_ShapeDef_plane_tag;
+	m.command.create_shape.shape.geometry.plane.has_normal = true;
+	m.command.create_shape.shape.geometry.plane.normal.z = 1;
+	add(s, &m);
+	static const double hull_points[] = { 0, 0, 0, 0.1, 0, 0, 0, 0.1, 0, 0, 0, 0.1 };
+	doubles hull = { hull_points, 12 };
+	static sinew_v1_ShapeDef shapes[5];
+	for (int i = 0; i < 5; ++i)
+	{
+		shapes[i] = (sinew_v1_ShapeDef)sinew_v1_ShapeDef_init_zero;
+	}
+	shapes[0].which_geometry = sinew_v1_ShapeDef_box_tag;
+	shapes[0].geometry.box.has_half_extents = true;
+	shapes[0].geometry.box.half_extents.x = shapes[0].geometry.box.half_extents.y = 0.1;
+	shapes[0].geometry.box.half_extents.z = 0.1;
+	shapes[0].has_material = true;
+	shapes[0].material.has_friction = true;
+	shapes[0].material.friction = 0.4;
+	shapes[1].which_geometry = sinew_v1_ShapeDef_sphere_tag;
+	shapes[1].geometry.sphere.radius = 0.05;
+	shapes[1].has_local_pose = true;
+	shapes[1].local_pose.has_position = true;
+	shapes[1].local_pose.position.z = 0.2;
+	shapes[1].sensor = true;
+	shapes[2].which_geometry = sinew_v1_ShapeDef_capsule_tag;
+	shapes[2].geometry.capsule.radius = 0.02;
+	shapes[2].geometry.capsule.half_length = 0.1;
+	shapes[3].which_geometry = sinew_v1_ShapeDef_cylinder_tag;
+	shapes[3].geometry.cylinder.radius = 0.02;
+	shapes[3].geometry.cylinder.half_height = 0.1;
+	shapes[3].has_filter = true;
+	shapes[3].filter.has_mask = true;
+	shapes[3].filter.mask = 6;
+	shapes[4].which_geometry = sinew_v1_ShapeDef_hull_tag;
+	shapes[4].geometry.hull.points.funcs.encode = encode_doubles;
+	shapes[4].geometry.hull.points.arg = &hull;
+	shape_list list = { shapes, 5 };
+	m = cmd(sinew_v1_ClientMessage_create_body_tag, 3);
+	m.command.create_body.world_id = world;
+	m.command.create_body.has_body = true;
+	m.command.create_body.body.has_pose = true;
+	m.command.create_body.body.pose.has_position = true;
+	m.command.create_body.body.pose.position.z = 0.099;
+	m.command.create_body.shapes.funcs.encode = encode_shapes;
+	m.command.create_body.shapes.arg = &list;
+	m.command.create_body.has_density = true;
+	m.command.create_body.density = 1000;
+	add(s, &m);
+	static const double tri[] = { -1, -1, -1, 1, -1, -1, 0, 1, -1 };
+	doubles vertices = { tri, 9 };
+	m = cmd(sinew_v1_ClientMessage_create_shape_tag, 4);
+	m.command.create_shape.world_id = world;
+	m.command.create_shape.has_shape = true;
+	m.command.create_shape.shape.which_geometry = sinew_v1_ShapeDef_mesh_tag;
+	m.command.create_shape.shape.geometry.mesh.vertices.funcs.encode = encode_doubles;
+	m.command.create_shape.shape.geometry.mesh.vertices.arg = &vertices;
+	m.command.create_shape.shape.geometry.mesh.indices.funcs.encode = encode_indices;
+	add(s, &m);
+	m = cmd(sinew_v1_ClientMessage_subscribe_tag, 5);
+	m.command.subscribe.world_id = world;
+	m.command.subscribe.rate_hz = 1000;
+	m.command.subscribe.include = 255;
+	add(s, &m);
+	m = cmd(sinew_v1_ClientMessage_step_tag, 6);
+	m.command.step.world_id = world;
+	m.command.step.count = 3;
+	add(s, &m);
+	m = cmd(sinew_v1_ClientMessage_get_state_tag, 7);
+	m.command.get_state.world_id = world;
+	m.command.get_state.include = 127;
+	add(s, &m);
+	m = cmd(sinew_v1_ClientMessage_describe_world_tag, 8);
+	m.command.describe_world.world_id = world;
+	add(s, &m);
+	m = cmd(sinew_v1_ClientMessage_get_mesh_tag, 9);
+	m.command.get_mesh.hash.size = 32;
+	m.command.get_mesh.max_bytes = 16;
+	add(s, &m);
+	m = cmd(sinew_v1_ClientMessage_destroy_shape_tag, 10);
+	m.command.destroy_shape.world_id = world;
+	m.command.destroy_shape.shape_id = (1ull << 32) | 1u;
+	add(s, &m);
+	save(dir, "shapes", s);
+}
+
+typedef struct asset_seed
+{
+	const char* uri;
+	wire_bytes data;
+} asset_seed;
+
+static bool encode_asset_data(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	return wire_encode_bytes(stream, field, arg);
+}
+
+static bool encode_assets(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const asset_seed* a = *arg;
+	sinew_v1_Asset out = sinew_v1_Asset_init_zero;
+	snprintf(out.uri, sizeof(out.uri), "%s", a->uri);
+	out.data.funcs.encode = encode_asset_data;
+	out.data.arg = (void*)&a->data;
+	return pb_encode_tag_for_field(stream, field) && pb_encode_submessage(stream, sinew_v1_Asset_fields, &out);
+}
+
+static bool encode_one_hash(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	(void)arg;
+	static const uint8_t zero[32] = { 0 };
+	return pb_encode_tag_for_field(stream, field) && pb_encode_string(stream, zero, sizeof(zero));
+}
+
+// A file put, asked for and loaded by a URDF whose link has a mesh visual and collision (an ASCII STL).
+static void asset_seeds(const char* dir, seed* s)
+{
+	static const char stl[] = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\n"
+							  "endloop\nendfacet\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 0 1 0\n"
+							  "vertex 0 0 1\nendloop\nendfacet\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\n"
+							  "vertex 0 0 1\nvertex 1 0 0\nendloop\nendfacet\nfacet normal 1 1 1\nouter loop\n"
+							  "vertex 1 0 0\nvertex 0 0 1\nvertex 0 1 0\nendloop\nendfacet\nendsolid t\n";
+	static const char robot[] =
+		"<robot name=\"m\"><link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" "
+		"iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial><visual><geometry><mesh filename=\"m.stl\" scale=\"1 2 1\"/>"
+		"</geometry></visual><collision><geometry><mesh filename=\"m.stl\"/></geometry></collision></link></robot>";
+	s->bytes[0] = 1;
+	s->size = 1;
+	sinew_v1_ClientMessage m = cmd(sinew_v1_ClientMessage_create_world_tag, 1);
+	add(s, &m);
+	wire_bytes file = { (const uint8_t*)stl, sizeof(stl) - 1 };
+	m = cmd(sinew_v1_ClientMessage_put_asset_tag, 2);
+	m.command.put_asset.data.funcs.encode = wire_encode_bytes;
+	m.command.put_asset.data.arg = &file;
+	add(s, &m);
+	m = cmd(sinew_v1_ClientMessage_find_assets_tag, 3);
+	m.command.find_assets.sha256.funcs.encode = encode_one_hash;
+	add(s, &m);
+	asset_seed a = { "m.stl", { (const uint8_t*)stl, sizeof(stl) - 1 } };
+	wire_bytes text = { (const uint8_t*)robot, sizeof(robot) - 1 };
+	m = cmd(sinew_v1_ClientMessage_load_urdf_tag, 4);
+	m.command.load_urdf.world_id = world;
+	m.command.load_urdf.urdf.funcs.encode = wire_encode_bytes;
+	m.command.load_urdf.urdf.arg = &text;
+	m.command.load_urdf.assets.funcs.encode = encode_assets;
+	m.command.load_urdf.assets.arg = &a;
+	add(s, &m);
+	m = cmd(sinew_v1_ClientMessage_describe_world_tag, 5);
+	m.command.describe_world.world_id = world;
+	add(s, &m);
+	m = cmd(sinew_v1_ClientMessage_load_urdf_tag, 6);
+	m.command.load_urdf.world_id = world;
+	snprintf(m.command.load_urdf.model, sizeof(m.command.load_urdf.model), "pkg/urdf/robot.urdf");
+	add(s, &m);
+	save(dir, "assets", s);
 }
 
 int main(int argc, char** argv)
@@ -390,5 +614,7 @@ int main(int argc, char** argv)
 	m.command.load_urdf.urdf.arg = &bad;
 	add(&s, &m);
 	save(dir, "urdf", &s);
+	shape_seeds(dir, &s);
+	asset_seeds(dir, &s);
 	return 0;
 }

@@ -488,7 +488,8 @@ void test_get_state(snc_client* c, uint64_t world, uint32_t include, snc_message
 	test_expect(c, &m, 0, reply);
 }
 
-int test_http_get(const test_server* s, const char* path, char* out, size_t cap)
+int test_http_fetch(const test_server* s, const char* path, const char* extra_headers, char* headers,
+					size_t headers_capacity, uint8_t** body, size_t* body_size)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in addr;
@@ -500,23 +501,30 @@ int test_http_get(const test_server* s, const char* path, char* out, size_t cap)
 	{
 		test_harness_fail("HTTP connect failed: %s", strerror(errno));
 	}
-	char request[256];
-	int n = snprintf(request, sizeof(request), "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
-	if (send(fd, request, (size_t)n, MSG_NOSIGNAL) != n)
+	char request[1024];
+	int n = snprintf(request, sizeof(request), "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s\r\n",
+					 path, extra_headers != NULL ? extra_headers : "");
+	if (n < 0 || n >= (int)sizeof(request) || send(fd, request, (size_t)n, MSG_NOSIGNAL) != n)
 	{
 		test_harness_fail("HTTP send failed");
 	}
-	size_t size = 0;
-	char* all = malloc(1 << 20);
+	size_t size = 0, capacity = 1 << 20;
+	char* all = malloc(capacity + 1);
 	uint64_t deadline = snc_now_ns() + (uint64_t)timeout_ms * 1000000u;
-	while (size < (1u << 20) - 1 && snc_now_ns() < deadline)
+	size_t header_end = 0, want = SIZE_MAX;
+	while (snc_now_ns() < deadline)
 	{
 		struct pollfd p = { fd, POLLIN, 0 };
 		if (poll(&p, 1, 100) <= 0)
 		{
 			continue;
 		}
-		ssize_t r = recv(fd, all + size, (1u << 20) - 1 - size, 0);
+		if (size == capacity)
+		{
+			capacity *= 2;
+			all = realloc(all, capacity + 1);
+		}
+		ssize_t r = recv(fd, all + size, capacity - size, 0);
 		if (r <= 0)
 		{
 			break;
@@ -524,24 +532,54 @@ int test_http_get(const test_server* s, const char* path, char* out, size_t cap)
 		size += (size_t)r;
 		all[size] = '\0';
 		// Stop once the body promised by content-length has arrived (lws keeps the connection a while).
-		const char* body = strstr(all, "\r\n\r\n");
-		const char* length = strstr(all, "content-length:");
-		if (body != NULL && length != NULL && length < body)
+		if (header_end == 0)
 		{
-			size_t want = (size_t)strtoull(length + 15, NULL, 10);
-			if (size - (size_t)(body + 4 - all) >= want)
+			for (size_t i = 3; i < size; ++i)
 			{
-				break;
+				if (memcmp(all + i - 3, "\r\n\r\n", 4) == 0)
+				{
+					header_end = i + 1;
+					char saved = all[header_end];
+					all[header_end] = '\0';
+					const char* length = strstr(all, "content-length:");
+					want = length != NULL ? (size_t)strtoull(length + 15, NULL, 10) : SIZE_MAX;
+					all[header_end] = saved;
+					break;
+				}
 			}
+		}
+		if (header_end > 0 && size - header_end >= want)
+		{
+			break;
 		}
 	}
 	close(fd);
 	all[size] = '\0';
 	int status = 0;
 	sscanf(all, "HTTP/1.1 %d", &status);
-	const char* body = strstr(all, "\r\n\r\n");
-	snprintf(out, cap, "%s", body != NULL ? body + 4 : "");
+	size_t head = header_end > 0 ? header_end : size;
+	if (headers != NULL && headers_capacity > 0)
+	{
+		snprintf(headers, headers_capacity, "%.*s", (int)head, all);
+	}
+	if (body != NULL)
+	{
+		*body_size = size - head;
+		*body = malloc(*body_size + 1);
+		memcpy(*body, all + head, *body_size);
+		(*body)[*body_size] = 0;
+	}
 	free(all);
+	return status;
+}
+
+int test_http_get(const test_server* s, const char* path, char* out, size_t cap)
+{
+	uint8_t* body = NULL;
+	size_t size = 0;
+	int status = test_http_fetch(s, path, NULL, NULL, 0, &body, &size);
+	snprintf(out, cap, "%s", (const char*)body);
+	free(body);
 	return status;
 }
 

@@ -92,6 +92,10 @@ void test_get_state(snc_client* client, uint64_t world, uint32_t include, snc_me
 
 // HTTP GET on the server's HTTP port: status code, body into out (NUL-terminated, cut to fit).
 int test_http_get(const test_server* server, const char* path, char* out, size_t capacity);
+// The same with extra request headers ("Name: value\r\n" lines, may be NULL), the response's headers into
+// headers (NUL-terminated, cut to fit; may be NULL) and its body, binary, into a malloc'd *body (free it).
+int test_http_fetch(const test_server* server, const char* path, const char* extra_headers, char* headers,
+					size_t headers_capacity, uint8_t** body, size_t* body_size);
 // A metric's value from /metrics (the first line starting with `name` followed by a space or '{'
 // matching `labels` if not NULL). NaN if absent.
 double test_metric(const test_server* server, const char* name, const char* labels);

@@ -28,7 +28,9 @@ typedef struct scene
 	int bodies;
 	int joints;
 	int articulations;
-	uint64_t tick; // lockstep
+	int shapes;
+	uint8_t mesh[32]; // the hash of a triangle-mesh shape's mesh (GetMesh)
+	uint64_t tick;    // lockstep
 } scene;
 
 static const char urdf_text[] =
@@ -84,6 +86,7 @@ static sinew_v1_Transform at(double x, double y, double z)
 static sinew_v1_LinkDef scene_links[3];
 static growing_field scene_links_field;
 static wire_bytes scene_urdf;
+static wire_bytes scene_asset = { (const uint8_t*)"solid x\nendsolid x\n", 20 };
 
 static void set_links(sinew_v1_CreateArticulation* a)
 {
@@ -110,12 +113,12 @@ static void set_links(sinew_v1_CreateArticulation* a)
 	a->links.arg = &scene_links_field;
 }
 
-static void world_counts(snc_client* c, uint64_t world, int* bodies, int* joints, int* articulations)
+static void world_counts(snc_client* c, uint64_t world, int* bodies, int* joints, int* articulations, int* shapes)
 {
 	sinew_v1_ClientMessage m = command(sinew_v1_ClientMessage_list_worlds_tag);
 	snc_message reply;
 	request(c, &m, &reply, "list_worlds");
-	*bodies = *joints = *articulations = -1;
+	*bodies = *joints = *articulations = *shapes = -1;
 	for (int i = 0; i < reply.world_count; ++i)
 	{
 		if (reply.worlds[i].world_id == world)
@@ -123,6 +126,7 @@ static void world_counts(snc_client* c, uint64_t world, int* bodies, int* joints
 			*bodies = (int)reply.worlds[i].body_count;
 			*joints = (int)reply.worlds[i].joint_count;
 			*articulations = (int)reply.worlds[i].articulation_count;
+			*shapes = (int)reply.worlds[i].shape_count;
 		}
 	}
 	snc_message_free(&reply);
@@ -170,7 +174,28 @@ static scene make_scene(snc_client* c, const char* name)
 	m.command.create_mimic.mimic.gearing[0] = 1;
 	m.command.create_mimic.mimic.gearing[1] = -1;
 	s.mimic = must_create(c, &m, "create a mimic joint");
-	world_counts(c, s.world, &s.bodies, &s.joints, &s.articulations);
+	// A ground mesh of the world's own far below everything, for GetMesh to name.
+	static const double vertices[] = { -1, -1, -50, 1, -1, -50, 1, 1, -50 };
+	static const uint32_t triangle[] = { 0, 1, 2 };
+	snc_shape ground = snc_shape_mesh(vertices, 9, triangle, 3);
+	snc_message reply;
+	if (snc_create_shape(c, s.world, 0, 0, 0, &ground, &reply, 30000) != 0 || snc_reply_code(&reply) != 0)
+	{
+		hostile_fail("fields", "create a mesh shape", "setup refused: %s", snc_reply_text(&reply));
+	}
+	snc_message_free(&reply);
+	m = command(sinew_v1_ClientMessage_describe_world_tag);
+	m.command.describe_world.world_id = s.world;
+	request(c, &m, &reply, "describe the scene");
+	for (int i = 0; i < reply.shape_info_count; ++i)
+	{
+		if (reply.shape_infos[i].has_mesh)
+		{
+			memcpy(s.mesh, reply.shape_infos[i].mesh.hash.bytes, 32);
+		}
+	}
+	snc_message_free(&reply);
+	world_counts(c, s.world, &s.bodies, &s.joints, &s.articulations, &s.shapes);
 	return s;
 }
 
@@ -299,6 +324,21 @@ static sinew_v1_ClientMessage template_for(pb_size_t tag, const scene* s)
 			m.command.describe_world.world_id = s->world;
 			m.command.describe_world.articulation_id = s->artic;
 			break;
+		case sinew_v1_ClientMessage_create_shape_tag:
+			m.command.create_shape.world_id = s->world;
+			m.command.create_shape.body_id = s->body_b;
+			m.command.create_shape.has_shape = true;
+			m.command.create_shape.shape.which_geometry = sinew_v1_ShapeDef_sphere_tag;
+			m.command.create_shape.shape.geometry.sphere.radius = 0.1;
+			break;
+		case sinew_v1_ClientMessage_get_mesh_tag:
+			m.command.get_mesh.hash.size = 32;
+			memcpy(m.command.get_mesh.hash.bytes, s->mesh, 32);
+			break;
+		case sinew_v1_ClientMessage_put_asset_tag:
+			m.command.put_asset.data.funcs.encode = encode_bytes_field;
+			m.command.put_asset.data.arg = &scene_asset;
+			break;
 		default:
 			// The destroy commands, leave_world, restore, reset and unsubscribe: only ids to mutate, and
 			// none of them names a live object (nothing of the scene is ever destroyed by a mutation).
@@ -337,6 +377,11 @@ static void undo(snc_client* c, pb_size_t tag, const scene* s, const snc_message
 			m.command.destroy_articulation.world_id = s->world;
 			m.command.destroy_articulation.articulation_id =
 				tag == sinew_v1_ClientMessage_load_urdf_tag ? reply->msg.message.reply.result.urdf.articulation_id : id;
+			break;
+		case sinew_v1_ClientMessage_create_shape_tag:
+			m.which_command = sinew_v1_ClientMessage_destroy_shape_tag;
+			m.command.destroy_shape.world_id = s->world;
+			m.command.destroy_shape.shape_id = id;
 			break;
 		case sinew_v1_ClientMessage_create_mimic_tag:
 			m.which_command = sinew_v1_ClientMessage_destroy_mimic_tag;
@@ -469,6 +514,11 @@ static const pb_size_t commands[] = {
 	sinew_v1_ClientMessage_restore_tag,
 	sinew_v1_ClientMessage_reset_tag,
 	sinew_v1_ClientMessage_describe_world_tag,
+	sinew_v1_ClientMessage_create_shape_tag,
+	sinew_v1_ClientMessage_destroy_shape_tag,
+	sinew_v1_ClientMessage_find_assets_tag,
+	sinew_v1_ClientMessage_put_asset_tag,
+	sinew_v1_ClientMessage_get_mesh_tag,
 };
 
 enum
@@ -509,12 +559,13 @@ static void prepare_lockstep(snc_client* c, scene* s)
 
 static void check_counts(snc_client* c, const scene* s, const char* what)
 {
-	int bodies, joints, articulations;
-	world_counts(c, s->world, &bodies, &joints, &articulations);
-	if (bodies != s->bodies || joints != s->joints || articulations != s->articulations)
+	int bodies, joints, articulations, shapes;
+	world_counts(c, s->world, &bodies, &joints, &articulations, &shapes);
+	if (bodies != s->bodies || joints != s->joints || articulations != s->articulations || shapes != s->shapes)
 	{
-		hostile_fail("fields", what, "the world changed: %d bodies, %d joints, %d articulations (was %d, %d, %d)",
-					 bodies, joints, articulations, s->bodies, s->joints, s->articulations);
+		hostile_fail("fields", what,
+					 "the world changed: %d bodies, %d joints, %d articulations, %d shapes (was %d, %d, %d, %d)",
+					 bodies, joints, articulations, shapes, s->bodies, s->joints, s->articulations, s->shapes);
 	}
 }
 

@@ -34,6 +34,9 @@ static const growing_entry growing_entries[] = {
 	  sizeof(sinew_v1_LinkDef), 1 },
 	{ &sinew_v1_LoadUrdf_msg, sinew_v1_LoadUrdf_drives_tag, &sinew_v1_JointDrive_msg, sizeof(sinew_v1_JointDrive), 0 },
 	{ &sinew_v1_LoadUrdf_msg, sinew_v1_LoadUrdf_initial_tag, &sinew_v1_JointValue_msg, sizeof(sinew_v1_JointValue), 0 },
+	{ &sinew_v1_LoadUrdf_msg, sinew_v1_LoadUrdf_assets_tag, &sinew_v1_Asset_msg, sizeof(sinew_v1_Asset), 0 },
+	{ &sinew_v1_CreateBody_msg, sinew_v1_CreateBody_shapes_tag, &sinew_v1_ShapeDef_msg, sizeof(sinew_v1_ShapeDef), 0 },
+	{ &sinew_v1_LinkDef_msg, sinew_v1_LinkDef_shapes_tag, &sinew_v1_ShapeDef_msg, sizeof(sinew_v1_ShapeDef), 0 },
 };
 
 static const growing_entry* find_growing(const pb_msgdesc_t* message, uint32_t tag)
@@ -48,10 +51,18 @@ static const growing_entry* find_growing(const pb_msgdesc_t* message, uint32_t t
 	return NULL;
 }
 
-// The template element a mutated one starts from (a revolute link about z for links; zero otherwise).
+// The template element a mutated one starts from (a revolute link about z for links, a sphere of 0.1 m for
+// shapes; zero otherwise).
 static void element_template(const growing_entry* g, void* element)
 {
 	memset(element, 0, g->element_size);
+	if (g->element == &sinew_v1_ShapeDef_msg)
+	{
+		sinew_v1_ShapeDef shape = sinew_v1_ShapeDef_init_zero;
+		shape.which_geometry = sinew_v1_ShapeDef_sphere_tag;
+		shape.geometry.sphere.radius = 0.1;
+		memcpy(element, &shape, sizeof(shape));
+	}
 	if (g->element == &sinew_v1_LinkDef_msg)
 	{
 		sinew_v1_LinkDef l = sinew_v1_LinkDef_init_zero;

@@ -422,6 +422,45 @@ static void test_resolve_files(void** state)
 	assert_int_equal(unsetenv("SINEW_MODEL_PATH"), 0);
 }
 
+// The filesystem resolver alone (what a server's own resolver uses for package:// on its model path).
+static void test_resolve_file(void** state)
+{
+	(void)state;
+	snm_mesh_options o = snm_default_mesh_options();
+	o.package_path = "/nonexistent:" SINEW_TEST_MESH_DIR;
+	o.use_env_path = false;
+	snm_asset a;
+	char looked[640] = "";
+	assert_int_equal(snm_resolve_file(&o, "package://meshbot/meshes/cube.stl", 1 << 20, &a, looked, sizeof(looked)),
+					 SN_ERR_OK);
+	assert_int_equal(a.size, 684);
+	assert_non_null(strstr(a.source, "meshbot/meshes/cube.stl"));
+	a.release(a.release_context, a.data);
+	// Larger than asked for: CAPACITY, nothing handed over.
+	assert_int_equal(snm_resolve_file(&o, "package://meshbot/meshes/cube.stl", 100, &a, looked, sizeof(looked)),
+					 SN_ERR_CAPACITY);
+	// Not there: where it looked; ".." in a package URI: refused, and said so.
+	looked[0] = '\0';
+	assert_int_equal(snm_resolve_file(&o, "package://meshbot/meshes/none.stl", 1 << 20, &a, looked, sizeof(looked)),
+					 SN_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(looked, "none.stl"));
+	looked[0] = '\0';
+	assert_int_equal(
+		snm_resolve_file(&o, "package://meshbot/../meshbot/meshes/cube.stl", 1 << 20, &a, looked, sizeof(looked)),
+		SN_ERR_INVALID_ARGUMENT);
+	assert_non_null(strstr(looked, "refused"));
+	// Relative paths from base_dir; confined paths refuse what leaves it; unknown schemes are unsupported.
+	o.base_dir = MESHES;
+	assert_int_equal(snm_resolve_file(&o, "cube.obj", 1 << 20, &a, looked, sizeof(looked)), SN_ERR_OK);
+	a.release(a.release_context, a.data);
+	o.confine_paths = true;
+	assert_int_equal(snm_resolve_file(&o, "../meshes/cube.obj", 1 << 20, &a, looked, sizeof(looked)),
+					 SN_ERR_INVALID_ARGUMENT);
+	assert_int_equal(snm_resolve_file(&o, "https://example.org/x.stl", 1 << 20, &a, looked, sizeof(looked)),
+					 SN_ERR_UNSUPPORTED);
+	assert_int_equal(snm_resolve_file(NULL, "x", 1, &a, looked, sizeof(looked)), SN_ERR_INVALID_ARGUMENT);
+}
+
 static void test_missing_mesh(void** state)
 {
 	(void)state;
@@ -761,7 +800,7 @@ int main(void)
 		cmocka_unit_test(test_missing_mesh),   cmocka_unit_test(test_memory_files),
 		cmocka_unit_test(test_confined_paths), cmocka_unit_test(test_collision_shapes),
 		cmocka_unit_test(test_world_mesh),     cmocka_unit_test(test_shared_robots),
-		cmocka_unit_test(test_null_arguments),
+		cmocka_unit_test(test_null_arguments), cmocka_unit_test(test_resolve_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

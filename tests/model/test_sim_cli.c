@@ -7,8 +7,10 @@
 
 #include "sim.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define URDF(name) SINEW_TEST_URDF_DIR "/" name
 #define OUT(name) SINEW_TEST_OUT_DIR "/" name
@@ -139,6 +141,34 @@ static void test_importer_options(void** state)
 	free(text);
 }
 
+// What the importer ignored, merged or repaired reaches the user: `sinew sim` prints the parse's and the
+// build's warnings on stderr, also with --quiet (which silences only progress and summary).
+static void test_warnings_on_stderr(void** state)
+{
+	(void)state;
+	fflush(stderr);
+	int saved = dup(STDERR_FILENO);
+	assert_true(saved >= 0);
+	int fd = open(OUT("warnings.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_true(dup2(fd, STDERR_FILENO) == STDERR_FILENO);
+	close(fd);
+	int status = SIM("sim", URDF("forgiving.urdf"), "--steps", "1", "--quiet");
+	fflush(stderr);
+	assert_true(dup2(saved, STDERR_FILENO) == STDERR_FILENO);
+	close(saved);
+	assert_int_equal(status, 0);
+	char* text = slurp(OUT("warnings.txt"));
+	// The parse's warning (the <mimic> on a fixed joint, with its line) and the build's (the massless root
+	// welded to the world), as forgiving.urdf gives them (test_urdf_build.c: test_forgiving_files).
+	if (strstr(text, "sinew sim: warning: ") == NULL || strstr(text, "forgiving.urdf:25") == NULL ||
+		strstr(text, "on a fixed joint is ignored") == NULL || strstr(text, "welded to the world") == NULL)
+	{
+		fail_msg("stderr: %.400s", text);
+	}
+	free(text);
+}
+
 static void test_exit_status(void** state)
 {
 	(void)state;
@@ -174,9 +204,8 @@ static void test_exit_status(void** state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_csv_header_and_rows),
-		cmocka_unit_test(test_floating_columns_and_drives),
-		cmocka_unit_test(test_importer_options),
+		cmocka_unit_test(test_csv_header_and_rows), cmocka_unit_test(test_floating_columns_and_drives),
+		cmocka_unit_test(test_importer_options),    cmocka_unit_test(test_warnings_on_stderr),
 		cmocka_unit_test(test_exit_status),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -107,9 +107,9 @@ def test_drive_targets_stream_with_the_state(client):
         assert targets[arm.dof("wrist")] == 0.25 and targets[arm.dof("finger_left_joint")] == 0.02  # exactly
         # Mimic followers have no drive: their target reads 0.
         assert targets[arm.dof("finger_right_joint")] == 0.0 and targets[arm.dof("thumb_joint")] == 0.0
-    # Include bits beyond DRIVE_TARGETS are refused.
+    # Include bits beyond CONTACT_EVENTS are refused.
     with pytest.raises(sinew.SinewError) as e:
-        world.subscribe(rate_hz=10, include=64)
+        world.subscribe(rate_hz=10, include=256)
     assert e.value.code == sinew.ErrorCode.ERR_INVALID_ARGUMENT
 
 

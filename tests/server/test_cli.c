@@ -268,6 +268,28 @@ static void test_addresses(void** state)
 }
 
 // The demo world: protected from destruction, its robot's joints by name.
+// A URDF whose geometry is mesh files: the files go with it, found as the importer finds them (its
+// package:// ones above the URDF), each once: loading it again sends none.
+static void test_mesh_files_sent_once(void** state)
+{
+	(void)state;
+	char out[8192];
+	const char* make[] = { "create-world", "--name", "meshes", NULL };
+	assert_int_equal(run_cli(out, sizeof(out), make), 0);
+	const char* load[] = { "load-urdf", "meshes", SINEW_TEST_MESH_DIR "/meshbot/urdf/meshbot.urdf", NULL };
+	assert_int_equal(run_cli(out, sizeof(out), load), 0);
+	expect_text(out, "robot=meshbot");
+	expect_text(out, "3 named, 3 found here, 3 sent");
+	assert_int_equal(run_cli(out, sizeof(out), load), 0);
+	expect_text(out, "3 named, 3 found here, 0 sent");
+	// A model on the server's model path: this server has none, and says so.
+	const char* on_server[] = { "load-urdf", "meshes", "meshbot/urdf/meshbot.urdf", "--on-server", NULL };
+	assert_int_equal(run_cli(out, sizeof(out), on_server), 1);
+	expect_text(out, "--model-path");
+	const char* destroy[] = { "destroy-world", "meshes", "--yes", NULL };
+	assert_int_equal(run_cli(out, sizeof(out), destroy), 0);
+}
+
 static void test_the_demo(void** state)
 {
 	(void)state;
@@ -299,6 +321,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_subcommands),
 		cmocka_unit_test(test_addresses),
+		cmocka_unit_test(test_mesh_files_sent_once),
 		cmocka_unit_test(test_the_demo),
 	};
 	return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);

@@ -241,6 +241,108 @@ static void test_clean_shutdown_writes_the_last_state(void** state)
 	assert_int_equal(test_server_stop(&b), 0);
 }
 
+static uint8_t* slurp(const char* path, size_t* size)
+{
+	FILE* f = fopen(path, "rb");
+	assert_non_null(f);
+	uint8_t* data = malloc(1 << 20);
+	*size = fread(data, 1, 1 << 20, f);
+	fclose(f);
+	return data;
+}
+
+// The visual mesh refs of the one URDF articulation a world describes; their count.
+static int described_meshes(snc_client* c, uint64_t world, uint8_t hashes[][32], int cap)
+{
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_describe_world_tag);
+	m.command.describe_world.world_id = world;
+	snc_message reply;
+	test_expect(c, &m, 0, &reply);
+	int n = 0;
+	for (int i = 0; i < reply.urdf_visual_count && n < cap; ++i)
+	{
+		if (reply.urdf_visuals[i].has_mesh_ref)
+		{
+			memcpy(hashes[n++], reply.urdf_visuals[i].mesh_ref.hash.bytes, 32);
+		}
+	}
+	snc_message_free(&reply);
+	return n;
+}
+
+// A kept world's robot keeps its meshes across a restart: they are written beside the world's file, read
+// back into the asset store, and removed once no kept world names them.
+static void test_meshes_come_back(void** state)
+{
+	(void)state;
+	clear_dir();
+	test_server a;
+	start(&a, "86400000");
+	snc_client* c = test_connect(&a, SNC_TCP, "keeper", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t kept = create_world(c, "with meshes", true);
+	size_t size = 0;
+	char* urdf = (char*)slurp(SINEW_TEST_MESH_DIR "/meshbot/urdf/meshbot.urdf", &size);
+	static const char* const uris[3] = { "package://meshbot/meshes/box_yup_mm.dae", "package://meshbot/meshes/cube.stl",
+										 "../meshes/cube.obj" };
+	static const char* const paths[3] = { SINEW_TEST_MESH_DIR "/meshbot/meshes/box_yup_mm.dae",
+										  SINEW_TEST_MESH_DIR "/meshbot/meshes/cube.stl",
+										  SINEW_TEST_MESH_DIR "/meshbot/meshes/cube.obj" };
+	uint8_t* files[3];
+	snc_asset assets[3];
+	for (int i = 0; i < 3; ++i)
+	{
+		size_t n = 0;
+		files[i] = slurp(paths[i], &n);
+		assets[i] = (snc_asset){ uris[i], NULL, files[i], n };
+	}
+	snc_urdf_request r;
+	memset(&r, 0, sizeof(r));
+	r.world_id = kept;
+	r.urdf = urdf;
+	r.urdf_size = size;
+	snc_message reply;
+	assert_int_equal(snc_load_urdf_assets(c, &r, assets, 3, NULL, &reply, TEST_TIMEOUT_MS), 0);
+	assert_int_equal(snc_reply_code(&reply), 0);
+	snc_message_free(&reply);
+	uint8_t before[4][32];
+	assert_int_equal(described_meshes(c, kept, before, 4), 2);
+	snc_close(c);
+	assert_int_equal(test_server_stop(&a), 0);
+	assert_int_equal(count_files(".snms"), 2);
+
+	test_server b;
+	start(&b, "86400000");
+	c = test_connect(&b, SNC_TCP, "again", sinew_v1_Role_ROLE_CONTROLLER);
+	uint8_t after[4][32];
+	assert_int_equal(described_meshes(c, kept, after, 4), 2);
+	assert_memory_equal(before, after, 2 * 32);
+	uint8_t* mesh = NULL;
+	size_t mesh_size = 0;
+	int32_t status = -1;
+	assert_int_equal(snc_get_mesh(c, after[0], &mesh, &mesh_size, &status, TEST_TIMEOUT_MS), 0);
+	assert_int_equal(status, 0);
+	free(mesh);
+	// Once the world is gone, its meshes go with the next start.
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_join_world_tag);
+	m.command.join_world.world_id = kept;
+	m.command.join_world.role = sinew_v1_Role_ROLE_OWNER;
+	test_expect(c, &m, 0, NULL);
+	m = test_command(sinew_v1_ClientMessage_destroy_world_tag);
+	m.command.destroy_world.world_id = kept;
+	test_expect(c, &m, 0, NULL);
+	snc_close(c);
+	assert_int_equal(test_server_stop(&b), 0);
+	test_server again;
+	start(&again, "86400000");
+	assert_int_equal(count_files(".snms"), 0);
+	assert_int_equal(test_server_stop(&again), 0);
+	for (int i = 0; i < 3; ++i)
+	{
+		free(files[i]);
+	}
+	free(urdf);
+}
+
 static void write_file(const char* name, const void* bytes, size_t size)
 {
 	char path[512];
@@ -425,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_kill_and_restart),
 		cmocka_unit_test(test_clean_shutdown_writes_the_last_state),
 		cmocka_unit_test(test_bad_files_are_skipped),
+		cmocka_unit_test(test_meshes_come_back),
 		cmocka_unit_test(test_unusable_directory_stops_the_start),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,8 +1,10 @@
 // Unit tests of server modules that need no network: the outbox (bounded, newest frame wins, reliable
 // messages in order), value ids, the varint framing, the configuration (flags, environment, limits),
-// the error table, log quoting, include masks.
+// the error table, log quoting, include masks, content addresses and the mesh format, the asset store.
 #define _POSIX_C_SOURCE 200809L // setenv, unsetenv, open_memstream
+#include "assets.h"
 #include "config.h"
+#include "content.h"
 #include "errors.h"
 #include "frame.h"
 #include "idpool.h"
@@ -11,6 +13,7 @@
 #include "support.h"
 #include "wire.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -296,7 +299,167 @@ static void test_errors_and_logs(void** state)
 	assert_int_equal(frame_include_mask(0), sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS);
 	assert_int_equal(frame_include_mask(2), 2);
 	assert_int_equal(frame_include_mask(32 | 4), 32 | 4); // INCLUDE_DRIVE_TARGETS
-	assert_int_equal(frame_include_mask(64 | 4), 4);      // unknown bits are dropped
+	assert_int_equal(frame_include_mask(64 | 4), 64 | 4); // INCLUDE_CONTACTS
+	assert_int_equal(frame_include_mask(256 | 4), 4);     // unknown bits are dropped
+	// Contact events alone: the default frame, with the events.
+	assert_int_equal(frame_include_mask(128),
+					 128 | sinew_v1_Include_INCLUDE_POSES | sinew_v1_Include_INCLUDE_JOINT_POSITIONS);
+}
+
+
+// SHA-256 against FIPS 180-2's own examples; the hex form both ways.
+static void test_content_addresses(void** state)
+{
+	(void)state;
+	uint8_t h[WIRE_HASH_SIZE];
+	char hex[WIRE_HASH_HEX + 1];
+	assert_true(wire_sha256("abc", 3, h));
+	wire_hash_hex(h, hex);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	assert_true(wire_sha256("", 0, h));
+	wire_hash_hex(h, hex);
+	assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	uint8_t back[WIRE_HASH_SIZE];
+	assert_true(wire_hash_parse(hex, strlen(hex), back));
+	assert_memory_equal(back, h, WIRE_HASH_SIZE);
+	hex[3] = 'E'; // either case
+	assert_true(wire_hash_parse(hex, strlen(hex), back));
+	hex[3] = 'g';
+	assert_false(wire_hash_parse(hex, strlen(hex), back));
+	assert_false(wire_hash_parse(hex, 63, back));
+	assert_false(wire_hash_parse("", 0, back));
+}
+
+// A mesh written in the format reads back, and every way of breaking one is caught.
+static void test_mesh_format(void** state)
+{
+	(void)state;
+	const float positions[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+	const float normals[9] = { 0, 0, 1, 0, 0, 1, 0, 0, 1 };
+	const uint32_t indices[3] = { 0, 1, 2 };
+	wire_mesh_part part = { 0, 1, true, { 0.5f, 0.25f, 1.0f, 1.0f } };
+	wire_mesh m = { 3, 1, 1, positions, normals, indices, &part };
+	size_t size = wire_mesh_size(3, 1, 1);
+	assert_int_equal(size, 24 + 24 * 3 + 12 + 28);
+	uint8_t* data = malloc(size);
+	assert_false(wire_mesh_write(&m, data, size - 1));
+	assert_true(wire_mesh_write(&m, data, size));
+	assert_memory_equal(data, "SNMS", 4);
+	wire_mesh view;
+	char why[128];
+	assert_true(wire_mesh_check(data, size, &view, why, sizeof(why)));
+	assert_int_equal(view.vertex_count, 3);
+	assert_int_equal(view.triangle_count, 1);
+	assert_int_equal(view.part_count, 1);
+	assert_memory_equal(view.positions, positions, sizeof(positions)); // little-endian host
+	assert_int_equal(view.indices[2], 2);
+	wire_mesh_part back = wire_mesh_part_at(data, &view, 0);
+	assert_true(back.has_color && back.rgba[1] == 0.25f && back.triangle_count == 1);
+	// Broken: truncated, a wrong magic, a version from the future, an index out of range, a position that is
+	// not finite, parts that do not cover the triangles, a reserved word set.
+	assert_false(wire_mesh_check(data, size - 1, &view, why, sizeof(why)));
+	assert_false(wire_mesh_check(data, 10, &view, why, sizeof(why)));
+	uint8_t* bad = malloc(size);
+	struct
+	{
+		size_t offset;
+		uint8_t value;
+	} flips[] = { { 0, 'X' }, { 4, 2 }, { 20, 1 }, { 24 + 24 * 3 + 8, 3 }, { 27, 0x7f }, { 24 + 24 * 3 + 12 + 4, 2 } };
+	for (size_t i = 0; i < sizeof(flips) / sizeof(flips[0]); ++i)
+	{
+		memcpy(bad, data, size);
+		bad[flips[i].offset] = flips[i].value;
+		if (flips[i].offset == 27)
+		{
+			bad[26] = 0x80; // x of the first position: 0x7f80.... is infinity
+			bad[25] = 0;
+			bad[24] = 0;
+		}
+		if (wire_mesh_check(bad, size, &view, why, sizeof(why)))
+		{
+			fail_msg("flip %zu was not caught", i);
+		}
+	}
+	// Counts that would overflow are refused before any arithmetic on them.
+	assert_int_equal(wire_mesh_size(WIRE_MESH_MAX_COUNT + 1, 0, 0), 0);
+	free(bad);
+	free(data);
+}
+
+static asset_blob* blob_of(const char* text, size_t size)
+{
+	asset_blob* b = asset_blob_new(ASSET_FILE, size);
+	memset(b->data, 0, size);
+	memcpy(b->data, text, strlen(text) < size ? strlen(text) : size);
+	assert_true(asset_blob_hash(b));
+	return b;
+}
+
+// The store: one copy of each content, least recently used out first, nothing in use ever dropped, and a
+// refusal when even so there is no room.
+static void test_asset_store(void** state)
+{
+	(void)state;
+	asset_store store;
+	assert_true(asset_store_init(&store, 1000));
+	char why[200];
+	asset_blob* a = blob_of("a", 400);
+	asset_blob* b = blob_of("b", 400);
+	asset_blob* c = blob_of("c", 400);
+	assert_ptr_equal(asset_store_put(&store, a, why, sizeof(why)), a);
+	asset_blob* a2 = blob_of("a", 400); // the same content again: the stored one is kept
+	assert_ptr_equal(asset_store_put(&store, a2, why, sizeof(why)), a);
+	asset_blob_unref(a2);
+	assert_ptr_equal(asset_store_put(&store, b, why, sizeof(why)), b);
+	assert_int_equal(store.bytes, 800);
+	// a is used again: b is now the least recently used, and goes to make room for c.
+	assert_ptr_equal(asset_store_find(&store, ASSET_FILE, a->hash), a);
+	assert_false(asset_store_has(&store, ASSET_MESH, a->hash)); // kinds apart
+	asset_blob_unref(b);                                        // only the store holds b now
+	uint8_t b_hash[WIRE_HASH_SIZE];
+	memcpy(b_hash, b->hash, WIRE_HASH_SIZE);
+	assert_ptr_equal(asset_store_put(&store, c, why, sizeof(why)), c);
+	assert_false(asset_store_has(&store, ASSET_FILE, b_hash));
+	assert_true(asset_store_has(&store, ASSET_FILE, a->hash));
+	assert_int_equal(store.evictions, 1);
+	// a and c are held elsewhere (this test's references): d cannot fit, and nothing is dropped.
+	asset_blob* d = blob_of("d", 400);
+	assert_null(asset_store_put(&store, d, why, sizeof(why)));
+	assert_non_null(strstr(why, "max_asset_store_bytes"));
+	assert_true(asset_store_has(&store, ASSET_FILE, a->hash) && asset_store_has(&store, ASSET_FILE, c->hash));
+	// Once a is let go, it makes room.
+	asset_blob_unref(a);
+	assert_ptr_equal(asset_store_put(&store, d, why, sizeof(why)), d);
+	// Larger than the whole store: refused at once.
+	asset_blob* big = blob_of("big", 1001);
+	assert_null(asset_store_put(&store, big, why, sizeof(why)));
+	asset_blob_unref(big);
+	assert_int_equal(store.refusals, 2);
+	// Many small ones: the table holds them all, lookups find each.
+	asset_store_free(&store);
+	assert_true(asset_store_init(&store, 1u << 20));
+	asset_blob* first = NULL;
+	for (int i = 0; i < 5000; ++i)
+	{
+		char text[32];
+		snprintf(text, sizeof(text), "%d", i);
+		asset_blob* x = blob_of(text, 16);
+		assert_non_null(asset_store_put(&store, x, why, sizeof(why)));
+		if (i == 0)
+		{
+			first = x;
+		}
+		else
+		{
+			asset_blob_unref(x);
+		}
+	}
+	assert_int_equal(store.count, 5000);
+	assert_ptr_equal(asset_store_find(&store, ASSET_FILE, first->hash), first);
+	asset_blob_unref(first);
+	asset_blob_unref(c);
+	asset_blob_unref(d);
+	asset_store_free(&store);
 }
 
 int main(void)
@@ -309,6 +472,9 @@ int main(void)
 		cmocka_unit_test(test_varints),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_errors_and_logs),
+		cmocka_unit_test(test_content_addresses),
+		cmocka_unit_test(test_mesh_format),
+		cmocka_unit_test(test_asset_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

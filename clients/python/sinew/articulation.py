@@ -180,6 +180,12 @@ def build_links(links: Sequence[Link]) -> Tuple[List[Any], List[Tuple[str, int, 
     return defs, joints, limits
 
 
+def compose(a: Pose, b: Pose) -> Pose:
+    """The pose b expressed in a's parent frame: a * b."""
+    p = _rotate(a.rotation, b.position)
+    return Pose((a.position[0] + p[0], a.position[1] + p[1], a.position[2] + p[2]), _multiply(a.rotation, b.rotation))
+
+
 def _rotate(q, v):
     """v rotated by the unit quaternion q = (x, y, z, w)."""
     x, y, z, w = q
@@ -220,6 +226,8 @@ class Articulation:
         self.urdf = urdf
         self.info = None
         self.robot: str = urdf.robot_name if urdf is not None else ""
+        #: What the importer ignored, merged, substituted or repaired (a URDF robot's warnings).
+        self.warnings: List[str] = list(urdf.warnings) if urdf is not None else []
         self.mimics: Dict[str, Tuple[str, float, float]] = {}
         # Where each named link is: (articulation link index, offset Pose in that link) (URDF links
         # merged into their parent by the importer have an offset).
@@ -411,6 +419,15 @@ class Articulation:
         p = _rotate(rotation, offset.position)
         return Pose((position[0] + p[0], position[1] + p[1], position[2] + p[2]),
                     _multiply(rotation, offset.rotation))
+
+    def link_frame(self, link: str) -> Tuple[int, Pose]:
+        """(articulation link index, offset Pose of the named link's frame in that link) of a URDF link
+        (or Link) name: links the importer merged into their parent sit at an offset in it."""
+        try:
+            return self._link_frames[link]
+        except KeyError:
+            raise KeyError("articulation %d has no link named %r (links: %s)"
+                           % (self.id, link, ", ".join(self._link_frames) or "none named")) from None
 
     def link_poses(self, state: Optional["State"] = None) -> Dict[str, Pose]:
         """{link name: Pose} of every named link (see link_pose)."""

@@ -2,9 +2,10 @@
 
 import os
 import time
-from typing import Any, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from ._pb import pb
+from .assets import Mesh, sha256
 from .connection import Connection
 from .errors import ConnectionClosed, NotFound
 from .world import ROLES, World, WorldInfo, _enum, role_name, settings_message, time_message
@@ -52,6 +53,10 @@ class Client:
         self.capabilities: List[str] = list(hs.capabilities)
         self.role: str = role_name(hs.role)
         self.max_steps_per_request: int = hs.max_steps_per_request
+        #: Model assets: the largest file, files per load and their bytes together the server takes.
+        self.max_asset_bytes: int = hs.max_asset_bytes
+        self.max_assets_per_load: int = hs.max_assets_per_load or 256
+        self.max_asset_bytes_per_load: int = hs.max_asset_bytes_per_load
 
     def __enter__(self) -> "Client":
         return self
@@ -124,6 +129,53 @@ class Client:
         joined = self.connection.request("join_world",
                                          pb.JoinWorld(world_id=info.id, role=_enum(ROLES, role, "role")))
         return World(self, info.id, info.name, role_name(joined.joined.role))
+
+    # ---- model assets and meshes ------------------------------------------------------------------------
+
+    def find_assets(self, hashes: Sequence[bytes]) -> List[bytes]:
+        """Which of these files (by SHA-256, 32 bytes each) the server lacks, in the order asked."""
+        missing = []
+        hashes = list(hashes)
+        for start in range(0, len(hashes), self.max_assets_per_load):
+            reply = self.connection.request("find_assets",
+                                            pb.FindAssets(sha256=hashes[start:start + self.max_assets_per_load]))
+            missing += [bytes(h) for h in reply.assets.missing]
+        return missing
+
+    def put_asset(self, data: bytes) -> bytes:
+        """Send one file to the server's asset store; returns its SHA-256."""
+        digest = sha256(data)
+        reply = self.connection.request("put_asset", pb.PutAsset(data=bytes(data), sha256=digest))
+        return bytes(reply.asset.sha256)
+
+    def upload(self, files: Mapping[str, bytes]) -> Dict[str, bytes]:
+        """Make sure the server has these files ({name: bytes}): send those it lacks (FindAssets, then
+        PutAsset each). Returns {name: SHA-256}. A file the server has already is not sent again."""
+        hashes = {name: sha256(data) for name, data in files.items()}
+        missing = set(self.find_assets(list(dict.fromkeys(hashes.values()))))
+        for name, data in files.items():
+            if hashes[name] in missing:
+                self.put_asset(data)
+                missing.discard(hashes[name])
+        return hashes
+
+    def get_mesh(self, mesh_hash: bytes) -> Mesh:
+        """A mesh by its content hash (a MeshRef's hash: a UrdfVisual's mesh_ref, a ShapeInfo's mesh), in
+        chunks until whole; checked against the hash. NotFound (ERR_UNKNOWN_ASSET) if the server has none."""
+        mesh_hash = bytes(mesh_hash)
+        chunks = []
+        offset, total = 0, None
+        while total is None or offset < total:
+            reply = self.connection.request("get_mesh", pb.GetMesh(hash=mesh_hash, offset=offset)).mesh
+            total = reply.total_bytes
+            if not reply.data and offset < total:
+                raise ConnectionError("sinew: the server sent an empty chunk of a mesh")
+            chunks.append(bytes(reply.data))
+            offset += len(reply.data)
+        mesh = Mesh.from_bytes(b"".join(chunks))
+        if mesh.hash != mesh_hash:
+            raise ValueError("sinew: the mesh's bytes do not have the hash asked for")
+        return mesh
 
     def wait_event(self, kind: Optional[str] = None, world: Union[World, int, None] = None,
                    timeout: Optional[float] = None) -> Optional["pb.Event"]:

@@ -244,6 +244,11 @@ class Connection:
         sub.deliver(frame)
 
     def _on_event(self, event):
+        if event.WhichOneof("event") == "contacts":
+            with self._lock:
+                sub = self._subscriptions.get(event.contacts.subscription_id)
+            if sub is not None:
+                sub.deliver_events(event.contacts)
         with self._lock:
             self._events.append(event)
             listeners = list(self._event_listeners)

@@ -14,8 +14,8 @@ class                  codes
                        ERR_NON_POSITIVE_MASS, ERR_INERTIA_NOT_PD, ERR_ZERO_AXIS, ERR_LIMITS_ORDER,
                        ERR_SELF_JOINT, ERR_WRONG_TYPE, ERR_NEGATIVE_VALUE, ERR_TOPOLOGY, ERR_UNSUPPORTED,
                        ERR_BAD_SNAPSHOT, ERR_BAD_MESSAGE (also a ``ValueError``)
-``NotFound``           ERR_INVALID_ID, ERR_UNKNOWN_WORLD, ERR_UNKNOWN_SUBSCRIPTION, ERR_UNKNOWN_COMMAND
-                       (also a ``LookupError``)
+``NotFound``           ERR_INVALID_ID, ERR_UNKNOWN_WORLD, ERR_UNKNOWN_SUBSCRIPTION, ERR_UNKNOWN_COMMAND,
+                       ERR_UNKNOWN_ASSET (also a ``LookupError``)
 ``Forbidden``          ERR_FORBIDDEN_BY_ROLE, ERR_UNAUTHORISED, ERR_PROTECTED (also a ``PermissionError``)
 ``Conflict``           the world's state does not allow it now: ERR_NAME_TAKEN, ERR_WRONG_TIME_MODE,
                        ERR_STALE_TICK, ERR_DIVERGED, ERR_BUSY
@@ -99,7 +99,7 @@ for _cls, _names in (
         (InvalidArgument, ("INVALID_ARGUMENT", "NOT_FINITE", "NON_POSITIVE_MASS", "INERTIA_NOT_PD", "ZERO_AXIS",
                            "LIMITS_ORDER", "SELF_JOINT", "WRONG_TYPE", "NEGATIVE_VALUE", "TOPOLOGY", "UNSUPPORTED",
                            "BAD_SNAPSHOT", "BAD_MESSAGE")),
-        (NotFound, ("INVALID_ID", "UNKNOWN_WORLD", "UNKNOWN_SUBSCRIPTION", "UNKNOWN_COMMAND")),
+        (NotFound, ("INVALID_ID", "UNKNOWN_WORLD", "UNKNOWN_SUBSCRIPTION", "UNKNOWN_COMMAND", "UNKNOWN_ASSET")),
         (Forbidden, ("FORBIDDEN_BY_ROLE", "UNAUTHORISED", "PROTECTED")),
         (Conflict, ("NAME_TAKEN", "WRONG_TIME_MODE", "STALE_TICK", "DIVERGED", "BUSY")),
         (LimitReached, ("LIMIT_REACHED", "CAPACITY", "NO_MEMORY", "MESSAGE_TOO_LARGE"))):

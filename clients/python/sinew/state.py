@@ -27,7 +27,9 @@ JOINT_POSITIONS = pb.INCLUDE_JOINT_POSITIONS
 JOINT_FORCES = pb.INCLUDE_JOINT_FORCES
 DRIVE_EFFORTS = pb.INCLUDE_DRIVE_EFFORTS
 DRIVE_TARGETS = pb.INCLUDE_DRIVE_TARGETS
-EVERYTHING = POSES | VELOCITIES | JOINT_POSITIONS | JOINT_FORCES | DRIVE_EFFORTS | DRIVE_TARGETS
+CONTACTS = pb.INCLUDE_CONTACTS
+CONTACT_EVENTS = pb.INCLUDE_CONTACT_EVENTS  # subscriptions only: begin/end events between frames
+EVERYTHING = POSES | VELOCITIES | JOINT_POSITIONS | JOINT_FORCES | DRIVE_EFFORTS | DRIVE_TARGETS | CONTACTS
 
 
 def _numpy():
@@ -110,6 +112,76 @@ class ArticulationState:
         return _numpy().array(self.efforts, dtype=float)
 
 
+class ContactSide:
+    """One side of a contact: `shape` (id), and what it is on: `body` (id), or `articulation` (id) and
+    `link` (index); all None for the world's own shapes."""
+
+    __slots__ = ("shape", "body", "articulation", "link")
+
+    def __init__(self, side: Any):
+        self.shape = side.shape_id
+        self.body = side.body_id or None
+        self.articulation = side.articulation_id or None
+        self.link = side.link if side.articulation_id else None
+
+    def __repr__(self) -> str:
+        on = ("body %d" % self.body if self.body else "link %d of articulation %d" % (self.link, self.articulation)
+              if self.articulation else "the world")
+        return "ContactSide(shape=%d on %s)" % (self.shape, on)
+
+
+class ContactPoint:
+    """`position` (world, m), `separation` (m, negative when overlapping), `normal_force` and
+    `friction_force` (N, magnitudes over the last step), and `force` (N, world): the whole force on side B
+    at this point, normal plus friction (side A takes its opposite)."""
+
+    __slots__ = ("position", "separation", "normal_force", "friction_force", "force")
+
+    def __init__(self, p: Any):
+        self.position = vec3(p.position)
+        self.separation = p.separation
+        self.normal_force = p.normal_force
+        self.friction_force = p.friction_force
+        self.force = vec3(p.force)
+
+
+class Contact:
+    """What two shapes touch with (a manifold): sides `a` and `b`, the unit `normal` from A to B (world),
+    `touching`, and 1 to 4 `points`."""
+
+    __slots__ = ("a", "b", "normal", "touching", "points")
+
+    def __init__(self, c: Any):
+        self.a = ContactSide(c.a)
+        self.b = ContactSide(c.b)
+        self.normal = vec3(c.normal)
+        self.touching = c.touching
+        self.points = [ContactPoint(p) for p in c.points]
+
+    def __repr__(self) -> str:
+        return "Contact(%r, %r, normal=%r, points=%d)" % (self.a, self.b, self.normal, len(self.points))
+
+
+CONTACT_KINDS = {pb.CONTACT_BEGIN: "begin", pb.CONTACT_END: "end", pb.SENSOR_BEGIN: "sensor_begin",
+                 pb.SENSOR_END: "sensor_end"}
+
+
+class ContactChange:
+    """A contact event: `kind` ('begin', 'end', 'sensor_begin', 'sensor_end'; a sensor is side `a`),
+    `tick` (the step count after the step it happened in), sides `a` and `b`."""
+
+    __slots__ = ("kind", "tick", "a", "b")
+
+    def __init__(self, c: Any):
+        self.kind = CONTACT_KINDS.get(c.kind, "unknown")
+        self.tick = c.tick
+        self.a = ContactSide(c.a)
+        self.b = ContactSide(c.b)
+
+    def __repr__(self) -> str:
+        return "ContactChange(%s, tick=%d, %r, %r)" % (self.kind, self.tick, self.a, self.b)
+
+
 class State:
     """A world's state at one tick: `tick` (step count), `time` (s), `diverged`, `dropped` (frames of this
     subscription replaced by newer ones before they were sent), `server_clock_ns`; `bodies`, `joints`
@@ -129,6 +201,17 @@ class State:
         self._bodies = None
         self._joints = None
         self._articulations = None
+        self._contacts = None
+        #: Manifolds the server left out of this frame (max_contacts_per_frame).
+        self.contacts_dropped: int = frame.contacts_dropped
+
+    @property
+    def contacts(self) -> List[Contact]:
+        """The contacts of the last step (a frame including CONTACTS): manifolds that touch or carry a
+        force."""
+        if self._contacts is None:
+            self._contacts = [Contact(c) for c in self.frame.contacts]
+        return self._contacts
 
     @property
     def bodies(self) -> List[BodyState]:
@@ -188,6 +271,9 @@ class Subscription:
         self.include: int = include
         self.dropped_here: int = 0
         self.callback_error: Optional[BaseException] = None
+        #: Contact events that the server left out (its max_contact_events_per_frame, or overwritten).
+        self.contact_events_dropped = 0
+        self._changes = collections.deque(maxlen=4096)
         self._frames = collections.deque()
         self._queue_size = max(1, int(queue_size))
         self._cond = threading.Condition()
@@ -211,6 +297,21 @@ class Subscription:
                 self.dropped_here += 1
             self._frames.append(frame)
             self._cond.notify_all()
+
+    def deliver_events(self, events: Any) -> None:
+        """Contact events of this subscription arrived (the reader thread calls this)."""
+        with self._cond:
+            self.contact_events_dropped += events.dropped
+            self._changes.extend(ContactChange(c) for c in events.changes)
+            self._cond.notify_all()
+
+    def contact_changes(self) -> List[ContactChange]:
+        """The contact events received since the last call (subscriptions including CONTACT_EVENTS), in
+        step order; at most the last 4096 are kept here."""
+        with self._cond:
+            out = list(self._changes)
+            self._changes.clear()
+            return out
 
     def end(self, reason: BaseException) -> None:
         """No more frames will come (the connection ended, or close()); `reason` is what get() raises."""

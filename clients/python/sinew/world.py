@@ -1,14 +1,15 @@
 """A world on the server, seen through one client: stepping, time modes, state, subscriptions,
 articulations, snapshots, and lockstep control."""
 
-import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._pb import pb
-from .articulation import Articulation, Drive, Link, Pose, PoseLike, build_links, fill_transform
+from .articulation import Articulation, Drive, Link, Pose, PoseLike, build_links, compose, fill_transform
+from .assets import read_model_files, sha256
 from .errors import NotFound
 from .joints import joint_message
+from .shapes import BodyId, Geometry, Shape, ShapeInfo, shape_message
 from .state import State, Subscription
 
 if TYPE_CHECKING:  # for the annotations only (client.py imports this module)
@@ -247,6 +248,13 @@ class World:
             return art
         return self.describe(articulation_id)[0]
 
+    def shapes(self, articulation: Union[Articulation, int, None] = None) -> List[ShapeInfo]:
+        """The world's collision shapes as ShapeInfo (DescribeWorld): every one, or those of one
+        articulation's links (an Articulation or id)."""
+        art = getattr(articulation, "id", articulation) or 0
+        reply = self._request("describe_world", pb.DescribeWorld(world_id=self.id, articulation_id=art))
+        return [ShapeInfo.from_proto(s) for s in reply.description.shapes]
+
     def describe(self, articulation_id: int = 0) -> List[Articulation]:
         """Ask the server what the world's articulations are (DescribeWorld): a list of Articulation
         handles, with joint and link names, mimic couplings and visuals (`urdf`) for those loaded from a
@@ -275,19 +283,30 @@ class World:
                 self.id, len(robots), name, ", ".join(a.robot for a in self.articulations.values() if a.robot) or "none"))
         return robots[0]
 
-    def load_urdf(self, urdf: Union[str, bytes], file_name: str = "", base_pose: Optional[PoseLike] = None,
+    def load_urdf(self, urdf: Union[str, bytes, None] = None, file_name: str = "", base_pose: Optional[PoseLike] = None,
                   base_mode: str = "auto", drive_all: Optional[Drive] = None,
-                  drives: Optional[Mapping[str, Drive]] = None,
-                  initial: Optional[Mapping[str, float]] = None) -> Articulation:
+                  drives: Optional[Mapping[str, Drive]] = None, initial: Optional[Mapping[str, float]] = None,
+                  assets: Optional[Mapping[str, bytes]] = None, asset_hashes: Optional[Mapping[str, bytes]] = None,
+                  model: Optional[str] = None, missing_meshes_ok: bool = False) -> Articulation:
         """Load a robot from URDF text (str or bytes) into this world (owner only): one articulation, one
-        mimic joint per <mimic>. URDF has no drives: `drive_all` (a Drive for every joint but mimic
-        followers, holding its initial position) and `drives` {joint name: Drive} give them (a Drive
-        without max_force takes the URDF effort). `initial` {joint name: position}. `base_mode` 'auto'
-        (floating under a root floating joint, else fixed), 'fixed' or 'floating'. Returns the
-        Articulation, joints named as in the URDF. Errors name the file, line and element."""
+        mimic joint per <mimic>, collision shapes from its <collision> elements, visual meshes by hash. URDF
+        has no drives: `drive_all` (a Drive for every joint but mimic followers, holding its initial
+        position) and `drives` {joint name: Drive} give them (a Drive without max_force takes the URDF
+        effort). `initial` {joint name: position}. `base_mode` 'auto' (floating under a root floating joint,
+        else fixed), 'fixed' or 'floating'. `assets` {URI as the URDF writes it: bytes} are the mesh files it
+        names, sent with the load, and `asset_hashes` {URI: SHA-256} those the server has already (Client.
+        upload; load_urdf_file does all this by itself); its package:// files may also come from the
+        server's model path. `model`, instead of
+        urdf: a URDF on the server's model path ("package://NAME/PATH" or "NAME/PATH"). With
+        `missing_meshes_ok` a mesh file nobody has is left out with a warning. Returns the Articulation,
+        joints named as in the URDF; `warnings` on it. Errors name the file, line and element."""
         modes = {"auto": pb.BASE_AUTO, "fixed": pb.BASE_FIXED, "floating": pb.BASE_FLOATING}
-        msg = pb.LoadUrdf(world_id=self.id, urdf=urdf.encode("utf-8") if isinstance(urdf, str) else bytes(urdf),
-                          file_name=file_name, base_mode=_enum(modes, base_mode, "base_mode"))
+        msg = pb.LoadUrdf(world_id=self.id, file_name=file_name, base_mode=_enum(modes, base_mode, "base_mode"),
+                          missing_meshes_ok=missing_meshes_ok)
+        if model is not None:
+            msg.model = model
+        if urdf is not None:
+            msg.urdf = urdf.encode("utf-8") if isinstance(urdf, str) else bytes(urdf)
         if base_pose is not None:
             fill_transform(msg.base_pose, base_pose)
         if drive_all is not None:
@@ -296,16 +315,39 @@ class World:
             msg.drives.add(joint=joint).drive.CopyFrom(drive.to_proto())
         for joint, value in (initial or {}).items():
             msg.initial.add(joint=joint, value=float(value))
-        model = self._request("load_urdf", msg).urdf
-        art = Articulation.from_urdf_model(self, model)
+        for uri, content in (assets or {}).items():
+            content = bytes(content)
+            msg.assets.add(uri=uri, sha256=sha256(content), data=content)
+        for uri, digest in (asset_hashes or {}).items():
+            msg.assets.add(uri=uri, sha256=bytes(digest))
+        model_reply = self._request("load_urdf", msg).urdf
+        art = Articulation.from_urdf_model(self, model_reply)
         self.articulations[art.id] = art
         return art
 
-    def load_urdf_file(self, path: str, **kwargs: Any) -> Articulation:
-        """load_urdf with the text of a file (its name appears in error messages); the keyword arguments
-        are load_urdf's."""
-        model = read_model_files(path)
-        return self.load_urdf(model.urdf, file_name=kwargs.pop("file_name", model.file_name), **kwargs)
+    def load_urdf_file(self, path: str, package_path: Optional[str] = None, **kwargs: Any) -> Articulation:
+        """load_urdf with a URDF file and the mesh files it names, found on this disk as the server's
+        importer finds them (package:// through `package_path`, SINEW_MODEL_PATH and the folders above
+        the URDF; file://, absolute and relative paths; see sinew.assets). Each file reaches the server
+        once: those it has already (by SHA-256) are named, not sent, so loading the same robot again sends
+        no file. Files not found here are left to the server (its model path). The keyword arguments are
+        load_urdf's."""
+        files = read_model_files(path, package_path)
+        kwargs.setdefault("file_name", files.file_name)
+        for attempt in range(2):
+            hashes = self.client.upload(files.assets)
+            try:
+                return self.load_urdf(files.urdf, asset_hashes=hashes, **kwargs)
+            except NotFound as err:
+                # A file the server dropped from its store between the upload and the load: once more.
+                if err.code != pb.ERR_UNKNOWN_ASSET or attempt == 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def load_model(self, model: str, **kwargs: Any) -> Articulation:
+        """load_urdf of a URDF on the server's model path (its --model-path): "package://NAME/PATH" or
+        "NAME/PATH", with its mesh files from there."""
+        return self.load_urdf(model=model, **kwargs)
 
     def create_mimic(self, articulation: Articulation, joints: Sequence[Union[str, int]], gearing: Sequence[float],
                      offset: float = 0.0, max_force: Optional[float] = None) -> int:
@@ -320,12 +362,19 @@ class World:
             msg.mimic.max_force = max_force
         return self._request("create_mimic", msg).created.id
 
-    def create_body(self, position: Sequence[float] = (0.0, 0.0, 0.0), rotation: Sequence[float] = (0.0, 0.0, 0.0, 1.0),
-                    mass: Optional[float] = None, kind: str = "dynamic", inertia: Optional[Sequence[float]] = None,
+    def create_body(self, position: Sequence[float] = (0.0, 0.0, 0.0),
+                    rotation: Sequence[float] = (0.0, 0.0, 0.0, 1.0), mass: Optional[float] = None,
+                    kind: str = "dynamic", inertia: Optional[Sequence[float]] = None,
                     linear_velocity: Optional[Sequence[float]] = None,
-                    angular_velocity: Optional[Sequence[float]] = None) -> int:
-        """Create a rigid body (maximal coordinates); returns its id. kind 'dynamic', 'static' or
-        'kinematic'; mass kg (None: 1); inertia (xx, yy, zz[, xy, xz, yz]) kg*m^2."""
+                    angular_velocity: Optional[Sequence[float]] = None,
+                    shapes: Optional[Sequence[Union[Shape, Geometry]]] = None,
+                    density: Optional[float] = None) -> BodyId:
+        """Create a rigid body (maximal coordinates); returns its id (a BodyId: an int whose `shape_ids`
+        are its shapes'). kind 'dynamic', 'static' or 'kinematic'; mass kg (None: 1); inertia (xx, yy,
+        zz[, xy, xz, yz]) kg*m^2; `shapes` a list of sinew.Shape or bare geometries (sinew.Box, Sphere,
+        Capsule, Cylinder, Hull; TriangleMesh and Plane on static bodies); `density` kg/m^3 gives the body
+        the mass, centre and inertia of its solid shapes instead. A shape the server refuses creates
+        nothing (the body neither)."""
         kinds = {"dynamic": pb.BODY_DYNAMIC, "static": pb.BODY_STATIC, "kinematic": pb.BODY_KINEMATIC}
         msg = pb.CreateBody(world_id=self.id)
         b = msg.body
@@ -340,7 +389,40 @@ class World:
             b.linear_velocity.x, b.linear_velocity.y, b.linear_velocity.z = linear_velocity
         if angular_velocity is not None:
             b.angular_velocity.x, b.angular_velocity.y, b.angular_velocity.z = angular_velocity
-        return self._request("create_body", msg).created.id
+        for shape in shapes or ():
+            msg.shapes.add().CopyFrom(shape_message(shape))
+        if density is not None:
+            msg.density = density
+        created = self._request("create_body", msg).created
+        return BodyId(created.id, created.shape_ids)
+
+    def create_shape(self, shape: Union[Shape, Geometry], body: Optional[int] = None,
+                     articulation: Union[Articulation, int, None] = None, link: Union[int, str, None] = None) -> int:
+        """Add a shape (a sinew.Shape or a bare geometry) to a body (its id), to an articulation's link
+        (an Articulation or id, and the link's index or URDF name), or, with neither, to the world itself
+        (static geometry in world coordinates: `world.create_shape(sinew.Plane())` is a ground). Returns
+        the shape's id."""
+        msg = pb.CreateShape(world_id=self.id)
+        if articulation is not None and isinstance(link, str):
+            if not isinstance(articulation, Articulation):
+                raise ValueError("a link by name needs the Articulation, not its id")
+            # A URDF link merged into its parent: the shape is placed in the named link's own frame.
+            link, offset = articulation.link_frame(link)
+            if not isinstance(shape, Shape):
+                shape = Shape(shape)
+            pose = shape.pose if isinstance(shape.pose, Pose) or shape.pose is None else Pose(*shape.pose)
+            shape = replace(shape, pose=compose(offset, pose or Pose()))
+        msg.shape.CopyFrom(shape_message(shape))
+        if body is not None:
+            msg.body_id = body
+        if articulation is not None:
+            msg.articulation_id = getattr(articulation, "id", articulation)
+            msg.link = link or 0
+        return self._request("create_shape", msg).created.id
+
+    def destroy_shape(self, shape_id: int) -> None:
+        """Destroy a shape (owner only)."""
+        self._request("destroy_shape", pb.DestroyShape(world_id=self.id, shape_id=shape_id))
 
     def create_joint(self, kind: Union[str, "pb.CreateJoint"], body_a: int = 0, body_b: int = 0,
                      frame_a: Optional[PoseLike] = None, frame_b: Optional[PoseLike] = None, **options: Any) -> int:
@@ -426,22 +508,3 @@ class Lockstep:
         result = _step(self.world.client.request("lockstep_input", msg, timeout))
         self.tick = result.step_count
         return result
-
-
-@dataclass
-class ModelFiles:
-    """A robot description and the files it refers to, gathered before LoadUrdf: `urdf` the text,
-    `file_name` what error messages call it, `assets` the files its elements refer to (mesh files), by
-    the name the URDF gives them. LoadUrdf carries the text only for now; assets are gathered here when
-    the protocol carries them."""
-
-    urdf: bytes
-    file_name: str
-    assets: Dict[str, bytes] = field(default_factory=dict)
-
-
-def read_model_files(path: str) -> ModelFiles:
-    """Read a URDF file (and, once the protocol carries them, the files it refers to)."""
-    with open(path, "rb") as f:
-        text = f.read()
-    return ModelFiles(text, os.path.basename(path) if len(path) > 127 else path)

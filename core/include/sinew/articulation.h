@@ -150,6 +150,9 @@ sn_error sn_create_articulation(sn_world* world, const sn_articulation_def* def,
 								int link_count, sn_articulation_id* out_id);
 // Destroy an articulation and its mimic joints.
 sn_error sn_destroy_articulation(sn_world* world, sn_articulation_id id);
+// Sleeping (types.h, sn_sleep_settings): whether the articulation's island is awake, and waking it.
+bool sn_articulation_is_awake(const sn_world* world, sn_articulation_id id);
+sn_error sn_articulation_wake(sn_world* world, sn_articulation_id id);
 bool sn_articulation_is_valid(const sn_world* world, sn_articulation_id id);
 // Live articulations in slot order. Writes at most capacity ids, returns the total count.
 int sn_world_get_articulations(const sn_world* world, sn_articulation_id* ids, int capacity);

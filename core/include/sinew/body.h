@@ -33,6 +33,11 @@ sn_error sn_create_body(sn_world* world, const sn_body_def* def, sn_body_id* out
 // Destroy a body, its shapes and every joint attached to it.
 sn_error sn_destroy_body(sn_world* world, sn_body_id id);
 bool sn_body_is_valid(const sn_world* world, sn_body_id id);
+// Sleeping (types.h, sn_sleep_settings): whether the body moves in the next step (false for static and
+// resting kinematic bodies... and for a dynamic body whose island sleeps; a link: its articulation), and
+// waking it with its island. sn_body_wake on a static body or the world does nothing.
+bool sn_body_is_awake(const sn_world* world, sn_body_id id);
+sn_error sn_body_wake(sn_world* world, sn_body_id id);
 
 sn_body_type sn_body_get_type(const sn_world* world, sn_body_id id);
 // The articulation and link index of a link's body; SN_ERR_WRONG_TYPE for other bodies.

@@ -67,12 +67,17 @@ typedef struct sn_contact_point
 	sn_vec3 position;    // world, midway between the two surfaces, m
 	double separation;   // along the normal, m; negative when the shapes overlap, positive for a speculative point
 	uint64_t feature_id; // the pair of features that made it; the same while the same features touch
-	// Warm-start impulses the contact solver accumulated on this point in the last step (N*s): along the
-	// normal and the two tangent directions. Carried over from last step's point with the same feature
-	// id; zero for a new point.
+	// The impulses the contact solver applied at this point over the last step (N*s), on B (A takes the
+	// opposite): along the normal (>= 0) and along the manifold's two tangents (friction). They also warm-
+	// start the next step: a point of the next step with the same feature id (or, failing that, at the
+	// same place within 2 mm) starts from them.
 	double normal_impulse;
 	double tangent_impulse[2];
-	bool persisted; // matched a point of the last step by feature id
+	// The same as forces averaged over the last step (impulse / time_step), N: the normal force and the
+	// whole contact force on B (normal plus friction), world.
+	double normal_force;
+	sn_vec3 force;
+	bool persisted; // matched a point of the last step (by feature id or place)
 } sn_contact_point;
 
 // One manifold: what two shapes touch with along one normal.
@@ -82,9 +87,10 @@ typedef struct sn_contact
 	sn_shape_id shape_b;
 	sn_body_id body_a; // a null id for the world's own shapes
 	sn_body_id body_b;
-	sn_vec3 normal;  // unit, world, from shape A to shape B
-	bool touching;   // a point's separation is at most SN_CONTACT_TOUCH_DISTANCE
-	int point_count; // 1..SN_MANIFOLD_MAX_POINTS
+	sn_vec3 normal;     // unit, world, from shape A to shape B
+	sn_vec3 tangent[2]; // the friction directions of tangent_impulse: (normal, tangent[0], tangent[1]) right-handed
+	bool touching;      // a point's separation is at most SN_CONTACT_TOUCH_DISTANCE
+	int point_count;    // 1..SN_MANIFOLD_MAX_POINTS
 	sn_contact_point points[SN_MANIFOLD_MAX_POINTS];
 } sn_contact;
 
@@ -201,7 +207,9 @@ typedef struct sn_distance_result
 	sn_vec3 normal;  // unit, from A to B
 } sn_distance_result;
 // Closest points and distance of two shapes where they are now: convex shapes by GJK (and EPA when they
-// overlap), a plane and a convex shape exactly. A mesh, or two planes: SN_ERR_UNSUPPORTED.
+// overlap), a plane and a convex shape exactly, a mesh and a convex shape by its nearest triangle (a mesh
+// is a surface with no inside: when the solid overlaps it, the depth is the one into the triangle it
+// overlaps most). Two static shapes (planes and meshes): SN_ERR_UNSUPPORTED.
 sn_error sn_shape_get_closest_points(sn_world* world, sn_shape_id a, sn_shape_id b, sn_distance_result* out);
 
 #ifdef __cplusplus

@@ -30,6 +30,57 @@ typedef enum sn_solver
 // Name of a solver in lower case ("pgs", "tgs", ...), or "unknown".
 const char* sn_solver_name(sn_solver solver);
 
+// How two shapes' friction coefficients (or restitutions) combine into their contact's (the combine
+// modes of PhysX and Jolt; Box2D's defaults are the geometric mean for friction and the maximum for
+// restitution).
+typedef enum sn_mix_rule
+{
+	SN_MIX_GEOMETRIC_MEAN = 0, // sqrt(a b)
+	SN_MIX_MIN = 1,            // min(a, b)
+	SN_MIX_MAX = 2,            // max(a, b)
+	SN_MIX_AVERAGE = 3,        // (a + b) / 2
+	SN_MIX_MULTIPLY = 4,       // a b
+	SN_MIX_COUNT
+} sn_mix_rule;
+
+// How contacts behave in a world (collision.h describes contacts; shape.h, materials).
+typedef struct sn_contact_settings
+{
+	// Penetration left uncorrected, m: rigid contacts push shapes apart only beyond it, so that resting
+	// contacts stay touching from step to step instead of flickering in and out. Default 0.0005 (half a
+	// millimetre: a tenth of Box2D's 5 mm, since robot parts have millimetre features). Range [0, 0.1].
+	double slop;
+	// The fastest a penetration is corrected, m/s: the split impulse's pseudo speed is capped at it, so a
+	// deep overlap (a body created inside another) separates gently instead of jumping. Default 1.
+	// Range (0, 1e3].
+	double max_push_speed;
+	// Bounces happen only from approach speeds above this, m/s: slower impacts are inelastic, so a
+	// resting body with restitution does not jitter. Default 1 (Box2D's). Range [0, 1e3].
+	double restitution_threshold;
+	// Default SN_MIX_GEOMETRIC_MEAN.
+	sn_mix_rule friction_mix;
+	// Default SN_MIX_MAX.
+	sn_mix_rule restitution_mix;
+} sn_contact_settings;
+
+// Sleeping (Box2D's and PhysX's): bodies and articulations that touch or are jointed form islands; an
+// island whose every member has moved slower than both speeds for time_to_sleep falls asleep: it costs
+// nothing per step until something touches it, a force or setter acts on it, a drive target changes or it
+// is woken (sn_body_wake, sn_articulation_wake). Sleeping never changes what awake islands do.
+typedef struct sn_sleep_settings
+{
+	// Default false (a host turns it on for real-time worlds).
+	bool enabled;
+	// Centre-of-mass speed (and prismatic joint speed, and a floating base's speed) below which a member
+	// rests, m/s. Default 0.05 (Box2D's). Range [0, 1e3].
+	double linear_speed;
+	// Angular speed (and revolute and spherical joint speed) below which a member rests, rad/s. Default
+	// 0.05 (about 3 degrees per second). Range [0, 1e3].
+	double angular_speed;
+	// Time every member of an island must rest before it sleeps, s. Default 0.5 (Box2D's). Range (0, 1e6].
+	double time_to_sleep;
+} sn_sleep_settings;
+
 typedef struct sn_world_def
 {
 	// Gravity acceleration, m/s^2. Default (0, 0, -9.81): z is up.
@@ -73,6 +124,10 @@ typedef struct sn_world_def
 	// another tag does not validate here (it fails with SN_ERR_INVALID_ID). A host of many worlds gives
 	// each its own tag. Default 0. A world created from a snapshot keeps the original's tag.
 	uint32_t id_tag;
+	// Contacts: allowed penetration, correction speed, restitution threshold, material mixing.
+	sn_contact_settings contact;
+	// Islands and sleeping.
+	sn_sleep_settings sleep;
 	// Memory hooks; NULL functions mean malloc and free.
 	sn_allocator allocator;
 } sn_world_def;

@@ -38,6 +38,10 @@ typedef struct sn_world sn_world;
 
 // Defaults for a world def (see sn_world_def for each value).
 sn_world_def sn_default_world_def(void);
+// Defaults of a world's contact settings (see sn_contact_settings for each value).
+sn_contact_settings sn_default_contact_settings(void);
+// Defaults of a world's sleep settings (see sn_sleep_settings).
+sn_sleep_settings sn_default_sleep_settings(void);
 
 // Check a world def without creating anything. On failure writes a one-line reason into detail (if not
 // NULL) and returns the error.
@@ -78,6 +82,13 @@ double sn_world_get_warm_start(const sn_world* world);
 sn_error sn_world_set_implicit_factors(sn_world* world, double alpha, double beta);
 double sn_world_get_implicit_alpha(const sn_world* world);
 double sn_world_get_implicit_beta(const sn_world* world);
+// Sleep settings (types.h, sn_sleep_settings), validated as in sn_world_def_check. Turning sleeping off
+// wakes everything.
+sn_error sn_world_set_sleep_settings(sn_world* world, sn_sleep_settings settings);
+sn_sleep_settings sn_world_get_sleep_settings(const sn_world* world);
+// Contact settings (types.h, sn_contact_settings), validated as in sn_world_def_check.
+sn_error sn_world_set_contact_settings(sn_world* world, sn_contact_settings settings);
+sn_contact_settings sn_world_get_contact_settings(const sn_world* world);
 // The whole def as currently set (allocator included).
 sn_world_def sn_world_get_def(const sn_world* world);
 
@@ -117,6 +128,9 @@ int sn_world_get_body_count(const sn_world* world);
 int sn_world_get_joint_count(const sn_world* world);
 
 sn_memory_stats sn_world_get_memory_stats(const sn_world* world);
+// Dynamic bodies and articulations that are awake (the rest sleep: types.h, sn_sleep_settings).
+int sn_world_get_awake_body_count(const sn_world* world);
+int sn_world_get_awake_articulation_count(const sn_world* world);
 
 // A 64-bit FNV-1a hash over every body's and joint's dynamic state, the articulations' and the contacts'
 // (pairs with contact points: manifolds, feature ids, warm starts) as bit patterns, for determinism
@@ -130,8 +144,9 @@ uint64_t sn_world_state_hash(const sn_world* world);
 // creates nothing. The allocator of the new world comes from `allocator` (NULL: malloc and free).
 // Versions: 2 articulations; 3 implicit_alpha and implicit_beta; 4 warm_start; 5 shapes, link bodies, the
 // contact pair cache with its manifolds and warm starts, joints' collide_connected, articulations'
-// self_collision; 6 articulations' max_correction_speed and drives' max_velocity.
-#define SN_SNAPSHOT_VERSION 6
+// self_collision; 6 articulations' max_correction_speed and drives' max_velocity; 7 contact settings,
+// contact impulses as each point's impulse over the last step, sleep settings and sleep state.
+#define SN_SNAPSHOT_VERSION 7
 // Bytes sn_world_snapshot_write needs.
 size_t sn_world_snapshot_size(const sn_world* world);
 // Write the snapshot; *written (if not NULL) receives its size. SN_ERR_CAPACITY if it does not fit.

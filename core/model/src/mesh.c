@@ -1846,6 +1846,26 @@ static sn_error resolve_file(const snm_mesh_options* o, const char* uri, size_t 
 	return err;
 }
 
+sn_error snm_resolve_file(const snm_mesh_options* options, const char* uri, size_t max_bytes, snm_asset* asset,
+						  char* looked, size_t looked_capacity)
+{
+	if (options == NULL || uri == NULL || asset == NULL)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	snm_asset_error refused = SNM_ASSET_NONE;
+	memset(asset, 0, sizeof(*asset));
+	sn_error err = resolve_file(options, uri, max_bytes, asset, looked, looked_capacity, &refused);
+	if (refused != SNM_ASSET_NONE)
+	{
+		append_looked(looked, looked_capacity,
+					  "nowhere: refused (\"..\" in a package URI, or an absolute path, "
+					  "file:// or \"..\" where paths are confined)");
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	return err;
+}
+
 // ---- The model step ----
 
 void model_free_meshes(snm_model* model)

@@ -3,6 +3,8 @@
 // all of its input first and changes nothing on failure.
 #include "artic/artic.h"
 
+#include "island.h"
+
 #include "math/mathx.h"
 #include "world.h"
 
@@ -122,6 +124,7 @@ sn_error sn_articulation_set_joint_positions(sn_world* world, sn_articulation_id
 	}
 	positions_changed(a, 0, a->link_count - 1);
 	world->contacts.proxies_stale = true; // the links' shapes moved
+	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -147,6 +150,7 @@ sn_error sn_articulation_set_joint_velocities(sn_world* world, sn_articulation_i
 	{
 		memcpy(a->qd, qd, (size_t)count * sizeof(double));
 	}
+	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -170,6 +174,7 @@ sn_error sn_articulation_set_joint_position(sn_world* world, sn_articulation_id 
 	int link = a->dof_link[dof];
 	positions_changed(a, link, link);
 	world->contacts.proxies_stale = true;
+	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -190,6 +195,7 @@ sn_error sn_articulation_set_joint_velocity(sn_world* world, sn_articulation_id 
 		return err;
 	}
 	a->qd[dof] = qd;
+	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -283,6 +289,7 @@ sn_error sn_articulation_set_base_pose(sn_world* world, sn_articulation_id id, s
 	a->base_pose.q = sn_quat_normalize(pose.q);
 	artic_update_kinematics(a);
 	world->contacts.proxies_stale = true; // the links' shapes moved
+	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -305,6 +312,7 @@ sn_error sn_articulation_set_base_velocity(sn_world* world, sn_articulation_id i
 	}
 	a->base_v = linear_velocity;
 	a->base_w = angular_velocity;
+	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -341,6 +349,7 @@ sn_error sn_articulation_apply_link_force(sn_world* world, sn_articulation_id id
 	f->v = sn_add(f->v, force);
 	f->w = sn_add(f->w, sn_cross(world_point, force));
 	a->has_inputs = true;
+	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -362,6 +371,7 @@ sn_error sn_articulation_apply_link_torque(sn_world* world, sn_articulation_id i
 	}
 	a->link_force[link].w = sn_add(a->link_force[link].w, torque);
 	a->has_inputs = true;
+	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -383,6 +393,7 @@ sn_error sn_articulation_apply_joint_force(sn_world* world, sn_articulation_id i
 	}
 	a->joint_force[dof] += force;
 	a->has_inputs = true;
+	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -439,6 +450,10 @@ sn_error sn_articulation_set_drive(sn_world* world, sn_articulation_id id, int d
 	{
 		a->drives[dof] = old;
 	}
+	if (err == SN_ERR_OK)
+	{
+		island_wake_artic(world, id.index1 - 1);
+	}
 	return err;
 }
 
@@ -467,6 +482,7 @@ sn_error sn_articulation_set_drive_target(sn_world* world, sn_articulation_id id
 	}
 	a->drives[dof].target_position = position;
 	a->drives[dof].target_velocity = velocity;
+	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -516,6 +532,7 @@ sn_error sn_articulation_set_drive_targets(sn_world* world, sn_articulation_id i
 			a->drives[dofs[i]].target_velocity = velocities[i];
 		}
 	}
+	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -560,6 +577,10 @@ sn_error sn_articulation_set_limit(sn_world* world, sn_articulation_id id, int d
 	if (err != SN_ERR_OK)
 	{
 		a->limits[dof] = old;
+	}
+	if (err == SN_ERR_OK)
+	{
+		island_wake_artic(world, id.index1 - 1);
 	}
 	return err;
 }

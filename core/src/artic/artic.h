@@ -41,6 +41,12 @@ enum
 	ARTIC_WARM_SLOTS = 4
 };
 
+// Slots of a floating base's velocity (w, v about O) in a solve whose contacts act on its links.
+enum
+{
+	ARTIC_BASE_SLOTS = 6
+};
+
 // ---- model ------------------------------------------------------------------------------------------
 
 // Hot model of a link, read by every solve. Geometry is kept relative to the child-side joint frame
@@ -153,12 +159,15 @@ typedef struct artic_row
 	double mgear[SN_MIMIC_MAX_DOFS];  // and their gearing (mgear[0] = 1): J over the active slots
 } artic_row;
 
-// Rows of one solve over the k active dofs (dofs that carry any row).
+// Rows of one solve over the k active slots: the kd active dofs (dofs that carry any row, or that lie on
+// the path of a link with contacts to the root), then, when contacts act on a floating base's links, the
+// base's six velocity components (w, v about O) as slots kd..kd+5.
 typedef struct artic_rows
 {
 	int k_capacity, row_capacity;
 	int k, count;
-	int32_t* act_dof; // dof of each active slot
+	int kd;           // active dof slots; k - kd is 0 or ARTIC_BASE_SLOTS
+	int32_t* act_dof; // dof of each active dof slot
 	int32_t* span_lo; // [k_capacity] first and one past the last active slot that the slot's speed couples
 	int32_t* span_hi; // with: its subtree of a fixed base (W is zero across them), all slots otherwise
 	double* w;        // k x k response, column by column: w[j * k + i] = r_ij (column j contiguous)
@@ -211,6 +220,12 @@ typedef struct artic
 	// collision: the body slot of each link (body.c) and whether its links collide with each other
 	int32_t* link_body; // [link_count]
 	bool self_collision;
+	int shape_count;       // shapes on its links (shape.c): contact rows may then need every dof as a slot
+	int link_joint_count;  // maximal joints on its links (joint/joint.c): their rows may too
+	bool asleep;           // its island sleeps (island.c): no solve until it is woken
+	double sleep_time;     // s it has moved slower than the sleep thresholds
+	int32_t sleep_group;   // while asleep: the island it sleeps with, else -1
+	uint8_t* link_contact; // [link_count] scratch: the link has contact rows in the current solve
 
 	// state
 	sn_transform base_pose;
@@ -249,6 +264,8 @@ typedef struct artic
 	sn_vec3 origin;                // O of the current solve
 	sv6 base_v_start, base_v_free; // floating base spatial velocity (about O): start, after the kick
 	sn_vec3 base_coriolis;         // w x v of the base velocity the solve's bias forces used
+	sv6 base_impulse[2];           // floating base: contact impulse on the base (and its time integral) that
+								   // artic_impulse_response adds at the root, then clears
 	double solve_h;                // length of the current solve, s
 	bool tgs;                      // the current solve is TGS
 	int windows;                   // TGS windows in the current solve (1 for PGS)
@@ -399,6 +416,23 @@ void artic_solve_end(sn_world* world);
 // A complete TGS solve of length h for every articulation of the world, with the world's iteration
 // counts. Worlds whose solver has no articulation path of its own (XPBD, DIRECT) call this.
 void artic_step_tgs(sn_world* world, double h);
+
+// ---- contact rows on links (artic/solve.c; the contact solver, contact/solver.c, owns the rows) -----------
+
+// Mark a link as touched by contact rows in the next solve: every dof on its path to the root becomes an
+// active slot, and a floating base's velocity too. Cleared by artic_solve_end.
+void artic_mark_contact_link(artic* a, int link);
+// The Jacobian over the active slots of the current solve of a spatial impulse j (torque about the
+// solve's O, force) acting on a link: J[s] = S_s . j on the link's path, j on the base slots, 0 elsewhere.
+// jac has rows.k entries.
+void artic_contact_jacobian(const artic* a, int link, sv6 j, double* jac);
+// W J^T for a Jacobian over the active slots (wj: rows.k entries).
+void artic_contact_response(const artic* a, const double* jac, double* wj);
+// The solve's reference point O (spatial quantities are about it).
+static inline sn_vec3 artic_solve_origin(const artic* a)
+{
+	return a->origin;
+}
 
 // ---- artic/snapshot.c ---------------------------------------------------------------------------------
 

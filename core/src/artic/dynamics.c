@@ -496,7 +496,13 @@ void artic_impulse_response(artic* a, int rhs_count, sv6* base_out)
 	// The base, then outward: z now holds each link's velocity change.
 	for (int r = 0; r < rhs_count; ++r)
 	{
-		sv6 dv0 = a->fixed_base ? sv6_zero() : artic_base_response(a, a->work[0].m.z[r]);
+		// A spatial impulse f on the base itself (contacts on the links, artic/solve.c) enters as -f.
+		sv6 z0 = a->work[0].m.z[r];
+		if (r < 2)
+		{
+			z0 = sv6_sub(z0, a->base_impulse[r]);
+		}
+		sv6 dv0 = a->fixed_base ? sv6_zero() : artic_base_response(a, z0);
 		a->work[0].m.z[r] = dv0;
 		base_out[r] = dv0;
 	}
@@ -572,6 +578,8 @@ void artic_finish(artic* a, double h, bool have_rows)
 	if (have_rows)
 	{
 		artic_impulse_response(a, 2, base);
+		a->base_impulse[0] = sv6_zero();
+		a->base_impulse[1] = sv6_zero();
 	}
 
 	// The base: new velocity and pose; its effective acceleration starts the outward pass.

@@ -29,6 +29,7 @@
 // The row's impulse changes the active speeds by W J^T dP: the vector W J^T (a column combination of
 // the responses) is formed once per solve, so each application costs k multiply-adds.
 #include "artic/artic.h"
+#include "island.h"
 
 #include "world.h"
 
@@ -192,6 +193,7 @@ sn_error sn_create_mimic_joint(sn_world* world, const sn_mimic_def* def, sn_mimi
 	a->mimic_count += 1;
 	s->mimic_count += 1;
 	*out_id = mimic_id_of(world, index);
+	island_wake_artic(world, def->articulation.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -219,6 +221,7 @@ sn_error sn_destroy_mimic_joint(sn_world* world, sn_mimic_id id)
 	}
 	artic_store* s = world->artics;
 	s->items[m->artic].mimic_count -= 1;
+	island_wake_artic(world, m->artic);
 	release(s, (int)(m - s->mimics));
 	return SN_ERR_OK;
 }

@@ -15,6 +15,11 @@
 // order) and mirrored into row j: the outward pass visits only the links that lead to those dofs, about
 // half the work of every column. Column j costs O(depth(L) + links on those paths).
 //
+// Contacts on a floating base's links add the base's velocity (w, v about O) as six slots after the dofs:
+// their rows and columns are the base's response to each dof's unit impulse (the root's dv_0 above) and,
+// by the symmetry of M^-1, each dof's response to a unit spatial impulse on the base; the base block is
+// IA_0^-1.
+//
 // Across a fixed root the sub-trees do not talk: on the path from the root to dof i in another sub-tree
 // dv_p = 0 and u = 0, so dqd_i is exactly 0 (r_ij = 0, as the mimic-joint notes state), and those links are
 // not visited. Through a floating root the base moves and r_ij is not zero.
@@ -58,12 +63,12 @@ static sv6 joint_send(const artic_dof_work* dw, int nd, sv6 z)
 void artic_compute_response(artic* a)
 {
 	artic_rows* rows = &a->rows;
-	const int k = rows->k, n = a->link_count;
+	const int k = rows->k, kd = rows->kd, n = a->link_count;
 	for (int i = 0; i < n; ++i)
 	{
 		a->reach[i] = -1;
 	}
-	for (int s = 0; s < k; ++s)
+	for (int s = 0; s < kd; ++s)
 	{
 		for (int i = a->dof_link[rows->act_dof[s]]; i > 0 && a->reach[i] < s; i = a->links[i].parent)
 		{
@@ -71,7 +76,7 @@ void artic_compute_response(artic* a)
 		}
 	}
 	memset(a->needed, 0, (size_t)n);
-	for (int j = 0; j < k; ++j)
+	for (int j = 0; j < kd; ++j)
 	{
 		const int dof = rows->act_dof[j];
 		const int link = a->dof_link[dof];
@@ -120,15 +125,43 @@ void artic_compute_response(artic* a)
 		}
 		const int lo = rows->span_lo[j], hi = rows->span_hi[j];
 		double* column = rows->w + j * k;
-		for (int s = j; s < k; ++s)
+		for (int s = j; s < kd; ++s)
 		{
 			double r = s >= lo && s < hi ? a->dw[rows->act_dof[s]].y[0] : 0.0;
 			column[s] = r;
 			rows->w[s * k + j] = r;
 		}
+		if (k > kd)
+		{
+			// The base's velocity change (base slots, w then v about O), and by symmetry the dof's response
+			// to a unit impulse on the base.
+			const sv6 dv0 = a->work[0].m.z[0];
+			const double b[ARTIC_BASE_SLOTS] = { dv0.w.x, dv0.w.y, dv0.w.z, dv0.v.x, dv0.v.y, dv0.v.z };
+			for (int c = 0; c < ARTIC_BASE_SLOTS; ++c)
+			{
+				column[kd + c] = b[c];
+				rows->w[(kd + c) * k + j] = b[c];
+			}
+		}
 		for (int i = link; i > 0; i = a->links[i].parent)
 		{
 			a->needed[i] &= (uint8_t)~ANCESTOR;
+		}
+	}
+	if (k > kd)
+	{
+		// Base slots among themselves: a unit spatial impulse on the base alone moves it by IA_0^-1 e_c (the
+		// whole tree's articulated inertia at the base: its joints pass no impulse).
+		for (int c = 0; c < ARTIC_BASE_SLOTS; ++c)
+		{
+			double e[ARTIC_BASE_SLOTS] = { 0.0 };
+			e[c] = -1.0;
+			const sv6 dv0 = artic_base_response(a, sv6_make(sn_v3(e[0], e[1], e[2]), sn_v3(e[3], e[4], e[5])));
+			const double b[ARTIC_BASE_SLOTS] = { dv0.w.x, dv0.w.y, dv0.w.z, dv0.v.x, dv0.v.y, dv0.v.z };
+			for (int r = 0; r < ARTIC_BASE_SLOTS; ++r)
+			{
+				rows->w[(kd + c) * k + kd + r] = b[r];
+			}
 		}
 	}
 }

@@ -72,6 +72,9 @@ static void write_artic(snap_writer* w, const artic* a)
 	put_transform(w, a->base_pose);
 	snap_put_vec3(w, a->base_v);
 	snap_put_vec3(w, a->base_w);
+	snap_put_u8(w, a->asleep ? 1 : 0);
+	snap_put_f64(w, a->sleep_time);
+	snap_put_i32(w, a->sleep_group);
 	for (int i = 0; i < a->link_count; ++i)
 	{
 		const artic_link* l = a->links + i;
@@ -213,6 +216,14 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 	int32_t link_count = snap_get_i32(r);
 	sn_transform base_pose = get_transform(r);
 	sn_vec3 base_v = snap_get_vec3(r), base_w = snap_get_vec3(r);
+	uint8_t asleep = snap_get_u8(r);
+	double sleep_time = snap_get_f64(r);
+	int32_t sleep_group = snap_get_i32(r);
+	if (!r->ok || asleep > 1 || !(sleep_time >= 0.0 && sleep_time < INFINITY) || sleep_group < -1 ||
+		(asleep == 1 && sleep_group < 0))
+	{
+		return bad(world, "articulation sleep state", slot);
+	}
 	// A link needs at least ~400 bytes in the section: the count is bounded by what is there.
 	if (!r->ok || fixed > 1 || midpoint > 1 || link_count < 1 || link_count > SN_ARTICULATION_MAX_LINKS ||
 		(size_t)link_count > r->size - r->at)
@@ -342,6 +353,9 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 		a->base_pose = base_pose;
 		a->base_v = a->fixed_base ? sn_v3(0, 0, 0) : base_v;
 		a->base_w = a->fixed_base ? sn_v3(0, 0, 0) : base_w;
+		a->asleep = asleep == 1;
+		a->sleep_time = sleep_time;
+		a->sleep_group = sleep_group;
 		for (int i = 0; i < link_count; ++i)
 		{
 			a->sph[i] = sph[i];

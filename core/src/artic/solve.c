@@ -96,6 +96,20 @@ static double clamp_accumulate(double* acc, double delta, double lo, double hi)
 	return delta;
 }
 
+// A floating base's slots (w, v about O) from and into a spatial vector.
+static void base_slots_set(const artic_rows* rs, sv6 v, double* x)
+{
+	double* b = x + rs->kd;
+	b[0] = v.w.x, b[1] = v.w.y, b[2] = v.w.z;
+	b[3] = v.v.x, b[4] = v.v.y, b[5] = v.v.z;
+}
+
+static sv6 base_slots_get(const artic_rows* rs, const double* x)
+{
+	const double* b = x + rs->kd;
+	return sv6_make(sn_v3(b[0], b[1], b[2]), sn_v3(b[3], b[4], b[5]));
+}
+
 static bool unilateral(const artic_row* ar)
 {
 	return ar->kind == ARTIC_ROW_LOWER || ar->kind == ARTIC_ROW_UPPER;
@@ -238,7 +252,7 @@ static uint8_t limit_sides(const artic* a, int d, double h)
 	return sides;
 }
 
-static void choose_active(artic* a, double h)
+static void choose_active(artic* a, double h, bool base_slots)
 {
 	artic_rows* rs = &a->rows;
 	rs->k = 0;
@@ -253,6 +267,11 @@ static void choose_active(artic* a, double h)
 			rs->act_dof[rs->k++] = d;
 		}
 	}
+	rs->kd = rs->k;
+	if (base_slots)
+	{
+		rs->k += ARTIC_BASE_SLOTS;
+	}
 }
 
 // Each active slot's span: the slots of its subtree of a fixed base, when the slots of every subtree are
@@ -260,7 +279,7 @@ static void choose_active(artic* a, double h)
 static void choose_spans(artic* a)
 {
 	artic_rows* rs = &a->rows;
-	const int k = rs->k;
+	const int k = rs->kd; // a fixed base has no base slots
 	a->subtree[0] = 0;
 	for (int i = 1; i < a->link_count; ++i)
 	{
@@ -290,10 +309,10 @@ static void choose_spans(artic* a)
 	}
 	if (!contiguous)
 	{
-		for (int s = 0; s < k; ++s)
+		for (int s = 0; s < rs->k; ++s)
 		{
 			rs->span_lo[s] = 0;
-			rs->span_hi[s] = k;
+			rs->span_hi[s] = rs->k;
 		}
 	}
 }
@@ -302,7 +321,7 @@ static void choose_spans(artic* a)
 static void build_dof_rows(const sn_world* world, artic* a, double hw)
 {
 	artic_rows* rs = &a->rows;
-	for (int s = 0; s < rs->k; ++s)
+	for (int s = 0; s < rs->kd; ++s)
 	{
 		int d = rs->act_dof[s];
 		const artic_link* l = a->links + a->dof_link[d];
@@ -494,9 +513,13 @@ enum
 static void hold_kick(const sn_world* world, artic* a, double h)
 {
 	artic_rows* rs = &a->rows;
-	for (int s = 0; s < rs->k; ++s)
+	for (int s = 0; s < rs->kd; ++s)
 	{
 		rs->pp[s] = a->qd[rs->act_dof[s]];
+	}
+	if (rs->k > rs->kd)
+	{
+		base_slots_set(rs, a->base_v_start, rs->pp);
 	}
 	for (int i = 0; i < rs->count; ++i)
 	{
@@ -641,6 +664,9 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 	artic_rows* rs = &a->rows;
 	rs->count = 0;
 	rs->k = 0;
+	rs->kd = 0;
+	a->base_impulse[0] = sv6_zero();
+	a->base_impulse[1] = sv6_zero();
 	if (rs->k_capacity == 0)
 	{
 		return;
@@ -664,7 +690,25 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 			}
 		}
 	}
-	choose_active(a, h);
+	// Links with contact rows: every dof on their paths to the root, and a floating base's velocity.
+	bool contacts = false;
+	for (int i = 0; (a->shape_count > 0 || a->link_joint_count > 0) && i < a->link_count; ++i)
+	{
+		if (!a->link_contact[i])
+		{
+			continue;
+		}
+		contacts = true;
+		for (int j = i; j > 0; j = a->links[j].parent)
+		{
+			const artic_link* l = a->links + j;
+			for (int d = 0; d < l->dof_count; ++d)
+			{
+				a->dof_slot[l->dof + d] = 0;
+			}
+		}
+	}
+	choose_active(a, h, contacts && !a->fixed_base);
 	if (rs->k == 0)
 	{
 		return;
@@ -673,14 +717,23 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 	artic_compute_response(a);
 	for (int s = 0; s < rs->k; ++s)
 	{
-		int d = rs->act_dof[s];
-		rs->v[s] = a->qd_free[d];
-		rs->x0[s] = a->q[d];
+		rs->v[s] = 0.0;
+		rs->x0[s] = 0.0;
 		rs->dx[s] = 0.0;
 		rs->p[s] = 0.0;
 		rs->y[s] = 0.0;
 		rs->vp[s] = 0.0;
 		rs->pp[s] = 0.0;
+	}
+	for (int s = 0; s < rs->kd; ++s)
+	{
+		int d = rs->act_dof[s];
+		rs->v[s] = a->qd_free[d];
+		rs->x0[s] = a->q[d];
+	}
+	if (rs->k > rs->kd)
+	{
+		base_slots_set(rs, a->base_v_free, rs->v);
 	}
 	double hw = h / windows;
 	build_dof_rows(world, a, hw);
@@ -707,10 +760,17 @@ void artic_solve_begin(sn_world* world, double h, bool tgs, int windows)
 	s->solving = 0;
 	for (int i = 0; i < s->high; ++i)
 	{
-		if (s->items[i].live)
+		artic* a = s->items + i;
+		if (a->live && a->asleep)
 		{
-			begin_one(world, i, s->items + i, h, tgs, windows);
-			s->solving += s->items[i].rows.count > 0;
+			a->rows.count = 0; // a sleeping articulation takes no part in the solve (island.c)
+			a->rows.k = 0;
+			a->rows.kd = 0;
+		}
+		else if (a->live)
+		{
+			begin_one(world, i, a, h, tgs, windows);
+			s->solving += a->rows.k > 0;
 		}
 	}
 }
@@ -941,7 +1001,7 @@ void artic_solve_advance(sn_world* world, double hw)
 	for (int i = 0; i < s->high; ++i)
 	{
 		artic* a = s->items + i;
-		if (!a->live || a->rows.count == 0)
+		if (!a->live || a->rows.k == 0)
 		{
 			continue;
 		}
@@ -974,7 +1034,7 @@ static void end_one(sn_world* world, artic* a)
 		memset(a->effort, 0, (size_t)a->dof_count * sizeof(double));
 		a->effort_set = false;
 	}
-	bool have_rows = rs->count > 0;
+	bool have_rows = rs->k > 0;
 	if (have_rows)
 	{
 		const double inv_h = 1.0 / h;
@@ -1000,13 +1060,23 @@ static void end_one(sn_world* world, artic* a)
 			a->dw[d].y[0] = 0.0;
 			a->dw[d].y[1] = 0.0;
 		}
-		for (int s = 0; s < rs->k; ++s)
+		for (int s = 0; s < rs->kd; ++s)
 		{
 			a->dw[rs->act_dof[s]].y[0] = rs->p[s];
 			a->dw[rs->act_dof[s]].y[1] = rs->y[s];
 		}
+		if (rs->k > rs->kd)
+		{
+			// The contacts' impulse on the base (generalised force on its velocity slots) and its integral.
+			a->base_impulse[0] = base_slots_get(rs, rs->p);
+			a->base_impulse[1] = base_slots_get(rs, rs->y);
+		}
 	}
 	artic_finish(a, h, have_rows);
+	if (a->shape_count > 0 || a->link_joint_count > 0)
+	{
+		memset(a->link_contact, 0, (size_t)a->link_count);
+	}
 }
 
 void artic_solve_end(sn_world* world)
@@ -1018,7 +1088,7 @@ void artic_solve_end(sn_world* world)
 	}
 	for (int i = 0; i < s->high; ++i)
 	{
-		if (s->items[i].live)
+		if (s->items[i].live && !s->items[i].asleep)
 		{
 			end_one(world, s->items + i);
 		}
@@ -1045,4 +1115,62 @@ void artic_step_tgs(sn_world* world, double h)
 		artic_solve_sweep(world, ARTIC_SWEEP_TGS_VELOCITY, 0);
 	}
 	artic_solve_end(world);
+}
+
+// ---- contact rows on links ----------------------------------------------------------------------------------
+
+void artic_mark_contact_link(artic* a, int link)
+{
+	a->link_contact[link] = 1;
+}
+
+void artic_contact_jacobian(const artic* a, int link, sv6 j, double* jac)
+{
+	const artic_rows* rs = &a->rows;
+	for (int s = 0; s < rs->k; ++s)
+	{
+		jac[s] = 0.0;
+	}
+	// A spatial impulse on the link is the joint impulse S^T j on every dof of its path to the root (and j
+	// itself on a floating base): the generalised force of a force acting on the link.
+	for (int i = link; i > 0; i = a->links[i].parent)
+	{
+		const artic_link* l = a->links + i;
+		for (int d = 0; d < l->dof_count; ++d)
+		{
+			const int32_t slot = a->dof_slot[l->dof + d];
+			if (slot >= 0)
+			{
+				jac[slot] = sv6_dot(a->dw[l->dof + d].s, j);
+			}
+		}
+	}
+	if (rs->k > rs->kd)
+	{
+		base_slots_set(rs, j, jac);
+	}
+}
+
+void artic_contact_response(const artic* a, const double* jac, double* wj)
+{
+	const artic_rows* rs = &a->rows;
+	const int k = rs->k;
+	for (int r = 0; r < k; ++r)
+	{
+		wj[r] = 0.0;
+	}
+	// W is symmetric: W J^T is the sum of J's columns weighted by its entries.
+	for (int s = 0; s < k; ++s)
+	{
+		const double x = jac[s];
+		if (x == 0.0)
+		{
+			continue;
+		}
+		const double* col = rs->w + s * k;
+		for (int r = 0; r < k; ++r)
+		{
+			wj[r] += x * col[r];
+		}
+	}
 }

@@ -12,6 +12,7 @@
 // (or dof) order; a second block holds the rows, sized by the dofs that carry rows and grown only by
 // creation, setters and mimic joints (never by a step).
 #include "artic/artic.h"
+#include "island.h"
 #include "hash.h"
 
 #include "math/mathx.h"
@@ -186,6 +187,7 @@ static void layout_artic(artic* a, carver* c)
 	a->reach = carve(c, n, sizeof(int32_t));
 	a->needed = carve(c, n, sizeof(uint8_t));
 	a->qd_free = carve(c, d, sizeof(double));
+	a->link_contact = carve(c, n, sizeof(uint8_t));
 }
 
 static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int wj_capacity)
@@ -264,6 +266,12 @@ static void row_demand(const sn_world* world, const artic* a, int self, const sn
 		}
 		k += active ? 1 : 0;
 	}
+	// Contacts on the links may make every dof active, and a floating base's six velocities too
+	// (artic/solve.c, contact rows).
+	if (a->shape_count > 0 || a->link_joint_count > 0)
+	{
+		k = a->dof_count + (a->fixed_base ? 0 : ARTIC_BASE_SLOTS);
+	}
 	mimics = a->mimic_count + (extra != NULL ? 1 : 0);
 	*k_out = k;
 	*rows_out = rows + mimics;
@@ -282,9 +290,11 @@ static sn_error reserve_rows_for(sn_world* world, artic* a, int self, const sn_m
 	row_demand(world, a, self, extra, &k, &rows, &mimics);
 	if (k > MAX_ROW_DOFS)
 	{
-		return world_fail(world, SN_ERR_CAPACITY,
-						  "articulation: %d dofs would carry limits, drives, friction or mimic rows; at most %d may", k,
-						  MAX_ROW_DOFS);
+		return world_fail(
+			world, SN_ERR_CAPACITY,
+			"articulation: %d dofs would carry limits, drives, friction, mimic or contact rows (contacts on "
+			"links need every dof and a floating base's six velocities); at most %d may",
+			k, MAX_ROW_DOFS);
 	}
 	artic_rows* r = &a->rows;
 	if (k <= r->k_capacity && rows <= r->row_capacity && mimics <= r->wj_capacity)
@@ -921,6 +931,7 @@ sn_error sn_articulation_set_self_collision(sn_world* world, sn_articulation_id 
 			shape_touch_body(world, a->link_body[l]);
 		}
 	}
+	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
 
@@ -1133,6 +1144,11 @@ uint64_t artic_state_hash(const sn_world* world, uint64_t h)
 		h = hash_bytes(h, &a->base_pose, sizeof(a->base_pose));
 		h = hash_bytes(h, &a->base_v, sizeof(a->base_v));
 		h = hash_bytes(h, &a->base_w, sizeof(a->base_w));
+		if (world->def.sleep.enabled)
+		{
+			h = hash_bytes(h, &a->asleep, sizeof(a->asleep));
+			h = hash_doubles(h, &a->sleep_time, 1);
+		}
 		h = hash_doubles(h, a->q, (size_t)a->dof_count);
 		h = hash_doubles(h, a->qd, (size_t)a->dof_count);
 		h = hash_bytes(h, a->sph, (size_t)a->link_count * sizeof(sn_quat));

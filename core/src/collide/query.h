@@ -28,9 +28,10 @@ typedef struct collide_distance_output
 	int iterations;  // GJK's (and EPA's) iterations
 } collide_distance_output;
 
-// Closest points of two convex shapes (sphere, capsule, box, cylinder, hull) by GJK, or of a plane and a
-// convex shape; when they overlap, the penetration depth by EPA. False (and nothing written) for a mesh or
-// two planes.
+// Closest points of two convex shapes (sphere, capsule, box, cylinder, hull) by GJK, of a plane and a
+// convex shape, or of a mesh and a convex shape (its nearest triangle); when they overlap, the penetration
+// depth by EPA (against a mesh: the depth into the triangle it overlaps most, a mesh having no inside).
+// False (and nothing written) for two static shapes (planes and meshes).
 bool collide_distance(const collide_shape* a, sn_transform xa, const collide_shape* b, sn_transform xb,
 					  collide_distance_output* out);
 

@@ -17,6 +17,7 @@ enum row_flags
 	ROW_UNILATERAL = 1 << 0, // P >= 0, C >= 0
 	ROW_SOFT = 1 << 1,       // soft coefficients (a spring or compliant row)
 	ROW_VELOCITY = 1 << 2,   // a motor: no position term
+	ROW_LINK = 1 << 3,       // a side is an articulation link (constraint/link_row.h adds its part)
 };
 
 typedef struct solver_body
@@ -46,6 +47,12 @@ typedef struct row
 	double push;    // accumulated position-correction impulse (pseudo velocities), N*s
 	double total;   // impulse summed over the whole step, N*s (for forces out)
 	int32_t block;  // index of the block this row starts, or -1
+	// ROW_LINK: the link sides' articulation slots (-1: the side is a body or the ground) and the offsets
+	// of their J and W J^T over the articulation's active slots in the world's link-row scratch (the side
+	// itself counts as the ground in a, b, ma, mb, ia, ib). Two links of one articulation: side B holds
+	// both, J_A + J_B.
+	int32_t link_a, link_b;
+	int32_t jac_a, jac_b;
 } row;
 
 // The rigid bilateral lock rows of one joint are solved together: dP = -K^-1 (Cdot + bias) with the

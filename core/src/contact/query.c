@@ -331,8 +331,8 @@ sn_error sn_shape_get_closest_points(sn_world* world, sn_shape_id a, sn_shape_id
 	collide_distance_output d;
 	if (!collide_distance(&sa->geom, shape_pose_now(world, sa), &sb->geom, shape_pose_now(world, sb), &d))
 	{
-		return world_fail(world, SN_ERR_UNSUPPORTED, "%s: between a %s and a %s (meshes and two planes have none)",
-						  what, sn_shape_type_name((sn_shape_type)sa->geom.type),
+		return world_fail(world, SN_ERR_UNSUPPORTED, "%s: between a %s and a %s (two static shapes have none)", what,
+						  sn_shape_type_name((sn_shape_type)sa->geom.type),
 						  sn_shape_type_name((sn_shape_type)sb->geom.type));
 	}
 	out->distance = d.distance;

@@ -4,6 +4,7 @@
 
 #include "body.h"
 #include "hash.h"
+#include "math/mathx.h"
 #include "world.h"
 
 #include <string.h>
@@ -16,7 +17,9 @@ static void fill_contact(const sn_world* world, const contact_pair* p, const con
 	out->body_a = p->body_a;
 	out->body_b = p->body_b;
 	out->normal = m->normal;
+	vec3_plane_basis(m->normal, out->tangent, out->tangent + 1); // as the contact solver takes them
 	out->touching = (p->flags & PAIR_TOUCHING) != 0;
+	const double inv_dt = 1.0 / world->def.time_step;
 	out->point_count = m->point_count;
 	for (int k = 0; k < m->point_count; ++k)
 	{
@@ -28,6 +31,11 @@ static void fill_contact(const sn_world* world, const contact_pair* p, const con
 		op->normal_impulse = cp->normal_impulse;
 		op->tangent_impulse[0] = cp->tangent_impulse[0];
 		op->tangent_impulse[1] = cp->tangent_impulse[1];
+		op->normal_force = cp->normal_impulse * inv_dt;
+		sn_vec3 f = sn_scale(cp->normal_impulse, m->normal);
+		f = sn_mul_add(f, cp->tangent_impulse[0], out->tangent[0]);
+		f = sn_mul_add(f, cp->tangent_impulse[1], out->tangent[1]);
+		op->force = sn_scale(inv_dt, f);
 		op->persisted = cp->persisted;
 	}
 }

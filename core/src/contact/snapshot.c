@@ -20,6 +20,8 @@
 // position, separation, feature id, warm-start impulses and the persisted mark.
 #include "contact/contact.h"
 
+#include "artic/artic.h"
+
 #include "body.h"
 #include "collide/hull.h"
 #include "collide/narrowphase.h"
@@ -504,6 +506,27 @@ sn_error contact_snapshot_read_shapes(snap_reader* r, sn_world* world)
 		}
 	}
 	c->shape_high = high;
+	// Links' shapes: their articulations' rows get room for contacts (as sn_create_shape gives them).
+	for (int i = 0; i < high; ++i)
+	{
+		const shape* s = c->shapes + i;
+		if (s->live && s->body >= 0 && world->bodies[s->body].type == SN_BODY_LINK)
+		{
+			world->artics->items[world->bodies[s->body].artic].shape_count += 1;
+		}
+	}
+	for (int i = 0; world->artics != NULL && i < world->artics->high; ++i)
+	{
+		artic* a = world->artics->items + i;
+		if (a->live && a->shape_count > 0)
+		{
+			sn_error err = artic_reserve_rows(world, a, NULL);
+			if (err != SN_ERR_OK)
+			{
+				return err;
+			}
+		}
+	}
 	c->world_shape_head = snap_get_i32(r);
 	int32_t bodies = snap_get_i32(r);
 	if (!r->ok || bodies != world->body_high)

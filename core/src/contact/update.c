@@ -43,6 +43,8 @@
 // prepare leaves the proxies of the pairs found so far marked moved and the shapes' plane flags set, so
 // the next attempt finds the same pairs. Order: shapes, pairs and events by slot, never by address.
 #include "contact/contact.h"
+#include "contact/solver.h"
+#include "island.h"
 
 #include "artic/artic.h"
 #include "body.h"
@@ -493,18 +495,23 @@ sn_error contact_prepare(sn_world* world, double dt)
 
 	// Room for the merge: every cached pair and candidate may stay, each with its most manifolds; each
 	// kind of event at most one per pair.
-	int64_t manifolds = 0;
+	int64_t manifolds = 0, jac = 0;
 	for (int i = 0; i < c->pair_count; ++i)
 	{
 		const contact_pair* q = c->pairs + i;
 		if (contact_pair_is_current(world->contacts.shapes, q))
 		{
-			manifolds += manifold_bound(c->shapes + q->shape_a, c->shapes + q->shape_b);
+			int most = manifold_bound(c->shapes + q->shape_a, c->shapes + q->shape_b);
+			manifolds += most;
+			jac += most > 0 ? contact_solver_link_demand(world, q->shape_a, q->shape_b, most) : 0;
 		}
 	}
 	for (int i = 0; i < c->candidate_count; ++i)
 	{
-		manifolds += manifold_bound(c->shapes + c->candidates[i].user_a, c->shapes + c->candidates[i].user_b);
+		const broadphase_pair* q = c->candidates + i;
+		int most = manifold_bound(c->shapes + q->user_a, c->shapes + q->user_b);
+		manifolds += most;
+		jac += most > 0 ? contact_solver_link_demand(world, q->user_a, q->user_b, most) : 0;
 	}
 	int pairs = c->pair_count + c->candidate_count;
 	int events = pairs < SN_MAX_CONTACT_EVENTS ? pairs : SN_MAX_CONTACT_EVENTS;
@@ -527,6 +534,8 @@ sn_error contact_prepare(sn_world* world, double dt)
 	p = c->sensor_end_events;
 	ok = ok && reserve_array(world, &p, &c->sensor_end_capacity, events, sizeof(sn_sensor_event));
 	c->sensor_end_events = p;
+	// The contact solver's constraints (one per manifold) and link rows (contact/solver.c).
+	ok = ok && contact_solver_reserve(world, (int)manifolds, jac);
 	if (!ok)
 	{
 		requeue_candidates(c, c->candidate_count);
@@ -652,6 +661,61 @@ static const contact_point* find_old_point(const contact_state* c, const contact
 	return NULL;
 }
 
+// Failing an id, the previous point of a manifold with nearly the same normal (cosine above 0.999) that
+// lies within CONTACT_MATCH_DISTANCE of this one and that no other new point took, as Bullet's persistent
+// manifolds match points by distance. Clipping names a point by the features that made it, and where two
+// equal faces lie exactly on each other (a stack of equal boxes) rounding decides whether a corner is
+// the incident face's vertex or a clipped edge: the id flips while the point stays where it was, and a
+// point that loses its warm start unbalances the stack.
+#define CONTACT_MATCH_DISTANCE 0.002
+static const contact_point* find_near_point(const contact_state* c, const contact_pair* old, sn_vec3 normal,
+											sn_vec3 position, const uint8_t* taken)
+{
+	if (old == NULL)
+	{
+		return NULL;
+	}
+	const contact_point* best = NULL;
+	double best_d2 = CONTACT_MATCH_DISTANCE * CONTACT_MATCH_DISTANCE;
+	int index = 0;
+	for (int m = 0; m < old->manifold_count; ++m)
+	{
+		const contact_manifold* om = c->manifolds + old->first + m;
+		bool aligned = sn_dot(om->normal, normal) > 0.999;
+		for (int k = 0; k < om->point_count; ++k, ++index)
+		{
+			if (!aligned || taken[index])
+			{
+				continue;
+			}
+			sn_vec3 d = sn_sub(om->points[k].position, position);
+			double d2 = sn_dot(d, d);
+			if (d2 <= best_d2)
+			{
+				best = om->points + k;
+				best_d2 = d2;
+			}
+		}
+	}
+	return best;
+}
+
+// The index of an old point among its pair's points (manifold by manifold).
+static int old_point_index(const contact_state* c, const contact_pair* old, const contact_point* p)
+{
+	int index = 0;
+	for (int m = 0; m < old->manifold_count; ++m)
+	{
+		const contact_manifold* om = c->manifolds + old->first + m;
+		if (p >= om->points && p < om->points + om->point_count)
+		{
+			return index + (int)(p - om->points);
+		}
+		index += om->point_count;
+	}
+	return -1;
+}
+
 // The narrowphase for a pair that stays (old: its previous record, NULL for a new pair); appends it to the
 // next cache with its manifolds and events.
 static void evaluate_pair(update_ctx* u, contact_pair pair, const contact_pair* old)
@@ -675,6 +739,20 @@ static void evaluate_pair(update_ctx* u, contact_pair pair, const contact_pair* 
 		collide_manifold out[COLLIDE_MAX_MANIFOLDS];
 		double margin = SN_SPECULATIVE_DISTANCE + u->dt * (a->speed + b->speed);
 		int count = collide_shapes(&a->geom, a->xf, &b->geom, b->xf, margin, out);
+		// Old points taken by a new one (by id first, then by distance).
+		uint8_t taken[COLLIDE_MAX_MANIFOLDS * COLLIDE_MANIFOLD_POINTS] = { 0 };
+		for (int m = 0; m < count && old != NULL; ++m)
+		{
+			for (int k = 0; k < out[m].point_count; ++k)
+			{
+				const contact_point* op = find_old_point(c, old, out[m].points[k].id);
+				int index = op != NULL ? old_point_index(c, old, op) : -1;
+				if (index >= 0)
+				{
+					taken[index] = 1;
+				}
+			}
+		}
 		for (int m = 0; m < count; ++m)
 		{
 			if (out[m].point_count == 0)
@@ -693,6 +771,15 @@ static void evaluate_pair(update_ctx* u, contact_pair pair, const contact_pair* 
 				cp->separation = np->separation;
 				cp->id = np->id;
 				const contact_point* op = find_old_point(c, old, np->id);
+				if (op == NULL)
+				{
+					op = find_near_point(c, old, out[m].normal, np->point, taken);
+					int index = op != NULL ? old_point_index(c, old, op) : -1;
+					if (index >= 0)
+					{
+						taken[index] = 1;
+					}
+				}
 				cp->persisted = op != NULL;
 				cp->normal_impulse = op != NULL ? op->normal_impulse : 0.0;
 				cp->tangent_impulse[0] = op != NULL ? op->tangent_impulse[0] : 0.0;
@@ -719,6 +806,60 @@ static void evaluate_pair(update_ctx* u, contact_pair pair, const contact_pair* 
 	}
 }
 
+// A pair neither of whose shapes moved since the last update (both asleep, or asleep and static) keeps its
+// manifolds as they are, without the narrowphase: a sleeping island costs nothing here (island.c).
+static bool pair_frozen(const sn_world* world, const contact_pair* p)
+{
+	const shape* a = world->contacts.shapes + p->shape_a;
+	const shape* b = world->contacts.shapes + p->shape_b;
+	if ((a->flags | b->flags) & SHAPE_FIND_PAIRS)
+	{
+		return false; // a static body was moved, or a filter changed
+	}
+	const int32_t ends[2] = { a->body, b->body };
+	bool asleep = false;
+	for (int s = 0; s < 2; ++s)
+	{
+		if (ends[s] < 0)
+		{
+			continue;
+		}
+		const body* bd = world->bodies + ends[s];
+		if (bd->moved)
+		{
+			return false;
+		}
+		if (island_body_asleep(world, ends[s]))
+		{
+			asleep = true;
+			continue;
+		}
+		if (bd->type != SN_BODY_STATIC)
+		{
+			return false; // awake, or kinematic
+		}
+	}
+	return asleep;
+}
+
+static void keep_pair(update_ctx* u, const contact_pair* old)
+{
+	contact_state* c = u->c;
+	contact_pair pair = *old;
+	pair.first = u->next_manifold_count;
+	for (int m = 0; m < old->manifold_count; ++m)
+	{
+		c->next_manifolds[u->next_manifold_count++] = c->manifolds[old->first + m];
+		for (int k = 0; k < c->manifolds[old->first + m].point_count; ++k)
+		{
+			u->points += 1;
+			u->deepest = fmin(u->deepest, c->manifolds[old->first + m].points[k].separation);
+		}
+	}
+	c->next_pairs[u->next_count++] = pair;
+	u->touching += (pair.flags & PAIR_TOUCHING) ? 1 : 0;
+}
+
 static void keep_or_end(update_ctx* u, const contact_pair* p)
 {
 	sn_world* world = u->world;
@@ -727,6 +868,11 @@ static void keep_or_end(update_ctx* u, const contact_pair* p)
 		(c->refilter && !contact_should_collide(world, p->shape_a, p->shape_b)) || !pair_overlaps(c, p))
 	{
 		end_pair(u, p);
+		return;
+	}
+	if (pair_frozen(world, p))
+	{
+		keep_pair(u, p);
 		return;
 	}
 	evaluate_pair(u, *p, p);

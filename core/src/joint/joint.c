@@ -1,6 +1,9 @@
 // Joints: the pool, the shared creation and validation path, frame kinematics (derived in joint.h),
 // the type dispatch for building rows, and the run-time setters and getters.
 #include "joint/joint.h"
+#include "island.h"
+
+#include "artic/artic.h"
 
 #include "body.h"
 #include "math/mathx.h"
@@ -174,14 +177,6 @@ static sn_error check_body_ref(sn_world* world, sn_body_id id, const char* side,
 	{
 		return world_fail(world, SN_ERR_INVALID_ID, "create joint: %s is not a live body of this world", side);
 	}
-	if (b->type == SN_BODY_LINK)
-	{
-		// Joints onto articulation links need the solvers to couple the two (the contact dynamics issue).
-		return world_fail(world, SN_ERR_UNSUPPORTED,
-						  "create joint: %s is an articulation link's body; maximal joints onto links are not "
-						  "supported yet",
-						  side);
-	}
 	*index = id.index1 - 1;
 	return SN_ERR_OK;
 }
@@ -234,6 +229,27 @@ int joint_max_rows(const joint* j)
 	return n;
 }
 
+// A joint's bodies wake when it changes (island.c).
+static void joint_wake(sn_world* world, const joint* j)
+{
+	island_wake_body(world, j->body_a);
+	island_wake_body(world, j->body_b);
+}
+
+void joint_count_links(sn_world* world, joint* j, int delta)
+{
+	const int32_t ends[2] = { j->body_a, j->body_b };
+	j->on_link = false;
+	for (int s = 0; s < 2; ++s)
+	{
+		if (ends[s] >= 0 && world->bodies[ends[s]].type == SN_BODY_LINK)
+		{
+			world->artics->items[world->bodies[ends[s]].artic].link_joint_count += delta;
+			j->on_link = true;
+		}
+	}
+}
+
 sn_error joint_create(sn_world* world, sn_joint_type type, const sn_joint_base* base, const joint* config,
 					  sn_joint_id* out_id)
 {
@@ -278,6 +294,27 @@ sn_error joint_create(sn_world* world, sn_joint_type type, const sn_joint_base* 
 	if (base->break_force < 0.0 || base->break_torque < 0.0)
 	{
 		return world_fail(world, SN_ERR_NEGATIVE_VALUE, "create joint: break thresholds must be >= 0");
+	}
+	// A joint on a link: its articulation's rows get room for every dof and a floating base's velocity
+	// (the joint's rows act through them, constraint/link_row.h).
+	const int32_t ends[2] = { ia, ib };
+	for (int s = 0; s < 2; ++s)
+	{
+		if (ends[s] < 0 || world->bodies[ends[s]].type != SN_BODY_LINK)
+		{
+			continue;
+		}
+		artic* a = world->artics->items + world->bodies[ends[s]].artic;
+		if (a->link_joint_count == 0)
+		{
+			a->link_joint_count = 1;
+			err = artic_reserve_rows(world, a, NULL);
+			a->link_joint_count = 0;
+			if (err != SN_ERR_OK)
+			{
+				return err;
+			}
+		}
 	}
 	// A distance joint has checked its one range itself (its max may be INFINITY, which the generic
 	// axis rule refuses) and has no motors or springs on its axes.
@@ -330,6 +367,8 @@ sn_error joint_create(sn_world* world, sn_joint_type type, const sn_joint_base* 
 	j->max_rows = joint_max_rows(j);
 	world->row_budget += j->max_rows;
 	world->joint_count += 1;
+	joint_count_links(world, j, 1);
+	joint_wake(world, j);
 	contact_joints_changed(world, ia, ib);
 	*out_id = joint_id_of(world, index);
 	return SN_ERR_OK;
@@ -343,6 +382,8 @@ sn_error sn_destroy_joint(sn_world* world, sn_joint_id id)
 		return world_fail(world, SN_ERR_INVALID_ID, "destroy joint: invalid joint id");
 	}
 	world->row_budget -= j->max_rows;
+	joint_count_links(world, j, -1);
+	joint_wake(world, j);
 	contact_joints_changed(world, j->body_a, j->body_b);
 	j->live = false;
 	j->generation += 1;
@@ -367,6 +408,13 @@ static void side_pose(const sn_world* world, int32_t body_index, sn_transform* p
 		return;
 	}
 	const body* b = world->bodies + body_index;
+	if (b->type == SN_BODY_LINK)
+	{
+		body_motion m = body_motion_of(world, body_index); // a link's pose is its articulation's
+		*pose = m.pose;
+		*com = m.com;
+		return;
+	}
 	*pose = body_pose(b);
 	*com = b->com;
 }
@@ -518,6 +566,7 @@ void builder_begin_joint(const sn_world* world, row_builder* b, int32_t index)
 	b->inv_ia = world->solver_infos[b->sa].inv_inertia;
 	b->inv_ib = world->solver_infos[b->sb].inv_inertia;
 	b->warm = j->warm;
+	b->links = b->world != NULL && link_row_sides_of(world, j->body_a, j->body_b, &b->sides);
 }
 
 // ---- getters ----------------------------------------------------------------------------------------
@@ -679,6 +728,7 @@ sn_error sn_joint_set_enabled(sn_world* world, sn_joint_id id, bool enabled)
 		j->broken = false;
 	}
 	memset(j->warm, 0, sizeof(j->warm));
+	joint_wake(world, j);
 	return SN_ERR_OK;
 }
 
@@ -722,6 +772,10 @@ sn_error sn_joint_set_lock_soft(sn_world* world, sn_joint_id id, sn_soft soft)
 	if (err == SN_ERR_OK)
 	{
 		j->lock_soft = soft;
+	}
+	if (err == SN_ERR_OK)
+	{
+		joint_wake(world, j);
 	}
 	return err;
 }
@@ -767,6 +821,7 @@ sn_error sn_joint_set_limit(sn_world* world, sn_joint_id id, sn_axis axis, sn_li
 	ax->lower = limit.lower;
 	ax->upper = limit.upper;
 	ax->limit_soft = limit.soft;
+	joint_wake(world, j);
 	return SN_ERR_OK;
 }
 
@@ -786,6 +841,10 @@ sn_error sn_joint_set_motor(sn_world* world, sn_joint_id id, sn_axis axis, sn_mo
 	if (err == SN_ERR_OK)
 	{
 		ax->motor = motor;
+	}
+	if (err == SN_ERR_OK)
+	{
+		joint_wake(world, j);
 	}
 	return err;
 }
@@ -808,6 +867,10 @@ sn_error sn_joint_set_spring(sn_world* world, sn_joint_id id, sn_axis axis, sn_s
 	{
 		ax->spring = spring;
 	}
+	if (err == SN_ERR_OK)
+	{
+		joint_wake(world, j);
+	}
 	return err;
 }
 
@@ -824,6 +887,7 @@ sn_error sn_joint_set_motor_speed(sn_world* world, sn_joint_id id, sn_axis axis,
 		return world_fail(world, SN_ERR_NOT_FINITE, "set motor speed: speed must be finite");
 	}
 	ax->motor.speed = speed;
+	joint_wake(world, j);
 	return SN_ERR_OK;
 }
 
@@ -840,6 +904,7 @@ sn_error sn_joint_set_drive_target(sn_world* world, sn_joint_id id, sn_axis axis
 		return world_fail(world, SN_ERR_NOT_FINITE, "set drive target: target must be finite");
 	}
 	ax->spring.target = target;
+	joint_wake(world, j);
 	return SN_ERR_OK;
 }
 
@@ -915,6 +980,7 @@ sn_error sn_world_set_joint_targets(sn_world* world, const sn_joint_target* targ
 		{
 			ax->motor.speed = t->motor_speed;
 		}
+		joint_wake(world, joint_get(world, t->joint));
 	}
 	return SN_ERR_OK;
 }

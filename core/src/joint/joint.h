@@ -22,6 +22,7 @@
 #ifndef SINEW_JOINT_INTERNAL_H
 #define SINEW_JOINT_INTERNAL_H
 
+#include "constraint/link_row.h"
 #include "constraint/row.h"
 
 #include "sinew/types.h"
@@ -52,6 +53,9 @@ typedef struct joint
 	double break_force, break_torque;
 	bool enabled, broken;
 	bool collide_connected; // the two bodies' shapes still collide (contact/filter.c)
+	bool on_link;           // a side is an articulation link
+	bool articulated;       // XPBD and DIRECT worlds: in an island with an articulation this step (its rows
+							// are the articulations' TGS path's: island.c island_mark_articulated)
 	uint64_t user_data;
 	sn_joint_axis axes[SN_AXIS_COUNT];
 	uint8_t movable;     // bit per axis that takes limits, motors and springs
@@ -80,6 +84,7 @@ typedef struct joint_frame
 // Row construction for one joint in one (sub)step.
 typedef struct row_builder
 {
+	sn_world* world; // for rows on articulation links (NULL: the solver takes no such joints)
 	int32_t joint_index;
 	int32_t sa, sb; // solver body indices
 	double ma, mb;
@@ -94,6 +99,8 @@ typedef struct row_builder
 	// Project free-axis rows out of the lock block (builder_project_free_rows): on for the sequential
 	// solvers, off for the direct solve, which couples the rows itself.
 	bool project_free_rows;
+	bool links;           // a side is an articulation link (constraint/link_row.h)
+	link_row_sides sides; // its sides, when links
 } row_builder;
 
 // Point the builder at joint `index`: its bodies' solver slots, masses and inverse inertias (from the
@@ -145,5 +152,7 @@ sn_error distance_joint_check_limit(sn_world* world, const char* what, sn_limit 
 // A free axis with a limit, motor and spring from a def.
 sn_joint_axis joint_moving_axis(sn_limit limit, sn_motor motor, sn_spring spring);
 int joint_max_rows(const joint* j);
+// Count a joint on its links' articulations (delta +1 or -1): their rows then keep room for its rows.
+void joint_count_links(sn_world* world, joint* j, int delta);
 
 #endif

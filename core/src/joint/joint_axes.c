@@ -23,6 +23,7 @@ row* builder_emit(row_builder* b, int slot, sn_vec3 lin, sn_vec3 ang_a, sn_vec3 
 	r->a = b->sa;
 	r->b = b->sb;
 	r->joint = b->joint_index;
+	r->flags = 0;
 	r->slot = (int16_t)slot;
 	r->lin = lin;
 	r->ang_a = ang_a;
@@ -34,6 +35,12 @@ row* builder_emit(row_builder* b, int slot, sn_vec3 lin, sn_vec3 ang_a, sn_vec3 
 	// Rows with a linear part push at B's anchor (ang_b = rB x lin): no torque about it.
 	r->anchor_torque = sn_length_sq(lin) == 0.0 ? ang_b : sn_v3(0, 0, 0);
 	r->k = row_inverse_mass(r);
+	r->link_a = r->link_b = -1;
+	r->jac_a = r->jac_b = -1;
+	if (b->links && !link_row_prepare(b->world, &b->sides, r))
+	{
+		return NULL; // the link rows' scratch is full (it is reserved for every joint's rows: not reached)
+	}
 	if (!(r->k > 1e-300))
 	{
 		return NULL; // neither side can move along this row
@@ -50,7 +57,7 @@ row* builder_emit(row_builder* b, int slot, sn_vec3 lin, sn_vec3 ang_a, sn_vec3 
 	{
 		return NULL; // a spring with zero stiffness and damping exerts nothing
 	}
-	r->flags = flags;
+	r->flags = (uint16_t)(flags | (r->flags & ROW_LINK));
 	r->soft = soft;
 	r->c0 = c;
 	r->target_speed = target_speed;
@@ -82,7 +89,7 @@ void builder_make_block(row_builder* b, int first)
 	row* rows = b->rows + first;
 	for (int i = 0; i < n; ++i)
 	{
-		if (rows[i].flags != 0 || isfinite(rows[i].lo) || isfinite(rows[i].hi))
+		if ((rows[i].flags & ~ROW_LINK) != 0 || isfinite(rows[i].lo) || isfinite(rows[i].hi))
 		{
 			return; // only rigid, bilateral, unbounded rows
 		}
@@ -93,6 +100,10 @@ void builder_make_block(row_builder* b, int first)
 		for (int j = 0; j < n; ++j)
 		{
 			k[i * n + j] = i == j ? rows[i].k : row_coupling(rows + i, rows + j);
+			if (i != j && b->links)
+			{
+				k[i * n + j] += link_row_coupling(b->world, rows + i, rows + j);
+			}
 		}
 	}
 	row_block* blk = b->blocks + b->block_count;
@@ -108,6 +119,10 @@ void builder_make_block(row_builder* b, int first)
 
 void builder_project_free_rows(row_builder* b, int first)
 {
+	if (b->links)
+	{
+		return; // rows on links keep their own axes (their Jacobians over the slots are not projected)
+	}
 	// The joint's lock block, if it has one, is made of its last rows.
 	const row_block* blk = NULL;
 	for (int i = first; i < b->count; ++i)

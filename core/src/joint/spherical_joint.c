@@ -10,6 +10,7 @@
 //   J = -L (d rho/d s_y  J_sy + d rho/d s_z  J_sz) = -(L^2 cos psi / a^2  J_sy + L^2 sin psi / b^2  J_sz)
 // the outward normal of the ellipse, bounded everywhere (for a = b it is -J_phi, the swing axis).
 #include "joint/joint.h"
+#include "island.h"
 #include "world.h"
 
 #include "sinew/joint.h"
@@ -88,6 +89,11 @@ sn_error sn_joint_set_cone_limit(sn_world* world, sn_joint_id id, sn_cone_limit 
 	if (err == SN_ERR_OK)
 	{
 		j->cone = cone;
+	}
+	if (err == SN_ERR_OK)
+	{
+		island_wake_body(world, j->body_a);
+		island_wake_body(world, j->body_b);
 	}
 	return err;
 }

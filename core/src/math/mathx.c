@@ -241,3 +241,10 @@ void ldlt_solve(const double* l, const double* d_inv, int n, const double* b, do
 		x[i] = s;
 	}
 }
+
+void vec3_plane_basis(sn_vec3 a, sn_vec3* u, sn_vec3* v)
+{
+	sn_vec3 t = fabs(a.x) < 0.57735 ? sn_v3(1, 0, 0) : (fabs(a.y) < 0.57735 ? sn_v3(0, 1, 0) : sn_v3(0, 0, 1));
+	*u = sn_normalize(sn_cross(a, t));
+	*v = sn_cross(a, *u);
+}

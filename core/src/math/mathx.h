@@ -19,6 +19,9 @@ sn_mat33 mat33_scale(double s, sn_mat33 m);
 // Solve m x = b for a general invertible 3x3 matrix (Cramer). Returns zero if singular.
 sn_vec3 mat33_solve(sn_mat33 m, sn_vec3 b);
 
+// Two unit vectors u, v completing unit a to a right-handed orthonormal basis (a, u, v); the same a
+// always gives the same u and v.
+void vec3_plane_basis(sn_vec3 a, sn_vec3* u, sn_vec3* v);
 // Quaternion of the rotation vector v (angle |v| about v/|v|), exact.
 sn_quat quat_exp(sn_vec3 rotation_vector);
 // Rotation vector of a unit quaternion (shortest: angle in [0, pi]).

@@ -159,7 +159,7 @@ static sn_error reserve(sn_world* world)
 
 static bool joint_active(const joint* j)
 {
-	return j->live && j->enabled && !j->broken;
+	return j->live && j->enabled && !j->broken && !j->articulated; // the articulations' path has those
 }
 
 static int dynamic_slot(const sn_world* world, int32_t index)
@@ -487,6 +487,8 @@ static void build_rows(sn_world* world, double h)
 {
 	direct_state* d = &world->direct;
 	row_builder b;
+	b.world = NULL; // joints on articulation links are solved in the articulations' pass
+	b.links = false;
 	b.rows = world->rows;
 	b.count = 0;
 	b.blocks = world->blocks;

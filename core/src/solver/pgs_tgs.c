@@ -32,7 +32,10 @@
 
 #include "artic/artic.h"
 #include "body.h"
+#include "constraint/link_row.h"
 #include "constraint/row.h"
+#include "contact/solver.h"
+#include "island.h"
 #include "joint/joint.h"
 #include "math/mathx.h"
 #include "world.h"
@@ -79,13 +82,24 @@ static void integrate_positions(sn_world* world, double h)
 		sn_vec3 w = sn_add(s->w, s->wp);
 		b->com = sn_add(b->com, dp);
 		s->dp = sn_add(s->dp, dp);
+		b->solve_dp = sn_add(b->solve_dp, dp);
 		b->q = quat_integrate(b->q, w, h);
 		s->dtheta = sn_mul_add(s->dtheta, h, w);
+		b->solve_dtheta = sn_mul_add(b->solve_dtheta, h, w);
 		s->vp = sn_v3(0, 0, 0);
 		s->wp = sn_v3(0, 0, 0);
 	}
 }
 
+// Whether a joint belongs to the solve: every joint, or in the articulations' path of an XPBD or DIRECT
+// world only those of the articulations' islands.
+static bool joint_in_subset(const sn_world* world, const joint* j)
+{
+	return world->solver_subset != SUBSET_ARTICULATED || j->articulated;
+}
+
+// The rows of every enabled joint of the solve (joint_in_subset). Joints of which no side moves (both asleep
+// or static) are skipped.
 static void build_rows(sn_world* world, double h, double rigid_bias_rate)
 {
 	row_builder b;
@@ -96,12 +110,20 @@ static void build_rows(sn_world* world, double h, double rigid_bias_rate)
 	b.project_free_rows = true;
 	b.h = h;
 	b.rigid_bias_rate = rigid_bias_rate;
+	b.world = world;
+	world->link_rows.used = 0;
 	for (int i = 0; i < world->joint_high; ++i)
 	{
 		const joint* j = world->joints + i;
-		if (!j->live || !j->enabled || j->broken)
+		if (!j->live || !j->enabled || j->broken || !joint_in_subset(world, j))
 		{
 			continue;
+		}
+		if (!island_body_moves(world, j->body_a) && !island_body_moves(world, j->body_b) &&
+			!(j->body_a >= 0 && world->bodies[j->body_a].type == SN_BODY_KINEMATIC) &&
+			!(j->body_b >= 0 && world->bodies[j->body_b].type == SN_BODY_KINEMATIC))
+		{
+			continue; // nothing on either side moves: inert rows
 		}
 		joint_frame f;
 		joint_frame_compute(world, j, &f);
@@ -111,6 +133,7 @@ static void build_rows(sn_world* world, double h, double rigid_bias_rate)
 	world->row_count = b.count;
 	world->block_count = b.block_count;
 }
+
 
 static void warm_start(sn_world* world)
 {
@@ -126,6 +149,10 @@ static void warm_start(sn_world* world)
 		if (rw->impulse != 0.0)
 		{
 			row_apply(rw, sb, rw->impulse);
+			if (rw->flags & ROW_LINK)
+			{
+				link_row_apply(world, rw, rw->impulse, false);
+			}
 			rw->total += rw->impulse;
 		}
 	}
@@ -140,9 +167,11 @@ static void solve_block(sn_world* world, const row_block* blk, bool tgs, bool pu
 	int n = blk->n;
 	// Zeroed: GCC -O3 cannot see that n >= 2 and warns that ldlt_solve may read an unset rhs.
 	double rhs[ROW_BLOCK_MAX] = { 0.0 }, x[ROW_BLOCK_MAX];
+	const bool links = (rows[0].flags & ROW_LINK) != 0; // a joint's rows all have its link sides
 	for (int i = 0; i < n; ++i)
 	{
-		rhs[i] = -(row_cdot(rows + i, sb) - rows[i].target_speed);
+		double cdot = row_cdot(rows + i, sb) + (links ? link_row_cdot(world, rows + i, false) : 0.0);
+		rhs[i] = -(cdot - rows[i].target_speed);
 	}
 	ldlt_solve(blk->l, blk->d_inv, n, rhs, x);
 	for (int i = 0; i < n; ++i)
@@ -152,6 +181,10 @@ static void solve_block(sn_world* world, const row_block* blk, bool tgs, bool pu
 		r->impulse += delta;
 		r->total += delta;
 		row_apply(r, sb, delta);
+		if (links)
+		{
+			link_row_apply(world, r, delta, false);
+		}
 	}
 	if (!push)
 	{
@@ -160,8 +193,9 @@ static void solve_block(sn_world* world, const row_block* blk, bool tgs, bool pu
 	for (int i = 0; i < n; ++i)
 	{
 		const row* r = rows + i;
-		double c = tgs ? row_c_now(r, sb) : r->c0;
-		rhs[i] = -(row_cdot_push(r, sb) + r->coef.bias_rate * c);
+		double c = tgs ? row_c_now(r, sb) + (links ? link_row_displacement(world, r) : 0.0) : r->c0;
+		double cdot = row_cdot_push(r, sb) + (links ? link_row_cdot(world, r, true) : 0.0);
+		rhs[i] = -(cdot + r->coef.bias_rate * c);
 	}
 	ldlt_solve(blk->l, blk->d_inv, n, rhs, x);
 	for (int i = 0; i < n; ++i)
@@ -170,6 +204,10 @@ static void solve_block(sn_world* world, const row_block* blk, bool tgs, bool pu
 		row* r = rows + i;
 		r->push += delta;
 		row_apply_push(r, sb, delta);
+		if (links)
+		{
+			link_row_apply(world, r, delta, true);
+		}
 	}
 }
 
@@ -199,8 +237,14 @@ static void solve_rows(sn_world* world, enum solve_mode mode, double h)
 			i += blk->n - 1;
 			continue;
 		}
+		const bool links = (r->flags & ROW_LINK) != 0;
 		double c = (r->flags & ROW_VELOCITY) ? 0.0 : (tgs ? row_c_now(r, sb) : r->c0);
 		double cdot = row_cdot(r, sb);
+		if (links)
+		{
+			c += tgs && !(r->flags & ROW_VELOCITY) ? link_row_displacement(world, r) : 0.0;
+			cdot += link_row_cdot(world, r, false);
+		}
 		double delta;
 		bool split = row_splits(r);
 		if (r->flags & ROW_VELOCITY)
@@ -233,12 +277,21 @@ static void solve_rows(sn_world* world, enum solve_mode mode, double h)
 		delta = clamp_accumulate(&r->impulse, delta, r->lo, r->hi);
 		r->total += delta;
 		row_apply(r, sb, delta);
+		if (links)
+		{
+			link_row_apply(world, r, delta, false);
+		}
 
 		if (position && split && ((r->flags & ROW_UNILATERAL) == 0 || c < 0.0))
 		{
-			double dq = -r->coef.eff_mass * (row_cdot_push(r, sb) + r->coef.bias_rate * c);
+			double vp = row_cdot_push(r, sb) + (links ? link_row_cdot(world, r, true) : 0.0);
+			double dq = -r->coef.eff_mass * (vp + r->coef.bias_rate * c);
 			dq = clamp_accumulate(&r->push, dq, r->lo, r->hi);
 			row_apply_push(r, sb, dq);
+			if (links)
+			{
+				link_row_apply(world, r, dq, true);
+			}
 		}
 	}
 }
@@ -251,7 +304,7 @@ static void accumulate_joints(sn_world* world, double h_row)
 	for (int i = 0; i < world->joint_high; ++i)
 	{
 		joint* j = world->joints + i;
-		if (j->live)
+		if (j->live && joint_in_subset(world, j))
 		{
 			memset(j->warm, 0, sizeof(j->warm));
 		}
@@ -271,16 +324,29 @@ static void accumulate_joints(sn_world* world, double h_row)
 void pgs_substep(sn_world* world, double h)
 {
 	const sn_world_def* def = &world->def;
+	const bool contacts = world->contact_solver.count > 0;
 	prepare_bodies(world);
 	integrate_velocities(world, h);
+	// Articulations: free motion (ABA), their rows and warm starts (artic/solve.c); links with contacts or
+	// joints take part with every dof of their paths (before the joint rows, which read those slots).
+	contact_solver_mark_links(world);
+	joint_mark_links(world);
+	artic_solve_begin(world, h, false, 1);
 	build_rows(world, h, def->erp / h);
 	warm_start(world);
-	// Articulations: free motion (ABA), their rows and warm starts (artic/solve.c).
-	artic_solve_begin(world, h, false, 1);
+	if (contacts)
+	{
+		contact_solve_begin(world, h, 1);
+		contact_window_begin(world);
+	}
 	for (int i = 0; i < def->position_iterations; ++i)
 	{
 		solve_rows(world, SOLVE_PGS_POSITION, h);
 		artic_solve_sweep(world, ARTIC_SWEEP_PGS_POSITION, 1);
+		if (contacts)
+		{
+			contact_solve_sweep(world, true, false);
+		}
 	}
 	integrate_positions(world, h);
 	artic_solve_advance(world, h);
@@ -288,6 +354,16 @@ void pgs_substep(sn_world* world, double h)
 	{
 		solve_rows(world, SOLVE_PGS_VELOCITY, h);
 		artic_solve_sweep(world, ARTIC_SWEEP_PGS_VELOCITY, 1);
+		if (contacts)
+		{
+			contact_solve_sweep(world, false, false);
+		}
+	}
+	if (contacts)
+	{
+		contact_solve_restitution(world);
+		contact_window_end(world);
+		contact_solve_end(world);
 	}
 	body_store_solver_velocities(world);
 	accumulate_joints(world, h);
@@ -300,10 +376,17 @@ void tgs_substep(sn_world* world, double h)
 	int n = def->position_iterations;
 	double rho = h / n;
 	// A world of articulations only skips the body pipeline entirely.
-	bool bodies = world->body_count > 0;
+	bool bodies = world->body_count > 0 || world->link_rows.joints > 0;
+	const bool contacts = world->contact_solver.count > 0;
 	// Articulations: one ABA for the whole solve, then one window of length rho per position iteration
-	// (artic/solve.c).
+	// (artic/solve.c); links with contacts take part with every dof of their paths.
+	contact_solver_mark_links(world);
+	joint_mark_links(world);
 	artic_solve_begin(world, h, true, n);
+	if (contacts)
+	{
+		contact_solve_begin(world, h, n);
+	}
 	for (int i = 0; i < n; ++i)
 	{
 		if (bodies)
@@ -312,9 +395,21 @@ void tgs_substep(sn_world* world, double h)
 			integrate_velocities(world, rho);
 			build_rows(world, rho, def->erp / rho);
 			warm_start(world);
+		}
+		if (contacts)
+		{
+			contact_window_begin(world);
+		}
+		if (bodies)
+		{
 			solve_rows(world, SOLVE_TGS_POSITION, rho);
 		}
 		artic_solve_sweep(world, ARTIC_SWEEP_TGS_POSITION, i + 1);
+		if (contacts)
+		{
+			contact_solve_sweep(world, true, false);
+			contact_window_end(world);
+		}
 		if (bodies)
 		{
 			integrate_positions(world, rho);
@@ -326,7 +421,7 @@ void tgs_substep(sn_world* world, double h)
 			accumulate_joints(world, rho);
 		}
 	}
-	if (def->velocity_iterations > 0)
+	if (def->velocity_iterations > 0 || contacts)
 	{
 		for (int i = 0; i < def->velocity_iterations; ++i)
 		{
@@ -335,6 +430,16 @@ void tgs_substep(sn_world* world, double h)
 				solve_rows(world, SOLVE_TGS_VELOCITY, rho);
 			}
 			artic_solve_sweep(world, ARTIC_SWEEP_TGS_VELOCITY, 0);
+			if (contacts)
+			{
+				contact_solve_sweep(world, false, true);
+			}
+		}
+		if (contacts)
+		{
+			contact_solve_restitution(world);
+			contact_window_end(world);
+			contact_solve_end(world);
 		}
 		if (bodies)
 		{

@@ -4,6 +4,7 @@
 
 #include "artic/artic.h"
 #include "body.h"
+#include "contact/solver.h"
 #include "solver/direct.h"
 #include "solver/pgs_tgs.h"
 #include "solver/xpbd.h"
@@ -65,14 +66,19 @@ void solver_substep(sn_world* world, double h)
 			tgs_substep(world, h);
 			break;
 		// Articulations have no XPBD or DIRECT path: in those worlds they step with their own TGS solve
-		// (artic/solve.c), here, after the maximal-coordinate bodies (the two do not interact).
+		// (artic/solve.c), here, after the maximal-coordinate bodies, together with every contact that
+		// touches a link (contact/solver.c).
 		case SN_SOLVER_XPBD:
+			world->solver_subset = SUBSET_MAXIMAL;
 			xpbd_substep(world, h);
-			artic_step_tgs(world, h);
+			world->solver_subset = SUBSET_ALL;
+			contact_link_pass_tgs(world, h);
 			break;
 		case SN_SOLVER_DIRECT:
+			world->solver_subset = SUBSET_MAXIMAL;
 			direct_substep(world, h);
-			artic_step_tgs(world, h);
+			world->solver_subset = SUBSET_ALL;
+			contact_link_pass_tgs(world, h);
 			break;
 		default:
 			break;

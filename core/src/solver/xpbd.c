@@ -115,7 +115,7 @@ void xpbd_release(sn_world* world)
 
 static bool joint_active(const joint* j)
 {
-	return j->live && j->enabled && !j->broken;
+	return j->live && j->enabled && !j->broken && !j->articulated; // the articulations' path has those
 }
 
 static void make_side(sn_world* world, int32_t index, xpbd_side* s)
@@ -368,7 +368,7 @@ static void locks(xpbd_ctx* c, int linear, int angular)
 	sn_vec3 d = sn_sub(f.pb, f.pa);
 	if (linear == LOCK_LINE)
 	{
-		xpbd_plane_basis(f.a1, el, el + 1);
+		vec3_plane_basis(f.a1, el, el + 1);
 		nl = 2;
 	}
 	else
@@ -386,7 +386,7 @@ static void locks(xpbd_ctx* c, int linear, int angular)
 		sn_vec3 u = sn_cross(f.a2, f.a1); // AlignAxes: turn a2 onto a1 by the angle between them
 		double s = sn_length(u);
 		sn_vec3 turn = s > 0.0 ? sn_scale(atan2(s, sn_dot(f.a1, f.a2)) / s, u) : sn_v3(0, 0, 0);
-		xpbd_plane_basis(f.a1, ea, ea + 1);
+		vec3_plane_basis(f.a1, ea, ea + 1);
 		da[0] = sn_dot(ea[0], turn);
 		da[1] = sn_dot(ea[1], turn);
 		na = 2;

@@ -198,13 +198,6 @@ sn_vec3 xpbd_unswing(sn_vec3 a1, sn_vec3 a2, sn_vec3 b2)
 
 // ---- corrections -------------------------------------------------------------------------------------
 
-void xpbd_plane_basis(sn_vec3 a, sn_vec3* u, sn_vec3* v)
-{
-	sn_vec3 t = fabs(a.x) < 0.57735 ? sn_v3(1, 0, 0) : (fabs(a.y) < 0.57735 ? sn_v3(0, 1, 0) : sn_v3(0, 0, 1));
-	*u = sn_normalize(sn_cross(a, t));
-	*v = sn_cross(a, *u);
-}
-
 static const sn_vec3 world_axes[3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
 
 // One XPBD step on a block with directions e (1..3, orthonormal), wanted displacement `target` and the
@@ -608,7 +601,7 @@ void xpbd_restrict_to_axis(xpbd_ctx* c, sn_vec3 a, sn_vec3 p1, sn_vec3 p2, doubl
 		else
 		{
 			sn_vec3 e[2];
-			xpbd_plane_basis(a, e, e + 1);
+			vec3_plane_basis(a, e, e + 1);
 			linear_correction_in(c, p2, p2, e, 2, sn_neg(corr), soft, INFINITY, lambda);
 		}
 		return;
@@ -656,7 +649,7 @@ void xpbd_align_axes(xpbd_ctx* c, sn_vec3 a1, sn_vec3 a2, const sn_soft* soft, s
 		double s = sn_length(u);
 		double angle = atan2(s, sn_dot(a1, a2));
 		sn_vec3 e[2];
-		xpbd_plane_basis(a1, e, e + 1);
+		vec3_plane_basis(a1, e, e + 1);
 		angular_correction_in(c, e, 2, s > 0.0 ? sn_scale(angle / s, u) : sn_v3(0, 0, 0), soft, INFINITY, lambda);
 		return;
 	}
@@ -804,6 +797,8 @@ int xpbd_build_rows(xpbd_ctx* c, const sn_world* world, row* rows, row_block* bl
 	joint_frame f;
 	joint_frame_compute(world, c->j, &f);
 	row_builder b;
+	b.world = NULL; // joints on articulation links are solved in the articulations' pass
+	b.links = false;
 	b.joint_index = (int32_t)(c->j - world->joints);
 	b.sa = body_solver_index(world, c->j->body_a);
 	b.sb = body_solver_index(world, c->j->body_b);

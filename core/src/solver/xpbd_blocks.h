@@ -80,9 +80,6 @@ typedef struct xpbd_frames
 
 void xpbd_frames_now(xpbd_ctx* c, xpbd_frames* f);
 
-// Two unit vectors completing unit a to a right-handed orthonormal basis.
-void xpbd_plane_basis(sn_vec3 a, sn_vec3* u, sn_vec3* v);
-
 // Frame B's y axis taken back through the swing (the shortest rotation from a2 to a1): the angle from
 // b1 to it about a1 is the joint's twist coordinate theta of joint/joint.h exactly.
 sn_vec3 xpbd_unswing(sn_vec3 a1, sn_vec3 a2, sn_vec3 b2);

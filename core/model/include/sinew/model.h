@@ -437,6 +437,16 @@ typedef struct snm_mesh_options
 
 snm_mesh_options snm_default_mesh_options(void);
 
+// The filesystem resolver alone, as snm_model_load_meshes uses it after options->resolve (the rules above:
+// package:// in options->package_path then SINEW_MODEL_PATH when options->use_env_path, file://, absolute
+// and relative paths from options->base_dir, confine_paths): for a resolver of one's own that reads some
+// URIs from disk (a server that takes a client's files but package:// ones from its model path), or for
+// finding a file (a URDF) on a model path. The returns of a resolver; SN_ERR_UNSUPPORTED for a URI
+// scheme it does not know; a URI that confine_paths (or a ".." in a package URI) refuses gives
+// SN_ERR_INVALID_ARGUMENT and says so in looked.
+sn_error snm_resolve_file(const snm_mesh_options* options, const char* uri, size_t max_bytes, snm_asset* asset,
+						  char* looked, size_t looked_capacity);
+
 // Read the meshes (see above) into the model. On failure the model is as it was (no mesh kept) and
 // *error names the URI, the element and what is wrong (error->asset says which kind). Calling it again
 // replaces what an earlier call read.
