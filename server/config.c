@@ -56,7 +56,8 @@ static const option_def options[] = {
 	  "the container's models volume)" },
 	{ "no-demo", "SINEW_NO_DEMO", OPT_FLAG_OFF, VAL_(demo), NULL, "do not create the demo world at start" },
 	{ "demo-model", "SINEW_DEMO_MODEL", OPT_STRING, STR_(demo_model), "URDF",
-	  "the robot of the demo world, moved by its drives (default: the built-in sinew_arm)" },
+	  "the robot of the demo world, moved by its drives in a slow motion (default: the built-in sinew_arm picking "
+	  "and placing a box)" },
 	{ "allow-demo-destroy", "SINEW_ALLOW_DEMO_DESTROY", OPT_FLAG_ON, VAL_(allow_demo_destroy), NULL,
 	  "let clients destroy the demo world (default: DestroyWorld on it is refused, ERR_PROTECTED)" },
 	{ "log-level", "SINEW_LOG_LEVEL", OPT_LEVEL, VAL_(log_level), "LEVEL",

@@ -1,8 +1,12 @@
-// The demo world: the demo robot (models/sinew_arm.urdf, embedded in sinewd at build time, or the URDF
-// given with --demo-model) in a default world stepping in real time, moved by its drives through a slow
-// motion that never ends, so that a person who starts sinewd and opens the dashboard sees a robot at work.
+// The demo world, stepping in real time so that a person who starts sinewd and opens the dashboard sees a
+// robot at work:
+//   - by default, the demo arm (models/sinew_arm.urdf, embedded in sinewd at build time) on a ground plane
+//     picks a box from a table and places it at the table's other side, forever (demo_scene.c: the scene,
+//     its waypoints and its controller, which a test also runs without the server);
+//   - with --demo-model URDF, that robot alone, moved by its drives through a slow motion that never ends
+//     (below): nothing is known of its gripper or its reach, so it picks nothing.
 //
-// The motion is made from the URDF alone, so any robot works: every joint with one coordinate that is not
+// The generic motion is made from the URDF alone, so any robot works: every joint with one coordinate that is not
 // a mimic follower gets an acceleration drive (stiffness 2500 1/s^2, damping 100 1/s: critically damped
 // at 50 rad/s; maximum force the URDF effort) and a target. The gains are high because an acceleration
 // drive scales by the dof's own response, in which the joints further out are free: at 100 1/s^2 the
@@ -19,8 +23,11 @@
 // controller that runs inside the step (world_controller.drive), so the motion is the same whatever the
 // pacing, and continues through snapshots and resets. Initial positions are the targets at t = 0.
 // A client that sets drive targets takes the controls: the motion stands by, every joint held where it
-// was (world_controller.hold), until a Reset or Restore gives the motion back.
+// was (world_controller.hold), until a Reset or Restore gives the motion back. The pick-and-place does the
+// same, but its gripper keeps squeezing what it holds.
 #include "demo_world.h"
+
+#include "demo_scene.h"
 
 #include "log.h"
 #include "model_info.h"
@@ -168,16 +175,77 @@ static int32_t fail(sn_world* world, demo_motion* m, snm_model* model, int32_t c
 	return code;
 }
 
+// Host a built world as the demo: kept, ownerless, protected, in real time, with its controller and what
+// DescribeWorld tells of its robot. Takes the world and the controller's context (freed on failure).
+static int32_t host_demo(server* srv, sn_world* world, const snm_model* model, const snm_build_result* built,
+						 world_controller controller, int driven)
+{
+	int links = built->articulation_link_count, dofs = sn_articulation_get_dof_count(world, built->articulation);
+	world_host* host = NULL;
+	char detail[256];
+	int32_t code = world_host_create(srv, world, "demo", 0, true, &host, detail, sizeof(detail));
+	if (code != 0)
+	{
+		controller_free(&controller);
+		log_error("could not host the demo world", "detail=\"%s\"", detail);
+		return code;
+	}
+	// What DescribeWorld tells a dashboard that opens the demo world: names and visuals of the robot, its
+	// visual meshes in the asset store.
+	asset_blob** meshes = model_info_store_meshes(&srv->assets, model);
+	model_info info = { model, built, meshes };
+	bool kept = model_info_keep(&host->models, &info, built->articulation, dofs);
+	model_info_release_meshes(meshes, model->mesh_count);
+	if (!kept)
+	{
+		controller_free(&controller);
+		world_host_destroy(host, "out of memory");
+		log_error("could not host the demo world", "detail=\"out of memory\"");
+		return SN_ERR_NO_MEMORY;
+	}
+	host->destroy_protected = !srv->config.allow_demo_destroy;
+	host->controller = controller;
+	pacing_set(host, (time_settings){ sinew_v1_TimeMode_TIME_REALTIME, 1.0, host->pacing.lockstep_timeout_ms });
+	char quoted[160];
+	log_info("demo world", "world=%llu robot=%s links=%d dofs=%d driven=%d shapes=%d", (unsigned long long)host->id,
+			 log_quote(quoted, sizeof(quoted), model->name), links, dofs, driven, sn_world_get_shape_count(world));
+	return 0;
+}
+
+// The built-in demo: the pick-and-place of demo_scene.c.
+static int32_t pick_and_place_create(server* srv)
+{
+	demo_scene_parts parts;
+	char detail[512];
+	sn_error err = demo_scene_create((const char*)demo_model_urdf, (size_t)demo_model_urdf_size, "sinew_arm.urdf",
+									 &parts, detail, sizeof(detail));
+	if (err != SN_ERR_OK)
+	{
+		return fail(NULL, NULL, NULL, err, "the demo scene", detail);
+	}
+	world_controller controller = {
+		.drive = demo_scene_drive, .hold = demo_scene_hold, .release = free, .context = parts.scene
+	};
+	parts.scene = NULL; // the controller's now
+	sn_world* world = parts.world;
+	parts.world = NULL; // the host's now, also on failure
+	int32_t code = host_demo(srv, world, parts.model, &parts.robot, controller, DEMO_ARM_JOINTS + 1);
+	demo_scene_parts_free(&parts);
+	return code;
+}
+
 int32_t demo_world_create(server* srv)
 {
-	// The robot: the embedded arm or the file given.
+	const char* model_path = srv->config.demo_model;
+	if (model_path[0] == '\0')
+	{
+		return pick_and_place_create(srv);
+	}
+	// The robot of the file given, in the generic motion.
 	snm_model* model = NULL;
 	snm_error error;
-	const char* model_path = srv->config.demo_model;
-	sn_error err = model_path[0] != '\0' ? snm_load_urdf_file(model_path, NULL, &model, &error)
-										 : snm_parse_urdf((const char*)demo_model_urdf, (size_t)demo_model_urdf_size,
-														  "sinew_arm.urdf", NULL, &model, &error);
-	if (err == SN_ERR_OK && model_path[0] != '\0')
+	sn_error err = snm_load_urdf_file(model_path, NULL, &model, &error);
+	if (err == SN_ERR_OK)
 	{
 		err = model_info_load_own_meshes(model, model_path, srv->config.model_path, &error);
 		if (err != SN_ERR_OK)
@@ -225,40 +293,10 @@ int32_t demo_world_create(server* srv)
 			++k;
 		}
 	}
-	int links = built.articulation_link_count, dofs = sn_articulation_get_dof_count(world, built.articulation);
-	char robot[SNM_NAME_MAX];
-	snprintf(robot, sizeof(robot), "%s", model->name);
-
-	world_host* host = NULL;
-	char detail[256];
-	int32_t code = world_host_create(srv, world, "demo", 0, true, &host, detail, sizeof(detail));
-	if (code != 0)
-	{
-		snm_build_result_free(&built);
-		snm_model_destroy(model);
-		free(m);
-		log_error("could not host the demo world", "detail=\"%s\"", detail);
-		return code;
-	}
-	// What DescribeWorld tells a dashboard that opens the demo world: names and visuals of the robot.
-	asset_blob** meshes = model_info_store_meshes(&srv->assets, model);
-	model_info info = { model, &built, meshes };
-	bool kept = model_info_keep(&host->models, &info, built.articulation, dofs);
-	model_info_release_meshes(meshes, model->mesh_count);
+	int driven = m->count;
+	world_controller controller = { .drive = demo_control, .hold = demo_hold, .release = free, .context = m };
+	int32_t code = host_demo(srv, world, model, &built, controller, driven);
 	snm_build_result_free(&built);
 	snm_model_destroy(model);
-	if (!kept)
-	{
-		free(m);
-		world_host_destroy(host, "out of memory");
-		log_error("could not host the demo world", "detail=\"out of memory\"");
-		return SN_ERR_NO_MEMORY;
-	}
-	host->destroy_protected = !srv->config.allow_demo_destroy;
-	host->controller = (world_controller){ .drive = demo_control, .hold = demo_hold, .release = free, .context = m };
-	pacing_set(host, (time_settings){ sinew_v1_TimeMode_TIME_REALTIME, 1.0, host->pacing.lockstep_timeout_ms });
-	char quoted[160];
-	log_info("demo world", "world=%llu robot=%s links=%d dofs=%d driven=%d", (unsigned long long)host->id,
-			 log_quote(quoted, sizeof(quoted), robot), links, dofs, m->count);
-	return 0;
+	return code;
 }

@@ -1,5 +1,5 @@
-// The world sinewd starts with when run without --no-demo. One replaceable function: a robot arm
-// model will take its place.
+// The world sinewd starts with when run without --no-demo: the demo arm's pick-and-place (demo_scene.h),
+// or the robot of --demo-model in a generic motion.
 #ifndef SINEW_SERVER_DEMO_WORLD_H
 #define SINEW_SERVER_DEMO_WORLD_H
 

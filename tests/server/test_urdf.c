@@ -209,7 +209,8 @@ static void test_bad_models(void** state)
 	assert_int_equal(test_server_stop(&server), 0);
 }
 
-// sinewd without --no-demo: the demo world hosts the arm in real time and moves it.
+// sinewd without --no-demo: the demo world hosts the arm in real time and moves it; a client that sets a
+// target takes the controls, and Reset gives the motion back.
 static void test_demo_world(void** state)
 {
 	(void)state;
@@ -243,11 +244,65 @@ static void test_demo_world(void** state)
 	{
 		moved = fmax(moved, fabs(b->position[i] - a->position[i]));
 	}
-	// In 0.5 s the slowest joint (period 24 s, amplitude 0.9 rad) moves by more than 0.01 rad.
+	// The pick-and-place never stands still for 0.5 s: its holds (the gripper closing, opening) last 0.3 s,
+	// and the fingers move 15 mm as each begins; around them the arm lifts or lowers by tenths of a radian.
 	assert_true(moved > 0.01);
 	assert_near(b->position[8], b->position[7], 1e-12, "the fingers are coupled by a hard mimic row");
+	const uint64_t arm = a->id;
 	snc_message_free(&first);
 	snc_message_free(&second);
+
+	// A client takes the controls: joint2's target, and the arm stops where it is.
+	snc_client* owner = test_connect(&server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	test_join(owner, world, sinew_v1_Role_ROLE_OWNER);
+	m = test_command(sinew_v1_ClientMessage_set_drive_targets_tag);
+	m.command.set_drive_targets.world_id = world;
+	m.command.set_drive_targets.has_articulation = true;
+	m.command.set_drive_targets.articulation.articulation_id = arm;
+	m.command.set_drive_targets.articulation.dofs_count = 1;
+	m.command.set_drive_targets.articulation.dofs[0] = 1; // joint2
+	m.command.set_drive_targets.articulation.positions_count = 1;
+	m.command.set_drive_targets.articulation.positions[0] = 0.4;
+	test_expect(owner, &m, 0, NULL);
+	test_sleep_ms(1000);
+	const uint32_t everything = sinew_v1_Include_INCLUDE_JOINT_POSITIONS | sinew_v1_Include_INCLUDE_POSES;
+	test_get_state(c, world, everything, &first);
+	test_sleep_ms(500);
+	test_get_state(c, world, everything, &second);
+	a = first.articulations;
+	b = second.articulations;
+	// The drives (critically damped at 200 rad/s) settle within a second: joint2 at its target, and over
+	// 0.5 s nothing moves by more than 1e-3 rad (the demo motion would move tenths).
+	assert_near(b->position[1], 0.4, 0.01, "joint2 at the client's target");
+	for (int i = 0; i < 7; ++i)
+	{
+		assert_near(b->position[i], a->position[i], 1e-3, "the demo motion stands by");
+	}
+	snc_message_free(&first);
+	snc_message_free(&second);
+
+	// Reset gives the motion back, from its start: the box (the second body: the table is the first) at
+	// site 0 on the table, (0.55, 0.2, 0.325) m, and the arm moving again.
+	m = test_command(sinew_v1_ClientMessage_reset_tag);
+	m.command.reset.world_id = world;
+	test_expect(owner, &m, 0, NULL);
+	test_get_state(c, world, everything, &first);
+	assert_true(first.msg.message.reply.result.state.time < 0.5);
+	assert_int_equal(first.body_count, 2);
+	assert_near(first.bodies[1].position.x, 0.55, 1e-3, "the box at site 0 after a reset");
+	assert_near(first.bodies[1].position.y, 0.2, 1e-3, "the box at site 0 after a reset");
+	assert_near(first.bodies[1].position.z, 0.325, 1e-3, "the box on the table after a reset");
+	test_sleep_ms(500);
+	test_get_state(c, world, everything, &second);
+	moved = 0.0;
+	for (int i = 0; i < 9; ++i)
+	{
+		moved = fmax(moved, fabs(second.articulations->position[i] - first.articulations->position[i]));
+	}
+	assert_true(moved > 0.01);
+	snc_message_free(&first);
+	snc_message_free(&second);
+	snc_close(owner);
 	snc_close(c);
 	assert_int_equal(test_server_stop(&server), 0);
 }

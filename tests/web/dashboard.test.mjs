@@ -120,15 +120,18 @@ describe('dashboard', { timeout: 120000 }, () => {
 		const listed = (await observer.ok({ listWorlds: {} })).worlds.worlds;
 		const d = (await observer.ok({ describeWorld: { worldId: listed.find((w) => w.name === 'demo').worldId } })).description;
 		const a = d.articulations[0];
-		demo = { world: d.worldId, articulation: a.id, visuals: a.urdf.visuals.length, dofs: Object.fromEntries(a.urdf.joints.filter((j) => j.dof >= 0).map((j) => [j.name, j.dof])) };
+		const info = listed.find((w) => w.name === 'demo');
+		demo = { world: d.worldId, articulation: a.id, visuals: a.urdf.visuals.length, bodies: info.bodyCount, dofs: Object.fromEntries(a.urdf.joints.filter((j) => j.dof >= 0).map((j) => [j.name, j.dof])) };
 		assert.equal(d.name, 'demo');
 	});
 
 	it('draws the robot from its visual geometry (screenshot saved)', async () => {
 		await waitFor('frames drawn', () => page.evaluate(() => window.sinewDashboard.framesRendered > 10));
 		const drawn = await page.evaluate(() => window.sinewDashboard.drawn);
-		// One mesh per URDF visual, no placeholder boxes.
-		assert.deepEqual(drawn, { objects: drawn.objects, meshes: demo.visuals, described: true });
+		// One mesh per URDF visual: no placeholder box for a link. The demo's bodies (its table and its box)
+		// are placeholders, one each, until the description carries their shapes.
+		assert.equal(demo.bodies, 2);
+		assert.deepEqual(drawn, { objects: drawn.objects, meshes: demo.visuals + demo.bodies, described: true });
 		await sleep(300);
 		const shot = await page.locator('[data-testid=view3d]').screenshot({ path: path.join(ARTIFACTS, 'dashboard-view.png') });
 		await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard.png') });
@@ -152,7 +155,7 @@ describe('dashboard', { timeout: 120000 }, () => {
 		assert.equal(await row(a, demo.dofs.joint1).locator('[data-testid=target-slider]').count(), 1);
 		const read = async () => Promise.all(Object.values(demo.dofs).map(async (dof) => Number(await cell(a, dof, 'position').innerText())));
 		const first = await read();
-		// The demo moves every joint (periods of 9 s and more, amplitudes up to 0.9 rad): in 0.6 s some
+		// The demo's pick-and-place never stands still for 0.6 s (its holds last 0.3 s): in 0.6 s some
 		// joint moves by far more than the 3 decimals shown.
 		await sleep(600);
 		const second = await read();
@@ -165,7 +168,7 @@ describe('dashboard', { timeout: 120000 }, () => {
 		const slider = row(a, demo.dofs.joint2).locator('[data-testid=target-slider]');
 		assert.equal(await slider.isEnabled(), true);
 		await slider.fill('0.5');
-		// The demo's drives (critically damped at 50 rad/s) reach a new target within a second; 0.05 rad
+		// The demo's drives (critically damped at 200 rad/s) reach a new target within a second; 0.05 rad
 		// covers their gravity sag. The demo motion stands by once a client sets a target.
 		const q = await waitFor('joint2 at its new target in the streamed state', async () => {
 			const s = await observer.state(demo.world, pb.Include.INCLUDE_JOINT_POSITIONS);
