@@ -854,6 +854,17 @@ static bool restore_world(server* srv, const char* file, const uint8_t* data, si
 		snprintf(why, cap, "its time settings are not valid: %s", detail);
 		return false;
 	}
+	// A world written by a sinewd of another snapshot format (an upgrade or a downgrade across a format
+	// change) does not restore: say so rather than call it damaged. Its file stays where it is.
+	uint32_t version = sn_snapshot_version(snapshot, snapshot_size);
+	if (version != 0 && version != SN_SNAPSHOT_VERSION)
+	{
+		snprintf(why, cap,
+				 "written in snapshot format %u by another version of sinewd; this one reads format %u only, so "
+				 "kept worlds do not carry over a change of format",
+				 (unsigned)version, (unsigned)SN_SNAPSHOT_VERSION);
+		return false;
+	}
 	// The reset point must rebuild as well as the world does.
 	sn_world* check = NULL;
 	if (sn_world_create_from_snapshot(reset, reset_size, NULL, &check) != SN_ERR_OK)

@@ -68,10 +68,12 @@ void server_housekeeping(server* srv)
 					 (uint64_t)srv->config.limits.shutdown_grace_ms * 1000000u + SHUTDOWN_STEP_WAIT_NS)
 		{
 			// One step alone outlives the grace (the core cannot stop inside a step): leave without it
-			// rather than past every orchestrator's patience. The process's memory goes with it.
+			// rather than past every orchestrator's patience. The process's memory goes with it, but the
+			// kept worlds that are not stepping go to the state directory first, as at any shutdown.
 			log_warn("a step is still running after the shutdown grace; exiting without waiting for it",
 					 "grace_ms=%lld jobs=%d", (long long)srv->config.limits.shutdown_grace_ms,
 					 srv->stepper.jobs_in_flight);
+			persist_final(srv);
 			_exit(0);
 		}
 	}

@@ -1684,7 +1684,10 @@ static const command_row commands[] = {
 	{ "play", cmd_play, true, "play WORLD [--rate R]       run a world in real time (R simulated seconds per second)",
 	  NULL },
 	{ "pause", cmd_pause, true, "pause WORLD                 stop a world's time (then `sinew step` steps it)", NULL },
-	{ "reset", cmd_reset, true, "reset WORLD                 back to the world's reset point (its start)", NULL },
+	{ "reset", cmd_reset, true, "reset WORLD                 back to the world's reset point (its start)",
+	  "The reset point is what the world held when it was created, cloned or restored: a robot loaded\n"
+	  "into it afterwards (load-urdf) is not part of it, and reset takes such a world back to empty. The\n"
+	  "demo world's reset point holds its robot at rest, and resetting it gives the demo its own motion back." },
 	{ "target", cmd_target, true, "target WORLD JOINT=VALUE... set drive targets by joint name (rad or m)",
 	  "Joints are named as in the URDF (see `sinew state WORLD`); without a URDF, link<i> after the link the\n"
 	  "joint moves; with several articulations, a<id>/JOINT. Targets outside a joint's limits are refused.\n"

@@ -669,6 +669,16 @@ static sn_error read_world_settings(snap_reader* r, sn_world_def* def, double* t
 	return sn_world_def_check(def, NULL, 0) == SN_ERR_OK ? SN_ERR_OK : SN_ERR_BAD_SNAPSHOT;
 }
 
+uint32_t sn_snapshot_version(const void* data, size_t size)
+{
+	if (data == NULL || size < HEADER_SIZE || memcmp(data, snapshot_magic, sizeof(snapshot_magic)) != 0)
+	{
+		return 0;
+	}
+	snap_reader r = { data, size, sizeof(snapshot_magic), true };
+	return snap_get_u32(&r);
+}
+
 // Maximal joints on links: counted on their articulations, whose rows get room for them (as creating
 // them does).
 static sn_error count_link_joints(sn_world* world)

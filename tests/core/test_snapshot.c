@@ -259,13 +259,41 @@ static void test_forged_field_rejected(void** state)
 	sn_world_destroy(world);
 }
 
+// A snapshot says its format version, and bytes of another version are told apart from damage.
+static void test_version(void** state)
+{
+	(void)state;
+	scene s;
+	build(&s, SN_SOLVER_TGS);
+	size_t size;
+	uint8_t* bytes = take(s.world, &size);
+	assert_int_equal(sn_snapshot_version(bytes, size), SN_SNAPSHOT_VERSION);
+	// Another version (the header's version is outside the payload's hash): refused, and said.
+	uint32_t older = SN_SNAPSHOT_VERSION - 2;
+	for (int k = 0; k < 4; ++k)
+	{
+		bytes[8 + k] = (uint8_t)(older >> (8 * k));
+	}
+	assert_int_equal(sn_snapshot_version(bytes, size), older);
+	sn_world* out = NULL;
+	assert_sn_error(sn_world_create_from_snapshot(bytes, size, NULL, &out), SN_ERR_BAD_SNAPSHOT);
+	assert_null(out);
+	// Not a snapshot at all: 0.
+	assert_int_equal(sn_snapshot_version(bytes, 16), 0);
+	assert_int_equal(sn_snapshot_version(NULL, size), 0);
+	bytes[0] = 'X';
+	assert_int_equal(sn_snapshot_version(bytes, size), 0);
+	free(bytes);
+	sn_world_destroy(s.world);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_restore_tgs),           cmocka_unit_test(test_restore_pgs),
 		cmocka_unit_test(test_restore_xpbd),          cmocka_unit_test(test_restore_direct),
 		cmocka_unit_test(test_small_buffer),          cmocka_unit_test(test_corruption_rejected),
-		cmocka_unit_test(test_forged_field_rejected),
+		cmocka_unit_test(test_forged_field_rejected), cmocka_unit_test(test_version),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 """What a newcomer meets first: where the client connects (the SINEW_* variables), errors as an IntEnum
 with a class per family, worlds that go with their session unless kept, unique world names, the
 protected demo world, maximal joints from keyword arguments, links by URDF name, targets refused outside
-a joint's limits, and states whose lists iterate as lists."""
+a joint's limits, states whose lists iterate as lists, and type hints on the whole public API."""
 
 import math
 import os
@@ -161,3 +161,35 @@ def test_hello_arm_finds_the_server_through_the_variables(start_server):
                          timeout=60, env=env)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "the demo robot sinew_arm" in out.stdout
+
+
+def test_the_public_api_has_type_hints():
+    # Every public function and method of the modules users call (and every one of their parameters
+    # but self, cls, *args and **kwargs collectors, which are hinted as a whole) is annotated, return
+    # type included.
+    import inspect
+
+    from sinew import articulation, client, connection, joints, placement, state, world
+
+    missing = []
+    for module in (client, world, articulation, state, joints, placement, connection):
+        for name, obj in vars(module).items():
+            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+                continue
+            functions = [(name, obj)] if inspect.isfunction(obj) else []
+            if inspect.isclass(obj):
+                for attr, member in vars(obj).items():
+                    member = getattr(member, "fget", member)
+                    member = getattr(member, "__func__", member)
+                    if inspect.isfunction(member) and (not attr.startswith("_") or attr == "__init__"):
+                        functions.append(("%s.%s" % (name, attr), member))
+            for qualified, function in functions:
+                signature = inspect.signature(function)
+                if signature.return_annotation is inspect.Signature.empty and not qualified.endswith("__init__"):
+                    missing.append("%s.%s: return" % (module.__name__, qualified))
+                for parameter in list(signature.parameters.values()):
+                    if parameter.name in ("self", "cls"):
+                        continue
+                    if parameter.annotation is inspect.Parameter.empty:
+                        missing.append("%s.%s: %s" % (module.__name__, qualified, parameter.name))
+    assert not missing, "not annotated: " + ", ".join(missing)

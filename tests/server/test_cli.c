@@ -149,6 +149,18 @@ static void test_subcommands(void** state)
 	const char* step_id[] = { "step", world, "10", NULL };
 	assert_int_equal(run_cli(out, sizeof(out), step_id), 0);
 	expect_text(out, "step_count=260");
+	// A name that is also another world's id is ambiguous: said, with the ids to choose from.
+	const char* numbered[] = { "create-world", "--name", world, NULL };
+	assert_int_equal(run_cli(out, sizeof(out), numbered), 0);
+	char other[32];
+	snprintf(other, sizeof(other), "%llu", strtoull(out, NULL, 10));
+	const char* which[] = { "state", world, NULL };
+	assert_int_equal(run_cli(out, sizeof(out), which), 1);
+	expect_text(out, "is ambiguous");
+	expect_text(out, other);
+	expect_text(out, "cli");
+	const char* drop[] = { "destroy-world", other, "--yes", NULL };
+	assert_int_equal(run_cli(out, sizeof(out), drop), 0);
 
 	// A robot by name; its joints by their URDF names, with units.
 	const char* load[] = { "load-urdf", "cli", SINEW_TEST_URDF_DIR "/gripper.urdf", "--drive-all", "50,5", NULL };

@@ -1,9 +1,11 @@
 // The state directory: kept worlds survive a SIGKILL mid-run (the last periodic snapshot) and a clean
 // shutdown (the final one), with their ids, names, states bit for bit, reset points and robot
 // descriptions; worlds that were not kept, or were destroyed, do not come back; corrupted, truncated,
-// foreign and unfinished files are reported and skipped without stopping the server; a directory that
-// cannot be created stops it at start.
+// foreign and unfinished files, and those of another snapshot format (said as such), are reported and
+// skipped without stopping the server; a directory that cannot be created stops it at start.
 #include "fixture.h"
+
+#include "sinew/world.h"
 
 #include "wire.h"
 
@@ -380,6 +382,46 @@ static int log_count(const test_server* s, const char* text)
 	return n;
 }
 
+// The file's own checksum (persist.c): FNV-1a over everything before its last 8 bytes.
+static void seal(uint8_t* bytes, size_t size)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i + 8 < size; ++i)
+	{
+		h ^= bytes[i];
+		h *= 1099511628211ull;
+	}
+	for (int k = 0; k < 8; ++k)
+	{
+		bytes[size - 8 + (size_t)k] = (uint8_t)(h >> (8 * k));
+	}
+}
+
+// A copy of a good file as a sinewd of an older snapshot format would have written it: the version in
+// the header of each snapshot in it (the world's and its reset point's) two lower, the file sealed again.
+static void write_other_format(const uint8_t* good, size_t size)
+{
+	uint8_t* bytes = malloc(size);
+	memcpy(bytes, good, size);
+	int patched = 0;
+	for (size_t i = 0; i + 12 <= size; ++i)
+	{
+		if (memcmp(bytes + i, "SNWSNAP1", 8) == 0 && sn_snapshot_version(bytes + i, size - i) == SN_SNAPSHOT_VERSION)
+		{
+			uint32_t older = SN_SNAPSHOT_VERSION - 2;
+			for (int k = 0; k < 4; ++k)
+			{
+				bytes[i + 8 + (size_t)k] = (uint8_t)(older >> (8 * k));
+			}
+			patched += 1;
+		}
+	}
+	assert_int_equal(patched, 2);
+	seal(bytes, size);
+	write_file("world-0000000900000001.sinew", bytes, size);
+	free(bytes);
+}
+
 static void test_bad_files_are_skipped(void** state)
 {
 	(void)state;
@@ -407,7 +449,8 @@ static void test_bad_files_are_skipped(void** state)
 	bytes[size / 2] ^= 0x40;                                        // one bit flipped
 	write_file("world-0000000500000001.sinew", bytes, size);
 	bytes[size / 2] ^= 0x40;
-	memcpy(bytes, "OTHERAPP", 8); // another program's file
+	write_other_format(bytes, size); // written by a sinewd of another snapshot format
+	memcpy(bytes, "OTHERAPP", 8);    // another program's file
 	write_file("world-0000000600000001.sinew", bytes, size);
 	write_file("world-0000000700000001.sinew.tmp-3", junk, 100); // a write a crash cut short
 	write_file("notes.txt", "not ours\n", 9);                    // not ours: left alone
@@ -426,8 +469,12 @@ static void test_bad_files_are_skipped(void** state)
 	assert_int_equal(ids[0], kept);
 	assert_string_equal(names[0], "the good one");
 	snc_close(c);
-	// Six skipped, each said, and the unfinished write removed; notes.txt is still there.
-	assert_int_equal(log_count(&b, "state file skipped"), 6);
+	// Seven skipped, each said (the other format as such), and the unfinished write removed; notes.txt
+	// is still there.
+	assert_int_equal(log_count(&b, "state file skipped"), 7);
+	char other_format[96];
+	snprintf(other_format, sizeof(other_format), "written in snapshot format %u", (unsigned)SN_SNAPSHOT_VERSION - 2);
+	assert_int_equal(log_count(&b, other_format), 1);
 	assert_int_equal(count_files(".tmp-3"), 0);
 	assert_int_equal(count_files("notes.txt"), 1);
 	assert_int_equal(test_server_stop(&b), 0);

@@ -1,14 +1,18 @@
 // Shutdown with long steps in flight: a Step of 100,000 steps stops between steps before the grace
 // deadline, its client gets what was done with ERR_SHUTTING_DOWN and then Closing, and sinewd exits 0
 // within the grace; a single step longer than the grace (the core cannot stop inside one) is not waited
-// for beyond it. Each test starts its own sinewd and measures the time from SIGTERM to exit.
+// for beyond it, and the kept worlds not stepping are still written to the state directory on the way
+// out. Each test starts its own sinewd and measures the time from SIGTERM to exit.
 #include "fixture.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 // A hanging chain of n hinged links; with substeps and iterations to make its steps as slow as wanted.
@@ -106,13 +110,42 @@ static void test_long_step_stops_at_the_grace(void** state)
 	assert_true(seconds < 2.5);
 }
 
+// The state directory's files (world-<id>.sinew) in dir.
+static int state_files(const char* dir)
+{
+	DIR* d = opendir(dir);
+	int n = 0;
+	struct dirent* e;
+	while (d != NULL && (e = readdir(d)) != NULL)
+	{
+		size_t len = strlen(e->d_name);
+		n += strncmp(e->d_name, "world-", 6) == 0 && len > 6 && strcmp(e->d_name + len - 6, ".sinew") == 0;
+	}
+	if (d != NULL)
+	{
+		closedir(d);
+	}
+	return n;
+}
+
 static void test_single_step_longer_than_the_grace(void** state)
 {
 	(void)state;
+	// With a state directory and no periodic write: a kept world that is not stepping still reaches it
+	// when the server leaves without the step.
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/tmp/sinew-shutdown-XXXXXX");
+	assert_non_null(mkdtemp(dir));
 	test_server s;
-	static const char* const args[] = { "--shutdown-grace-ms", "200", NULL };
+	const char* args[] = { "--shutdown-grace-ms",          "200",      "--state-dir", dir,
+						   "--state-snapshot-interval-ms", "86400000", NULL };
 	test_server_start(&s, args);
 	snc_client* c = test_connect(&s, SNC_TCP, "stepper", sinew_v1_Role_ROLE_CONTROLLER);
+	sinew_v1_ClientMessage kept = test_command(sinew_v1_ClientMessage_create_world_tag);
+	snprintf(kept.command.create_world.name, sizeof(kept.command.create_world.name), "kept");
+	kept.command.create_world.keep_after_disconnect = true;
+	uint64_t kept_world = test_created(c, &kept);
+	test_create_body(c, kept_world, 0, 0, 1);
 	// 100 links, 1000 substeps of 1000 iterations: one step takes seconds (release) to minutes (ASan).
 	uint64_t world = chain_world(c, 100, 1000, 1000);
 	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_step_tag);
@@ -130,6 +163,24 @@ static void test_single_step_longer_than_the_grace(void** state)
 	// The grace (0.2 s) and the 1 s the server waits for a step beyond it, checked every 0.1 s; 1.5 s of
 	// slack.
 	assert_true(seconds < 2.8);
+	// The kept world's file was written on the way out.
+	assert_int_equal(state_files(dir), 1);
+	DIR* d = opendir(dir);
+	struct dirent* e;
+	while (d != NULL && (e = readdir(d)) != NULL)
+	{
+		if (e->d_name[0] != '.')
+		{
+			char path[384];
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	}
+	if (d != NULL)
+	{
+		closedir(d);
+	}
+	rmdir(dir);
 }
 
 int main(void)

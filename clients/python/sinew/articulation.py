@@ -8,9 +8,13 @@ A joint is named by its link's `joint_name` (the link's name when not given).
 
 import math
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._pb import pb
+
+if TYPE_CHECKING:  # for the annotations only (world.py and state.py import this module)
+    from .state import State
+    from .world import World
 
 Vec3 = Tuple[float, float, float]
 Quat = Tuple[float, float, float, float]  # x, y, z, w
@@ -23,7 +27,7 @@ _JOINT_TYPES = {
 }
 
 
-def quat_from_axis_angle(axis, angle):
+def quat_from_axis_angle(axis: Sequence[float], angle: float) -> Quat:
     """Unit quaternion (x, y, z, w) of a rotation by `angle` (rad) about `axis` (need not be unit)."""
     n = math.sqrt(sum(a * a for a in axis))
     if n == 0.0:
@@ -40,7 +44,13 @@ class Pose:
     rotation: Quat = (0.0, 0.0, 0.0, 1.0)
 
 
-def fill_transform(msg, pose) -> None:
+#: A Pose, or (position, rotation) as sequences.
+PoseLike = Union[Pose, Tuple[Sequence[float], Sequence[float]]]
+#: Values per joint: {joint name or dof: value (a sequence for a spherical joint)}, or one per dof.
+DofValues = Union[Mapping[Union[str, int], Union[float, Sequence[float]]], Sequence[float]]
+
+
+def fill_transform(msg: Any, pose: Optional[PoseLike]) -> None:
     """Write a Pose (or (position, rotation)) into a protobuf Transform; None leaves it absent."""
     if pose is None:
         return
@@ -64,7 +74,7 @@ class Drive:
     max_force: Optional[float] = None
     type: str = "force"
 
-    def to_proto(self):
+    def to_proto(self) -> "pb.Drive":
         """The protobuf Drive. max_force None is sent absent: unbounded, or in load_urdf the joint's URDF
         effort."""
         d = pb.Drive(enabled=True, stiffness=self.stiffness, damping=self.damping,
@@ -120,7 +130,8 @@ def _per_dof(value, dofs):
     return list(value)
 
 
-def build_links(links):
+def build_links(links: Sequence[Link]) -> Tuple[List[Any], List[Tuple[str, int, int, int]],
+                                                Dict[int, Tuple[float, float]]]:
     """(LinkDef messages, joints, limits) for a list of Link: joints is a list of (name, link index, first
     dof, dof count) for the joints that have dofs, in dof order; limits {dof: (lower, upper)}."""
     index_of = {}
@@ -200,7 +211,8 @@ class Articulation:
     Drive targets outside a joint's limits are refused (ValueError, nothing is sent): a drive cannot
     take a joint past its limit, and a target there only makes the drive push against the limit."""
 
-    def __init__(self, world, articulation_id: int, dof_count: int, joints=(), links=(), urdf=None,
+    def __init__(self, world: "World", articulation_id: int, dof_count: int,
+                 joints: Sequence[Tuple[str, int, int, int]] = (), links: Sequence[str] = (), urdf: Any = None,
                  limits: Optional[Dict[int, Tuple[float, float]]] = None):
         self.world = world
         self.id: int = articulation_id
@@ -236,7 +248,7 @@ class Articulation:
                                                                 rotation))
 
     @classmethod
-    def from_urdf_model(cls, world, model) -> "Articulation":
+    def from_urdf_model(cls, world: "World", model: Any) -> "Articulation":
         """The handle of an articulation from a UrdfModel (LoadUrdf's reply or DescribeWorld): its joints
         with a dof are named as in the URDF, in dof order; its links after the URDF links in them."""
         joints = sorted(((j.name, j.link, j.dof, 1) for j in model.joints if j.dof >= 0), key=lambda j: j[2])
@@ -246,7 +258,7 @@ class Articulation:
                 links[link.link] = link.name
         return cls(world, model.articulation_id, model.dof_count, joints, links, urdf=model)
 
-    def set_info(self, info) -> None:
+    def set_info(self, info: Any) -> None:
         """Keep the server's ArticulationInfo (DescribeWorld): its links' limits join `limits`."""
         self.info = info
         for link in info.links:
@@ -259,10 +271,10 @@ class Articulation:
         return {name: self._limits[first] for name, (first, count) in self._dofs.items()
                 if count == 1 and first in self._limits}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Articulation(id=%d, dofs=%d, joints=%r)" % (self.id, self.dof_count, self.joints)
 
-    def dof(self, joint):
+    def dof(self, joint: Union[str, int]) -> int:
         """First dof index of a joint (by name, or a dof index passed through)."""
         if isinstance(joint, int):
             if not 0 <= joint < self.dof_count:
@@ -298,7 +310,7 @@ class Articulation:
                 return name
         return "dof %d" % dof
 
-    def targets_message(self, positions, velocities=None):
+    def targets_message(self, positions: DofValues, velocities: Optional[DofValues] = None) -> "pb.ArticulationTargets":
         """The ArticulationTargets for set_targets (also what a lockstep input carries). Raises
         ValueError for a target outside its joint's limits."""
         dofs, pos = self._dof_values(positions)
@@ -315,7 +327,7 @@ class Articulation:
             msg.velocities.extend(vel)
         return msg
 
-    def set_targets(self, positions, velocities=None) -> None:
+    def set_targets(self, positions: DofValues, velocities: Optional[DofValues] = None) -> None:
         """Set drive targets: `positions` a dict {joint name or dof: target (m or rad)} or a sequence of
         dof_count targets; `velocities` likewise (m/s or rad/s) or None to keep them. All or nothing:
         on any error the server changes none. A target outside its joint's limits (`limits`) raises
@@ -324,7 +336,8 @@ class Articulation:
         msg.articulation.CopyFrom(self.targets_message(positions, velocities))
         self.world.client.request("set_drive_targets", msg)
 
-    def set_state(self, positions=None, velocities=None):
+    def set_state(self, positions: Optional[Sequence[float]] = None,
+                  velocities: Optional[Sequence[float]] = None) -> None:
         """Set every dof's position and/or velocity (sequences of dof_count; None keeps them)."""
         msg = pb.SetJointState(world_id=self.world.id, articulation_id=self.id)
         if positions is not None:
@@ -333,14 +346,15 @@ class Articulation:
             msg.velocities.extend(float(v) for v in velocities)
         self.world.client.request("set_joint_state", msg)
 
-    def apply_joint_forces(self, forces):
+    def apply_joint_forces(self, forces: Mapping[Union[str, int], float]) -> None:
         """Generalised forces (N or N*m) for the next step: {joint name or dof: force}."""
         msg = pb.ApplyForces(world_id=self.world.id)
         for joint, force in forces.items():
             msg.dofs.add(articulation_id=self.id, dof=self.dof(joint), force=float(force))
         self.world.client.request("apply_forces", msg)
 
-    def destroy(self):
+    def destroy(self) -> None:
+        """Destroy the articulation (owner only)."""
         self.world.client.request(
             "destroy_articulation", pb.DestroyArticulation(world_id=self.world.id, articulation_id=self.id))
 
@@ -351,29 +365,29 @@ class Articulation:
             state = self.world.state(include)
         return state.articulation(self)
 
-    def positions(self, state=None, array=False):
+    def positions(self, state: Optional["State"] = None, array: bool = False) -> Any:
         """Joint positions of every dof (m or rad) from `state` (None: a fresh GetState); a list, or a
         numpy array with array=True."""
         s = self._state(state, pb.INCLUDE_JOINT_POSITIONS)
         return s.positions_array if array else s.positions
 
-    def velocities(self, state=None, array=False):
+    def velocities(self, state: Optional["State"] = None, array: bool = False) -> Any:
         """Joint velocities of every dof (m/s or rad/s); the state must include VELOCITIES."""
         s = self._state(state, pb.INCLUDE_VELOCITIES)
         return s.velocities_array if array else s.velocities
 
-    def efforts(self, state=None, array=False):
+    def efforts(self, state: Optional["State"] = None, array: bool = False) -> Any:
         """Drive efforts of every dof (N or N*m); the state must include DRIVE_EFFORTS."""
         s = self._state(state, pb.INCLUDE_DRIVE_EFFORTS)
         return s.efforts_array if array else s.efforts
 
-    def targets(self, state=None, array=False):
+    def targets(self, state: Optional["State"] = None, array: bool = False) -> Any:
         """Drive target positions of every dof (m or rad; 0 where no drive is enabled); the state must
         include DRIVE_TARGETS."""
         s = self._state(state, pb.INCLUDE_DRIVE_TARGETS)
         return _numpy_array(s.targets) if array else s.targets
 
-    def joint_positions(self, state=None):
+    def joint_positions(self, state: Optional["State"] = None) -> Dict[str, Union[float, List[float]]]:
         """{joint name: position} (a list for a spherical joint)."""
         q = self.positions(state)
         out = {}
@@ -382,11 +396,11 @@ class Articulation:
             out[name] = q[first] if count == 1 else q[first:first + count]
         return out
 
-    def position(self, joint, state=None) -> float:
+    def position(self, joint: Union[str, int], state: Optional["State"] = None) -> float:
         """One joint's position (m or rad)."""
         return self.positions(state)[self.dof(joint)]
 
-    def link_pose(self, link: str, state=None) -> Pose:
+    def link_pose(self, link: str, state: Optional["State"] = None) -> Pose:
         """Where a link is in the world: its Pose (position m, rotation (x, y, z, w)) by its URDF link
         name (or its Link name), from `state` (a State including POSES; None: a fresh GetState). A URDF
         link the importer merged into its parent is placed at its own frame."""
@@ -415,7 +429,7 @@ class Articulation:
             raise KeyError("articulation %d has no link named %r (links: %s)"
                            % (self.id, link, ", ".join(self._link_frames) or "none named")) from None
 
-    def link_poses(self, state=None) -> Dict[str, Pose]:
+    def link_poses(self, state: Optional["State"] = None) -> Dict[str, Pose]:
         """{link name: Pose} of every named link (see link_pose)."""
         if state is None:
             state = self.world.state(pb.INCLUDE_POSES)

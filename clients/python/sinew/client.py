@@ -2,12 +2,12 @@
 
 import os
 import time
-from typing import List, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from ._pb import pb
 from .assets import Mesh, sha256
 from .connection import Connection
-from .errors import NotFound
+from .errors import ConnectionClosed, NotFound
 from .world import ROLES, World, WorldInfo, _enum, role_name, settings_message, time_message
 
 DEFAULT_HOST = "127.0.0.1"
@@ -61,7 +61,7 @@ class Client:
     def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
     def __repr__(self) -> str:
@@ -72,7 +72,7 @@ class Client:
         self.connection.close()
 
     @property
-    def closed(self):
+    def closed(self) -> Optional[ConnectionClosed]:
         """None while connected, else the ConnectionClosed saying why it ended."""
         return self.connection.closed
 
@@ -148,7 +148,7 @@ class Client:
         reply = self.connection.request("put_asset", pb.PutAsset(data=bytes(data), sha256=digest))
         return bytes(reply.asset.sha256)
 
-    def upload(self, files) -> dict:
+    def upload(self, files: Mapping[str, bytes]) -> Dict[str, bytes]:
         """Make sure the server has these files ({name: bytes}): send those it lacks (FindAssets, then
         PutAsset each). Returns {name: SHA-256}. A file the server has already is not sent again."""
         hashes = {name: sha256(data) for name, data in files.items()}
@@ -177,19 +177,20 @@ class Client:
             raise ValueError("sinew: the mesh's bytes do not have the hash asked for")
         return mesh
 
-    def wait_event(self, kind: Optional[str] = None, world=None, timeout: Optional[float] = None):
+    def wait_event(self, kind: Optional[str] = None, world: Union[World, int, None] = None,
+                   timeout: Optional[float] = None) -> Optional["pb.Event"]:
         """The next Event (protobuf) of a kind ('diverged', 'demoted', 'destroyed', 'closing',
         'time_mode'; None: any) and world (World or id; None: any), waiting up to `timeout` s; None if none
         came."""
         world_id = getattr(world, "id", world)
 
-        def match(event):
+        def match(event: "pb.Event") -> bool:
             return ((kind is None or event.WhichOneof("event") == kind)
                     and (world_id is None or event.world_id == world_id))
 
         return self.connection.wait_event(match, timeout)
 
-    def request(self, command: str, message, timeout: Optional[float] = None):
+    def request(self, command: str, message: Any, timeout: Optional[float] = None) -> "pb.Reply":
         """Send any command by its ClientMessage field name with its protobuf message (sinew.pb); returns
         the Reply. For what the classes here do not wrap."""
         return self.connection.request(command, message, timeout)

@@ -14,9 +14,13 @@ import collections
 import socket
 import threading
 import time
+from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 
 from ._pb import pb
 from .errors import ConnectionClosed, ProtocolError, error_for
+
+if TYPE_CHECKING:  # for the annotations only (state.py imports this module's users)
+    from .state import Subscription
 
 # The framing's varint is at most 10 bytes; a length above the session limit closes the connection.
 _MAX_VARINT_BYTES = 10
@@ -26,7 +30,7 @@ _DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 _EVENT_BACKLOG = 256
 
 
-def encode_varint(value):
+def encode_varint(value: int) -> bytes:
     out = bytearray()
     while True:
         byte = value & 0x7F
@@ -38,7 +42,7 @@ def encode_varint(value):
             return bytes(out)
 
 
-def decode_varint(buf, pos):
+def decode_varint(buf: bytes, pos: int) -> Tuple[Optional[int], int]:
     """(value, next position) of the varint at buf[pos:], or (None, pos) if it is incomplete.
     Raises ProtocolError for a varint longer than 10 bytes."""
     value = 0
@@ -68,9 +72,9 @@ class _Pending:
 class Connection:
     """A handshaken session over TCP. Use Client (client.py) rather than this directly."""
 
-    def __init__(self, host, port, token=None, name="python", role=pb.ROLE_CONTROLLER, timeout=30.0,
-                 connect_timeout=10.0):
-        self.timeout = timeout
+    def __init__(self, host: str, port: int, token: Optional[str] = None, name: str = "python",
+                 role: int = pb.ROLE_CONTROLLER, timeout: Optional[float] = 30.0, connect_timeout: float = 10.0):
+        self.timeout: Optional[float] = timeout
         self._sock = socket.create_connection((host, port), timeout=connect_timeout)
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._send_lock = threading.Lock()
@@ -268,7 +272,8 @@ class Connection:
 
     # ---- requests ------------------------------------------------------------------------------------
 
-    def request(self, command, message, timeout=None, on_reply=None):
+    def request(self, command: str, message: Any, timeout: Optional[float] = None,
+                on_reply: Optional[Callable[[Any], None]] = None) -> Any:
         """Send one command (the name of ClientMessage's oneof field and its message) and return its
         Reply. Raises SinewError with the server's code and message if it refused the command,
         ConnectionClosed if the connection ended, TimeoutError after `timeout` seconds (default: the
@@ -307,30 +312,33 @@ class Connection:
 
     # ---- subscriptions and events --------------------------------------------------------------------
 
-    def register_subscription(self, sub_id, sub):
+    def register_subscription(self, sub_id: int, sub: "Subscription") -> None:
+        """Frames of `sub_id` go to `sub` from now on (and one that came before the reply did)."""
         with self._lock:
             self._subscriptions[sub_id] = sub
             early = self._early_frames.pop(sub_id, None)
         if early is not None:
             sub.deliver(early)
 
-    def forget_subscription(self, sub_id):
+    def forget_subscription(self, sub_id: int) -> None:
+        """No more frames of `sub_id` are delivered."""
         with self._lock:
             self._subscriptions.pop(sub_id, None)
             self._early_frames.pop(sub_id, None)
 
-    def add_event_listener(self, listener):
+    def add_event_listener(self, listener: Callable[[Any], None]) -> None:
         """`listener(event)` runs on the reader thread for every Event: keep it short and never call the
         client from it (wait_event() is the way to react to events with calls)."""
         with self._lock:
             self._event_listeners.append(listener)
 
-    def remove_event_listener(self, listener):
+    def remove_event_listener(self, listener: Callable[[Any], None]) -> None:
         with self._lock:
             if listener in self._event_listeners:
                 self._event_listeners.remove(listener)
 
-    def wait_event(self, predicate=None, timeout=None):
+    def wait_event(self, predicate: Optional[Callable[[Any], bool]] = None,
+                   timeout: Optional[float] = None) -> Optional[Any]:
         """Remove and return the oldest kept Event for which predicate(event) is true (any if None),
         waiting up to `timeout` seconds; None if none came. Raises ConnectionClosed once closed and no
         matching event is left."""
@@ -349,11 +357,12 @@ class Connection:
                 self._event_cond.wait(remaining)
 
     @property
-    def closed(self):
+    def closed(self) -> Optional[ConnectionClosed]:
         """None while open, else the ConnectionClosed that ended it."""
         return self._closed
 
-    def close(self):
+    def close(self) -> None:
+        """End the connection; waiting calls raise ConnectionClosed."""
         with self._lock:
             if self._closed is None:
                 self._closed = ConnectionClosed(pb.ERR_OK, "closed by the client")

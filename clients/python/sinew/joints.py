@@ -6,9 +6,12 @@ Units: m and rad for positions and limits, m/s and rad/s for motor speeds, N and
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from ._pb import pb
+
+if TYPE_CHECKING:  # for the annotations only
+    from .articulation import PoseLike
 
 
 @dataclass
@@ -25,7 +28,7 @@ class Soft:
     def frequency(cls, hz: float, damping_ratio: float = 1.0) -> "Soft":
         return cls(frequency_hz=hz, damping_ratio=damping_ratio)
 
-    def fill(self, msg) -> None:
+    def fill(self, msg: Any) -> None:
         if self.frequency_hz is not None:
             msg.kind = pb.SOFT_FREQUENCY
             msg.frequency_hz = self.frequency_hz
@@ -44,7 +47,7 @@ class Limit:
     upper: float
     soft: Optional[Soft] = None
 
-    def fill(self, msg) -> None:
+    def fill(self, msg: Any) -> None:
         msg.enabled = True
         msg.lower = self.lower
         msg.upper = self.upper
@@ -59,7 +62,7 @@ class Motor:
     speed: float
     max_force: Optional[float] = None
 
-    def fill(self, msg) -> None:
+    def fill(self, msg: Any) -> None:
         msg.enabled = True
         msg.speed = self.speed
         if self.max_force is not None:
@@ -75,7 +78,7 @@ class Spring:
     soft: Optional[Soft] = None
     max_force: Optional[float] = None
 
-    def fill(self, msg) -> None:
+    def fill(self, msg: Any) -> None:
         msg.enabled = True
         msg.target = self.target
         if self.soft is not None:
@@ -92,7 +95,7 @@ class Cone:
     z_angle: float = math.pi / 2
     soft: Optional[Soft] = None
 
-    def fill(self, msg) -> None:
+    def fill(self, msg: Any) -> None:
         msg.enabled = True
         msg.y_angle = self.y_angle
         msg.z_angle = self.z_angle
@@ -116,7 +119,7 @@ class Axis:
     motor: Optional[Motor] = None
     spring: Optional[Spring] = None
 
-    def fill(self, msg) -> None:
+    def fill(self, msg: Any) -> None:
         if self.axis not in _AXES:
             raise ValueError("Axis.axis must be one of %s, not %r" % (", ".join(_AXES), self.axis))
         msg.axis = _AXES[self.axis]
@@ -146,10 +149,11 @@ _OPTIONS = {
 }
 
 
-def joint_message(kind: str, body_a: int, body_b: int, frame_a=None, frame_b=None, *,
+def joint_message(kind: str, body_a: int, body_b: int, frame_a: Optional["PoseLike"] = None,
+                  frame_b: Optional["PoseLike"] = None, *,
                   break_force: Optional[float] = None, break_torque: Optional[float] = None,
                   lock_soft: Optional[Soft] = None, enabled: bool = True, user_data: int = 0,
-                  **options) -> "pb.CreateJoint":
+                  **options: Any) -> "pb.CreateJoint":
     """The CreateJoint message of World.create_joint (its world_id left 0)."""
     from .articulation import fill_transform
 

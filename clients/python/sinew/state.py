@@ -8,10 +8,17 @@ Lists are plain Python lists; the `*_array` properties give numpy arrays (numpy 
 import collections
 import threading
 import time
-from typing import List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Tuple, Union
 
 from ._pb import pb
 from .errors import ConnectionClosed
+
+if TYPE_CHECKING:  # for the annotations only (world.py imports this module)
+    from .articulation import Articulation
+    from .world import World
+
+Vec3 = Tuple[float, float, float]
+Quat = Tuple[float, float, float, float]
 
 # Include bits of a state frame (proto Include). 0 means POSES | JOINT_POSITIONS.
 POSES = pb.INCLUDE_POSES
@@ -34,16 +41,16 @@ def _numpy():
     return numpy
 
 
-def vec3(v):
+def vec3(v: Any) -> Vec3:
     return (v.x, v.y, v.z)
 
 
-def quat(q, present=True):
+def quat(q: Any, present: bool = True) -> Quat:
     # An absent rotation is the identity (proto/README.md).
     return (q.x, q.y, q.z, q.w) if present else (0.0, 0.0, 0.0, 1.0)
 
 
-def pose(t):
+def pose(t: Any) -> Tuple[Vec3, Quat]:
     return (vec3(t.position), quat(t.rotation, t.HasField("rotation")))
 
 
@@ -53,12 +60,12 @@ class BodyState:
 
     __slots__ = ("id", "position", "rotation", "linear_velocity", "angular_velocity")
 
-    def __init__(self, b):
-        self.id = b.id
-        self.position = vec3(b.position)
-        self.rotation = quat(b.rotation, b.HasField("rotation"))
-        self.linear_velocity = vec3(b.linear_velocity)
-        self.angular_velocity = vec3(b.angular_velocity)
+    def __init__(self, b: Any):
+        self.id: int = b.id
+        self.position: Vec3 = vec3(b.position)
+        self.rotation: Quat = quat(b.rotation, b.HasField("rotation"))
+        self.linear_velocity: Vec3 = vec3(b.linear_velocity)
+        self.angular_velocity: Vec3 = vec3(b.angular_velocity)
 
 
 class JointState:
@@ -67,13 +74,13 @@ class JointState:
 
     __slots__ = ("id", "position", "velocity", "force", "torque", "broken")
 
-    def __init__(self, j):
-        self.id = j.id
-        self.position = list(j.position)
-        self.velocity = list(j.velocity)
-        self.force = vec3(j.force)
-        self.torque = vec3(j.torque)
-        self.broken = j.broken
+    def __init__(self, j: Any):
+        self.id: int = j.id
+        self.position: List[float] = list(j.position)
+        self.velocity: List[float] = list(j.velocity)
+        self.force: Vec3 = vec3(j.force)
+        self.torque: Vec3 = vec3(j.torque)
+        self.broken: bool = j.broken
 
 
 class ArticulationState:
@@ -84,24 +91,24 @@ class ArticulationState:
 
     __slots__ = ("id", "positions", "velocities", "efforts", "targets", "link_poses")
 
-    def __init__(self, a):
-        self.id = a.id
-        self.positions = list(a.position)
-        self.velocities = list(a.velocity)
-        self.efforts = list(a.effort)
-        self.targets = list(a.target_position)
-        self.link_poses = [pose(t) for t in a.link_poses]
+    def __init__(self, a: Any):
+        self.id: int = a.id
+        self.positions: List[float] = list(a.position)
+        self.velocities: List[float] = list(a.velocity)
+        self.efforts: List[float] = list(a.effort)
+        self.targets: List[float] = list(a.target_position)
+        self.link_poses: List[Tuple[Vec3, Quat]] = [pose(t) for t in a.link_poses]
 
     @property
-    def positions_array(self):
+    def positions_array(self) -> Any:
         return _numpy().array(self.positions, dtype=float)
 
     @property
-    def velocities_array(self):
+    def velocities_array(self) -> Any:
         return _numpy().array(self.velocities, dtype=float)
 
     @property
-    def efforts_array(self):
+    def efforts_array(self) -> Any:
         return _numpy().array(self.efforts, dtype=float)
 
 
@@ -111,13 +118,13 @@ class ContactSide:
 
     __slots__ = ("shape", "body", "articulation", "link")
 
-    def __init__(self, side):
+    def __init__(self, side: Any):
         self.shape = side.shape_id
         self.body = side.body_id or None
         self.articulation = side.articulation_id or None
         self.link = side.link if side.articulation_id else None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         on = ("body %d" % self.body if self.body else "link %d of articulation %d" % (self.link, self.articulation)
               if self.articulation else "the world")
         return "ContactSide(shape=%d on %s)" % (self.shape, on)
@@ -130,7 +137,7 @@ class ContactPoint:
 
     __slots__ = ("position", "separation", "normal_force", "friction_force", "force")
 
-    def __init__(self, p):
+    def __init__(self, p: Any):
         self.position = vec3(p.position)
         self.separation = p.separation
         self.normal_force = p.normal_force
@@ -144,14 +151,14 @@ class Contact:
 
     __slots__ = ("a", "b", "normal", "touching", "points")
 
-    def __init__(self, c):
+    def __init__(self, c: Any):
         self.a = ContactSide(c.a)
         self.b = ContactSide(c.b)
         self.normal = vec3(c.normal)
         self.touching = c.touching
         self.points = [ContactPoint(p) for p in c.points]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Contact(%r, %r, normal=%r, points=%d)" % (self.a, self.b, self.normal, len(self.points))
 
 
@@ -165,13 +172,13 @@ class ContactChange:
 
     __slots__ = ("kind", "tick", "a", "b")
 
-    def __init__(self, c):
+    def __init__(self, c: Any):
         self.kind = CONTACT_KINDS.get(c.kind, "unknown")
         self.tick = c.tick
         self.a = ContactSide(c.a)
         self.b = ContactSide(c.b)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "ContactChange(%s, tick=%d, %r, %r)" % (self.kind, self.tick, self.a, self.b)
 
 
@@ -182,7 +189,7 @@ class State:
     and body(id), joint(id) and articulation(Articulation or id) find one; `frame` is the protobuf
     StateFrame. What a list holds depends on what the frame included (sinew.state's bits)."""
 
-    def __init__(self, frame):
+    def __init__(self, frame: Any):
         self.frame = frame
         self.world_id: int = frame.world_id
         self.subscription_id: int = frame.subscription_id
@@ -240,7 +247,7 @@ class State:
         """The JointState of a maximal joint id; KeyError if the frame lacks it."""
         return self._find(self.joints, joint_id, "joint")
 
-    def articulation(self, articulation) -> ArticulationState:
+    def articulation(self, articulation: Union["Articulation", int]) -> ArticulationState:
         """The ArticulationState of an Articulation (or id); KeyError if the frame lacks it."""
         return self._find(self.articulations, getattr(articulation, "id", articulation), "articulation")
 
@@ -256,13 +263,14 @@ class Subscription:
     beyond that the oldest are dropped (counted in `dropped_here`; the server's own replacements are in
     each State's `dropped`). close() (or leaving a `with` block) unsubscribes."""
 
-    def __init__(self, world, sub_id, rate_hz, include, queue_size, callback):
+    def __init__(self, world: "World", sub_id: int, rate_hz: float, include: int, queue_size: int,
+                 callback: Optional[Callable[[State], Any]]):
         self.world = world
-        self.id = sub_id
-        self.rate_hz = rate_hz
-        self.include = include
-        self.dropped_here = 0
-        self.callback_error = None
+        self.id: int = sub_id
+        self.rate_hz: float = rate_hz
+        self.include: int = include
+        self.dropped_here: int = 0
+        self.callback_error: Optional[BaseException] = None
         #: Contact events that the server left out (its max_contact_events_per_frame, or overwritten).
         self.contact_events_dropped = 0
         self._changes = collections.deque(maxlen=4096)
@@ -281,7 +289,7 @@ class Subscription:
         if self._thread is not None:
             self._thread.start()
 
-    def deliver(self, frame) -> None:
+    def deliver(self, frame: Any) -> None:
         """A frame arrived (the connection's reader thread calls this)."""
         with self._cond:
             if len(self._frames) >= self._queue_size:
@@ -290,7 +298,7 @@ class Subscription:
             self._frames.append(frame)
             self._cond.notify_all()
 
-    def deliver_events(self, events) -> None:
+    def deliver_events(self, events: Any) -> None:
         """Contact events of this subscription arrived (the reader thread calls this)."""
         with self._cond:
             self.contact_events_dropped += events.dropped
@@ -305,14 +313,14 @@ class Subscription:
             self._changes.clear()
             return out
 
-    def end(self, reason) -> None:
+    def end(self, reason: BaseException) -> None:
         """No more frames will come (the connection ended, or close()); `reason` is what get() raises."""
         with self._cond:
             if self._closed is None:
                 self._closed = reason
             self._cond.notify_all()
 
-    def get(self, timeout=None):
+    def get(self, timeout: Optional[float] = None) -> State:
         """The oldest waiting State, waiting up to `timeout` s (None: forever). Raises TimeoutError if
         none came, ConnectionClosed once the subscription or connection is closed and nothing waits."""
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -326,7 +334,7 @@ class Subscription:
                 self._cond.wait(remaining)
             return State(self._frames.popleft())
 
-    def latest(self):
+    def latest(self) -> Optional[State]:
         """The newest waiting State (older waiting ones are discarded), or None if none waits."""
         with self._cond:
             if not self._frames:
@@ -335,7 +343,7 @@ class Subscription:
             self._frames.clear()
             return State(frame)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[State]:
         while True:
             try:
                 yield self.get()
@@ -351,7 +359,7 @@ class Subscription:
                 self.end(ConnectionClosed(pb.ERR_OK, "callback raised %r" % exc))
                 return
 
-    def close(self):
+    def close(self) -> None:
         """Unsubscribe (if the connection is still open) and stop the callback thread. Raises the
         callback's exception, if it raised one."""
         conn = self.world.client.connection
@@ -370,8 +378,8 @@ class Subscription:
             error, self.callback_error = self.callback_error, None
             raise error
 
-    def __enter__(self):
+    def __enter__(self) -> "Subscription":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()

@@ -2,15 +2,18 @@
 articulations, snapshots, and lockstep control."""
 
 from dataclasses import dataclass, replace
-from typing import Dict, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._pb import pb
-from .articulation import Articulation, Drive, Link, Pose, build_links, compose, fill_transform
+from .articulation import Articulation, Drive, Link, Pose, PoseLike, build_links, compose, fill_transform
 from .assets import read_model_files, sha256
 from .errors import NotFound
 from .joints import joint_message
-from .shapes import BodyId, Shape, ShapeInfo, shape_message
+from .shapes import BodyId, Geometry, Shape, ShapeInfo, shape_message
 from .state import State, Subscription
+
+if TYPE_CHECKING:  # for the annotations only (client.py imports this module)
+    from .client import Client
 
 TIME_MODES = {
     "paused": pb.TIME_PAUSED,
@@ -33,11 +36,11 @@ ROLES = {
 }
 
 
-def role_name(role):
+def role_name(role: int) -> str:
     return {v: k for k, v in ROLES.items()}.get(role, "none")
 
 
-def mode_name(mode):
+def mode_name(mode: int) -> str:
     return {v: k for k, v in TIME_MODES.items()}.get(mode, "unknown")
 
 
@@ -51,8 +54,11 @@ def _enum(table, value, what):
                          % (what, ", ".join(k for k in table if k), value)) from None
 
 
-def settings_message(dt=None, solver=None, gravity=None, position_iterations=None, velocity_iterations=None,
-                     substeps=None, erp=None, divergence_speed=None, warm_start=None):
+def settings_message(dt: Optional[float] = None, solver: Optional[str] = None,
+                     gravity: Optional[Sequence[float]] = None, position_iterations: Optional[int] = None,
+                     velocity_iterations: Optional[int] = None, substeps: Optional[int] = None,
+                     erp: Optional[float] = None, divergence_speed: Optional[float] = None,
+                     warm_start: Optional[float] = None) -> "pb.WorldSettings":
     """WorldSettings: dt (s), solver ('pgs', 'tgs', 'xpbd', 'direct'), gravity (m/s^2), iterations,
     substeps, erp, divergence_speed (m/s or rad/s), warm_start. None leaves a field absent (the core's
     default at creation, unchanged when configuring)."""
@@ -67,7 +73,8 @@ def settings_message(dt=None, solver=None, gravity=None, position_iterations=Non
     return s
 
 
-def time_message(mode, rate=None, lockstep_timeout_ms=None):
+def time_message(mode: Union[str, int], rate: Optional[float] = None,
+                 lockstep_timeout_ms: Optional[int] = None) -> "pb.TimeSettings":
     t = pb.TimeSettings(mode=_enum(TIME_MODES, mode, "mode"))
     if rate is not None:
         t.rate = rate
@@ -111,7 +118,7 @@ class WorldInfo:
     destroy_protected: bool = False
 
     @classmethod
-    def from_proto(cls, w) -> "WorldInfo":
+    def from_proto(cls, w: Any) -> "WorldInfo":
         return cls(w.world_id, w.name, w.owner_session, mode_name(w.mode), w.rate, w.time, w.step_count,
                    w.body_count, w.joint_count, w.articulation_count, w.diverged, role_name(w.your_role),
                    w.settings.time_step, w.lag_s, w.lag_resets, w.link_count, w.destroy_protected)
@@ -124,7 +131,7 @@ def _step(reply):
 class World:
     """A world this client created or opened. `id`, `name`, `role` (this session's role in it)."""
 
-    def __init__(self, client, world_id: int, name: str, role: str):
+    def __init__(self, client: "Client", world_id: int, name: str, role: str):
         self.client = client
         self.id: int = world_id
         self.name: str = name
@@ -147,50 +154,52 @@ class World:
                 return w
         raise NotFound(pb.ERR_UNKNOWN_WORLD, "world %d is not on the server's list" % self.id, "list_worlds")
 
-    def configure(self, **settings):
+    def configure(self, **settings: Any) -> WorldInfo:
         """Change world settings between steps (see settings_message for the names); owner only.
         Returns the new WorldInfo."""
         msg = pb.ConfigureWorld(world_id=self.id)
         msg.settings.CopyFrom(settings_message(**settings))
         return WorldInfo.from_proto(self._request("configure_world", msg).world)
 
-    def set_time_mode(self, mode, rate=None, lockstep_timeout_ms=None):
+    def set_time_mode(self, mode: Union[str, int], rate: Optional[float] = None,
+                      lockstep_timeout_ms: Optional[int] = None) -> StepResult:
         """'paused', 'realtime' (at `rate` simulated seconds per wall second, default 1), 'fast' or
         'lockstep'; owner only. Returns where the world stands."""
         msg = pb.SetTimeMode(world_id=self.id)
         msg.time.CopyFrom(time_message(mode, rate, lockstep_timeout_ms))
         return _step(self._request("set_time_mode", msg))
 
-    def pause(self):
+    def pause(self) -> StepResult:
         return self.set_time_mode("paused")
 
-    def play(self, rate=1.0):
+    def play(self, rate: float = 1.0) -> StepResult:
         return self.set_time_mode("realtime", rate)
 
-    def step(self, count=1, timeout=None):
+    def step(self, count: int = 1, timeout: Optional[float] = None) -> StepResult:
         """Step a paused world `count` times (1 to the server's max_steps_per_request); returns when they
         are done. Controller or owner."""
         return _step(self._request("step", pb.Step(world_id=self.id, count=count), timeout))
 
-    def reset(self):
+    def reset(self) -> None:
         """Back to the reset point (the state at creation, or the last restore or reset-point snapshot)."""
         self._request("reset", pb.Reset(world_id=self.id))
 
-    def snapshot(self, make_reset_point=False):
+    def snapshot(self, make_reset_point: bool = False) -> bytes:
         """The world's whole state as bytes (the core's versioned format)."""
         return self._request("snapshot", pb.Snapshot(world_id=self.id, make_reset_point=make_reset_point)).snapshot.data
 
-    def restore(self, data):
+    def restore(self, data: bytes) -> None:
         """Replace the world's whole state by a snapshot's bytes; it becomes the reset point."""
         self._request("restore", pb.Restore(world_id=self.id, data=data))
 
     # ---- state -----------------------------------------------------------------------------------------
 
-    def state(self, include=0):
+    def state(self, include: int = 0) -> State:
         """The current State (include: bits from sinew.state, 0 means poses and joint positions)."""
         return State(self._request("get_state", pb.GetState(world_id=self.id, include=include)).state)
 
-    def subscribe(self, rate_hz=60.0, include=0, callback=None, queue_size=64):
+    def subscribe(self, rate_hz: float = 60.0, include: int = 0, callback: Optional[Callable[[State], Any]] = None,
+                  queue_size: int = 64) -> Subscription:
         """A Subscription streaming this world's state at up to `rate_hz` frames per second. With
         `callback`, callback(state) runs for every frame on the subscription's own thread (it may call
         the client); otherwise iterate the subscription or call get()/latest()."""
@@ -210,7 +219,8 @@ class World:
 
     # ---- contents --------------------------------------------------------------------------------------
 
-    def create_articulation(self, links, fixed_base=True, base_pose=None, gravity_scale=None):
+    def create_articulation(self, links: Sequence[Link], fixed_base: bool = True, base_pose: Optional[PoseLike] = None,
+                            gravity_scale: Optional[float] = None) -> Articulation:
         """Create an articulation from a list of Link (link 0 first, parents before children); owner
         only. Returns an Articulation whose joints are addressed by their links' joint names."""
         defs, joints, limits = build_links(links)
@@ -227,7 +237,7 @@ class World:
         self.articulations[art.id] = art
         return art
 
-    def articulation(self, articulation_id, dof_count=None):
+    def articulation(self, articulation_id: int, dof_count: Optional[int] = None) -> Articulation:
         """A handle on an articulation by id: one this client made, else as the server describes it
         (named joints if it came from a URDF). With dof_count, no request is made (joints by dof index)."""
         if articulation_id in self.articulations:
@@ -238,14 +248,14 @@ class World:
             return art
         return self.describe(articulation_id)[0]
 
-    def shapes(self, articulation=None) -> List[ShapeInfo]:
+    def shapes(self, articulation: Union[Articulation, int, None] = None) -> List[ShapeInfo]:
         """The world's collision shapes as ShapeInfo (DescribeWorld): every one, or those of one
         articulation's links (an Articulation or id)."""
         art = getattr(articulation, "id", articulation) or 0
         reply = self._request("describe_world", pb.DescribeWorld(world_id=self.id, articulation_id=art))
         return [ShapeInfo.from_proto(s) for s in reply.description.shapes]
 
-    def describe(self, articulation_id=0):
+    def describe(self, articulation_id: int = 0) -> List[Articulation]:
         """Ask the server what the world's articulations are (DescribeWorld): a list of Articulation
         handles, with joint and link names, mimic couplings and visuals (`urdf`) for those loaded from a
         URDF (the demo robot too). Also kept in `articulations` by id. `articulation_id`: just that one."""
@@ -265,7 +275,7 @@ class World:
             out.append(art)
         return out
 
-    def robot(self, name=None):
+    def robot(self, name: Optional[str] = None) -> Articulation:
         """The articulation loaded from the URDF robot `name` (None: the world's only URDF robot)."""
         robots = [a for a in self.describe() if a.robot and (name is None or a.robot == name)]
         if len(robots) != 1:
@@ -273,8 +283,11 @@ class World:
                 self.id, len(robots), name, ", ".join(a.robot for a in self.articulations.values() if a.robot) or "none"))
         return robots[0]
 
-    def load_urdf(self, urdf=None, file_name="", base_pose=None, base_mode="auto", drive_all=None, drives=None,
-                  initial=None, assets=None, asset_hashes=None, model=None, missing_meshes_ok=False):
+    def load_urdf(self, urdf: Union[str, bytes, None] = None, file_name: str = "", base_pose: Optional[PoseLike] = None,
+                  base_mode: str = "auto", drive_all: Optional[Drive] = None,
+                  drives: Optional[Mapping[str, Drive]] = None, initial: Optional[Mapping[str, float]] = None,
+                  assets: Optional[Mapping[str, bytes]] = None, asset_hashes: Optional[Mapping[str, bytes]] = None,
+                  model: Optional[str] = None, missing_meshes_ok: bool = False) -> Articulation:
         """Load a robot from URDF text (str or bytes) into this world (owner only): one articulation, one
         mimic joint per <mimic>, collision shapes from its <collision> elements, visual meshes by hash. URDF
         has no drives: `drive_all` (a Drive for every joint but mimic followers, holding its initial
@@ -312,7 +325,7 @@ class World:
         self.articulations[art.id] = art
         return art
 
-    def load_urdf_file(self, path: str, package_path: Optional[str] = None, **kwargs) -> Articulation:
+    def load_urdf_file(self, path: str, package_path: Optional[str] = None, **kwargs: Any) -> Articulation:
         """load_urdf with a URDF file and the mesh files it names, found on this disk as the server's
         importer finds them (package:// through `package_path`, SINEW_MODEL_PATH and the folders above
         the URDF; file://, absolute and relative paths; see sinew.assets). Each file reaches the server
@@ -331,12 +344,13 @@ class World:
                     raise
         raise AssertionError("unreachable")
 
-    def load_model(self, model: str, **kwargs) -> Articulation:
+    def load_model(self, model: str, **kwargs: Any) -> Articulation:
         """load_urdf of a URDF on the server's model path (its --model-path): "package://NAME/PATH" or
         "NAME/PATH", with its mesh files from there."""
         return self.load_urdf(model=model, **kwargs)
 
-    def create_mimic(self, articulation, joints, gearing, offset=0.0, max_force=None):
+    def create_mimic(self, articulation: Articulation, joints: Sequence[Union[str, int]], gearing: Sequence[float],
+                     offset: float = 0.0, max_force: Optional[float] = None) -> int:
         """Couple dofs: q_0 + sum_{i>=1} gearing[i] q_i + offset = 0 (gearing[0] is ignored). `joints` are
         names or dof indices of `articulation`. Returns the mimic joint's id."""
         msg = pb.CreateMimic(world_id=self.id)
@@ -348,8 +362,13 @@ class World:
             msg.mimic.max_force = max_force
         return self._request("create_mimic", msg).created.id
 
-    def create_body(self, position=(0.0, 0.0, 0.0), rotation=(0.0, 0.0, 0.0, 1.0), mass=None, kind="dynamic",
-                    inertia=None, linear_velocity=None, angular_velocity=None, shapes=None, density=None):
+    def create_body(self, position: Sequence[float] = (0.0, 0.0, 0.0),
+                    rotation: Sequence[float] = (0.0, 0.0, 0.0, 1.0), mass: Optional[float] = None,
+                    kind: str = "dynamic", inertia: Optional[Sequence[float]] = None,
+                    linear_velocity: Optional[Sequence[float]] = None,
+                    angular_velocity: Optional[Sequence[float]] = None,
+                    shapes: Optional[Sequence[Union[Shape, Geometry]]] = None,
+                    density: Optional[float] = None) -> BodyId:
         """Create a rigid body (maximal coordinates); returns its id (a BodyId: an int whose `shape_ids`
         are its shapes'). kind 'dynamic', 'static' or 'kinematic'; mass kg (None: 1); inertia (xx, yy,
         zz[, xy, xz, yz]) kg*m^2; `shapes` a list of sinew.Shape or bare geometries (sinew.Box, Sphere,
@@ -377,7 +396,8 @@ class World:
         created = self._request("create_body", msg).created
         return BodyId(created.id, created.shape_ids)
 
-    def create_shape(self, shape, body: Optional[int] = None, articulation=None, link: Optional[int] = None) -> int:
+    def create_shape(self, shape: Union[Shape, Geometry], body: Optional[int] = None,
+                     articulation: Union[Articulation, int, None] = None, link: Union[int, str, None] = None) -> int:
         """Add a shape (a sinew.Shape or a bare geometry) to a body (its id), to an articulation's link
         (an Articulation or id, and the link's index or URDF name), or, with neither, to the world itself
         (static geometry in world coordinates: `world.create_shape(sinew.Plane())` is a ground). Returns
@@ -404,8 +424,8 @@ class World:
         """Destroy a shape (owner only)."""
         self._request("destroy_shape", pb.DestroyShape(world_id=self.id, shape_id=shape_id))
 
-    def create_joint(self, kind, body_a: int = 0, body_b: int = 0, frame_a=None, frame_b=None,
-                     **options) -> int:
+    def create_joint(self, kind: Union[str, "pb.CreateJoint"], body_a: int = 0, body_b: int = 0,
+                     frame_a: Optional[PoseLike] = None, frame_b: Optional[PoseLike] = None, **options: Any) -> int:
         """Create a maximal-coordinate joint between two bodies (ids from create_body; 0 is the world)
         and return its id. `kind` is 'fixed', 'hinge', 'prismatic', 'cylindrical', 'spherical',
         'distance' or 'six_axis'; `frame_a` and `frame_b` are the joint's frame in each body (a Pose or
@@ -441,7 +461,7 @@ class World:
 
     # ---- lockstep and membership --------------------------------------------------------------------------
 
-    def lockstep(self):
+    def lockstep(self) -> "Lockstep":
         """A Lockstep controller: joins this world as a controller (lockstep inputs come from the
         sessions that joined as controllers) and steps tick by tick. The world's owner sets the time mode
         to 'lockstep'."""
@@ -449,11 +469,11 @@ class World:
         self.role = role_name(joined.role)
         return Lockstep(self, joined.tick)
 
-    def leave(self):
+    def leave(self) -> None:
         """End this session's membership (an owner stays the owner but leaves lockstep)."""
         self._request("leave_world", pb.LeaveWorld(world_id=self.id))
 
-    def destroy(self):
+    def destroy(self) -> None:
         """Destroy the world (owner only)."""
         self._request("destroy_world", pb.DestroyWorld(world_id=self.id))
 
@@ -463,11 +483,14 @@ class Lockstep:
     the current tick and returns when the tick has stepped (every controller's input arrived, or the
     world's lockstep timeout demoted the ones that did not). `tick` is the next tick to send."""
 
-    def __init__(self, world, tick):
+    def __init__(self, world: World, tick: int):
         self.world = world
-        self.tick = tick
+        self.tick: int = tick
 
-    def step(self, targets=None, joint_forces=None, timeout=None):
+    def step(self, targets: Optional[Union[Mapping[Articulation, Mapping[Union[str, int], float]],
+                                           Tuple[Articulation, Mapping[Union[str, int], float]]]] = None,
+             joint_forces: Optional[Mapping[Articulation, Mapping[Union[str, int], float]]] = None,
+             timeout: Optional[float] = None) -> StepResult:
         """Send the input for `tick`: `targets` {Articulation: {joint: target}} (or (Articulation, {..}));
         `joint_forces` {Articulation: {joint: force}}. Returns the StepResult; `tick` advances."""
         msg = pb.LockstepInput(world_id=self.world.id, tick=self.tick)

@@ -153,6 +153,10 @@ size_t sn_world_snapshot_size(const sn_world* world);
 sn_error sn_world_snapshot_write(const sn_world* world, void* buffer, size_t capacity, size_t* written);
 sn_error sn_world_create_from_snapshot(const void* data, size_t size, const sn_allocator* allocator,
 									   sn_world** out_world);
+// The format version a snapshot's header gives (SN_SNAPSHOT_VERSION for this build's), or 0 when the
+// bytes do not start like a snapshot. Reads the header only, checks nothing else: it tells a snapshot of
+// another version (which sn_world_create_from_snapshot refuses) apart from damaged bytes, for a message.
+uint32_t sn_snapshot_version(const void* data, size_t size);
 
 #ifdef __cplusplus
 }
