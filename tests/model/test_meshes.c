@@ -362,6 +362,100 @@ static void test_hostile_dae(void** state)
 	free(box);
 }
 
+// The box DAE with one piece of text replaced: read as expected (code OK) or refused with a message that
+// contains `says`.
+static void dae_variant(const char* from, const char* to, sn_error code, const char* says)
+{
+	size_t size = 0;
+	unsigned char* box = read_all(MESHES "/box_yup_mm.dae", &size);
+	char* text = malloc(size + strlen(to) + 1);
+	memcpy(text, box, size);
+	text[size] = '\0';
+	char* at = strstr(text, from);
+	if (at == NULL)
+	{
+		fail_msg("'%s' is not in the box DAE", from);
+	}
+	size_t tail = strlen(at + strlen(from));
+	memmove(at + strlen(to), at + strlen(from), tail + 1);
+	memcpy(at, to, strlen(to));
+	snm_mesh* mesh = NULL;
+	snm_error error;
+	sn_error err = snm_read_mesh(text, strlen(text), "v.dae", NULL, &mesh, &error);
+	if (err != code)
+	{
+		fail_msg("%s -> %s: expected %s, got %s (%s)", from, to, sn_error_name(code), sn_error_name(err), error.text);
+	}
+	if (code == SN_ERR_OK)
+	{
+		snm_mesh_destroy(mesh);
+	}
+	else
+	{
+		assert_null(mesh);
+		if (strstr(error.text, says) == NULL)
+		{
+			fail_msg("%s -> %s: '%s' does not say '%s'", from, to, error.text, says);
+		}
+	}
+	free(text);
+	free(box);
+}
+
+// Found by fuzz_mesh: assimp's Collada reader reserves and indexes by the counts a file states. Each of
+// these, a few hundred bytes, made it allocate gigabytes, read through a null pointer or append zeros
+// until memory ran out; each is now a typed error before assimp sees the file.
+static void test_dae_counts(void** state)
+{
+	(void)state;
+	const sn_error bad = SN_ERR_INVALID_ARGUMENT;
+	// The file as committed reads.
+	dae_variant("count=\"24\"", "count=\"24\"", SN_ERR_OK, "");
+	// A float_array that promises more values than it holds (reserved before they are read).
+	dae_variant("count=\"24\"", "count=\"300000000\"", bad, "holds 24 values");
+	// Without a count, the array is empty and the accessor reads through a null pointer.
+	dae_variant("count=\"24\"", "ocunt=\"24\"", bad, "reads past");
+	// An accessor past its array (assimp indexes it unchecked).
+	dae_variant("accessor source=\"#box-pos-array\" count=\"8\"", "accessor source=\"#box-pos-array\" count=\"9\"", bad,
+				"reads past");
+	dae_variant("stride=\"3\"", "stride=\"4\"", bad, "reads past");
+	// A primitive count its indices do not back (reserved before the <p> is read).
+	dae_variant("<triangles material=\"red\" count=\"12\">", "<triangles material=\"red\" count=\"100000000\">", bad,
+				"needs 300000000 indices");
+	dae_variant("offset=\"0\"", "offset=\"4000000000\"", bad, "offsets are below 64");
+	dae_variant("offset=\"0\"", "offset=\"-1\"", bad, "not a decimal count");
+	dae_variant("count=\"24\"", "count=\"0x18\"", bad, "not a decimal count");
+	// A letter in a <p>: assimp would append zeros forever.
+	dae_variant("<p>0 2 1", "<p>0 2 a", bad, "not an integer");
+	// A polylist's corners come from its <vcount>.
+	dae_variant("</triangles>",
+				"</triangles><polylist count=\"2\"><input semantic=\"VERTEX\" source=\"#box-vtx\" "
+				"offset=\"0\"/><vcount>3 4000000000</vcount><p>0 1 2</p></polylist>",
+				bad, "needs");
+	dae_variant("</triangles>",
+				"</triangles><polylist count=\"2\"><input semantic=\"VERTEX\" source=\"#box-vtx\" "
+				"offset=\"0\"/><vcount>3 3</vcount><p>0 1 2 0 2 3</p></polylist>",
+				SN_ERR_OK, "");
+	dae_variant("</triangles>",
+				"</triangles><polylist count=\"3\"><input semantic=\"VERTEX\" source=\"#box-vtx\" "
+				"offset=\"0\"/><vcount>3 3</vcount><p>0 1 2 0 2 3</p></polylist>",
+				bad, "values in its <vcount>");
+	// A strip needs corners (assimp counts them minus 2, unsigned).
+	dae_variant("</triangles>",
+				"</triangles><tristrips count=\"1\"><input semantic=\"VERTEX\" source=\"#box-vtx\" "
+				"offset=\"0\"/><p>0</p></tristrips>",
+				bad, "indices per <p>");
+	dae_variant("</triangles>",
+				"</triangles><tristrips count=\"1\"><input semantic=\"VERTEX\" source=\"#box-vtx\" "
+				"offset=\"0\"/><p>0 1 2 3</p></tristrips>",
+				SN_ERR_OK, "");
+	// Skins, morphs and animations are not read.
+	dae_variant("<library_geometries>",
+				"<library_controllers><controller id=\"c\"/></library_controllers>"
+				"<library_geometries>",
+				SN_ERR_UNSUPPORTED, "<controller> is not read");
+}
+
 // The meshbot: package://meshbot/... and a path relative to the URDF.
 static snm_model* import_meshbot(const snm_mesh_options* options, sn_error expected, snm_error* error)
 {
@@ -794,13 +888,14 @@ static void test_null_arguments(void** state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fnv1a64),        cmocka_unit_test(test_read_formats),
-		cmocka_unit_test(test_hostile_stl),    cmocka_unit_test(test_hostile_obj),
-		cmocka_unit_test(test_hostile_dae),    cmocka_unit_test(test_resolve_files),
-		cmocka_unit_test(test_missing_mesh),   cmocka_unit_test(test_memory_files),
-		cmocka_unit_test(test_confined_paths), cmocka_unit_test(test_collision_shapes),
-		cmocka_unit_test(test_world_mesh),     cmocka_unit_test(test_shared_robots),
-		cmocka_unit_test(test_null_arguments), cmocka_unit_test(test_resolve_file),
+		cmocka_unit_test(test_fnv1a64),          cmocka_unit_test(test_read_formats),
+		cmocka_unit_test(test_hostile_stl),      cmocka_unit_test(test_hostile_obj),
+		cmocka_unit_test(test_hostile_dae),      cmocka_unit_test(test_dae_counts),
+		cmocka_unit_test(test_resolve_files),    cmocka_unit_test(test_missing_mesh),
+		cmocka_unit_test(test_memory_files),     cmocka_unit_test(test_confined_paths),
+		cmocka_unit_test(test_collision_shapes), cmocka_unit_test(test_world_mesh),
+		cmocka_unit_test(test_shared_robots),    cmocka_unit_test(test_null_arguments),
+		cmocka_unit_test(test_resolve_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
