@@ -41,7 +41,9 @@
 // buffer, the candidates, room for the next cache, its manifolds and the events, each bounded by what the
 // merge can produce) before anything observable changes; contact_update allocates nothing. A failure in
 // prepare leaves the proxies of the pairs found so far marked moved and the shapes' plane flags set, so
-// the next attempt finds the same pairs. Order: shapes, pairs and events by slot, never by address.
+// the next attempt finds the same pairs. In DIRECT worlds prepare also brings the solver's graph up to
+// the pairs the step may touch (the cache's and the candidates', solver/direct.c), which may analyse it
+// again and allocate. Order: shapes, pairs and events by slot, never by address.
 #include "contact/contact.h"
 #include "contact/solver.h"
 #include "island.h"
@@ -378,13 +380,23 @@ static void requeue_candidates(contact_state* c, int count)
 	}
 }
 
+// The DIRECT solver's graph of joints and pairs (solver/direct.c), once the pairs of the step are known.
+static sn_error prepare_direct_graph(sn_world* world)
+{
+	if (world->def.solver != SN_SOLVER_DIRECT || direct_prepare_graph(world) == SN_ERR_OK)
+	{
+		return SN_ERR_OK;
+	}
+	return world_fail(world, SN_ERR_NO_MEMORY, "DIRECT: out of memory for the graph of joints and contacts");
+}
+
 sn_error contact_prepare(sn_world* world, double dt)
 {
 	contact_state* c = &world->contacts;
 	c->candidate_count = 0;
 	if (c->shape_count == 0 && c->pair_count == 0)
 	{
-		return SN_ERR_OK;
+		return prepare_direct_graph(world);
 	}
 	if (contact_filter_prepare(world) != SN_ERR_OK)
 	{
@@ -541,6 +553,14 @@ sn_error contact_prepare(sn_world* world, double dt)
 		requeue_candidates(c, c->candidate_count);
 		c->candidate_count = 0;
 		return world_fail(world, SN_ERR_NO_MEMORY, "collision: out of memory for the pair cache");
+	}
+	// DIRECT's graph has a node per pair its contacts may join: the cache's and the candidates'.
+	sn_error err = prepare_direct_graph(world);
+	if (err != SN_ERR_OK)
+	{
+		requeue_candidates(c, c->candidate_count);
+		c->candidate_count = 0;
+		return err;
 	}
 	return SN_ERR_OK;
 }
