@@ -449,6 +449,8 @@ static void test_dae_counts(void** state)
 				"</triangles><tristrips count=\"1\"><input semantic=\"VERTEX\" source=\"#box-vtx\" "
 				"offset=\"0\"/><p>0 1 2 3</p></tristrips>",
 				SN_ERR_OK, "");
+	// An instance without a url (assimp leaked what it had read).
+	dae_variant("<instance_geometry url=\"#box\">", "<instance_geometry usl=\"#box\">", bad, "without a url");
 	// Skins, morphs and animations are not read.
 	dae_variant("<library_geometries>",
 				"<library_controllers><controller id=\"c\"/></library_controllers>"

@@ -682,7 +682,13 @@ static void XMLCALL dae_start(void* user, const XML_Char* tag, const XML_Char** 
 		r->geometry = !instance_node;
 		r->all_geometry = instance_controller;
 		const char* url = dae_attr(atts, "url");
-		if (url != NULL && url[0] == '#' && strlen(url + 1) < sizeof(r->target))
+		if (url == NULL || url[0] == '\0')
+		{
+			// assimp 5.2 leaks what it has read when an instance has no url (found by fuzz_mesh).
+			dae_stopf(s, SNM_ASSET_UNREADABLE, "<%s> without a url", name);
+			return;
+		}
+		if (url[0] == '#' && strlen(url + 1) < sizeof(r->target))
 		{
 			strcpy(r->target, url + 1);
 		}
