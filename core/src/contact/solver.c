@@ -840,7 +840,7 @@ static double clamp_at_least_zero(double* acc, double delta)
 // points of one face give a K of rank three (a face has three rigid motions along n), so K gets a
 // relative 1e-9 on its diagonal: the least-norm impulses among the exact ones, shared evenly. Returns
 // false (x untouched) if no set satisfies the conditions to rounding; the caller then goes point by point.
-static bool block_lcp(int n, const double (*k)[COLLIDE_MANIFOLD_POINTS], const double* b, double* x)
+bool contact_block_lcp(int n, const double (*k)[COLLIDE_MANIFOLD_POINTS], const double* b, double* x)
 {
 	double scale = 0.0, bmax = 0.0;
 	for (int i = 0; i < n; ++i)
@@ -992,7 +992,7 @@ static bool normal_block(sn_world* world, contact_constraint* cc, bool pseudo, d
 		(void)acc;
 		b[i] = v - ka - target;
 	}
-	if (!block_lcp(n, (const double(*)[COLLIDE_MANIFOLD_POINTS])cc->block_k, b, x))
+	if (!contact_block_lcp(n, (const double(*)[COLLIDE_MANIFOLD_POINTS])cc->block_k, b, x))
 	{
 		return false;
 	}
@@ -1024,7 +1024,7 @@ void contact_solve_sweep(sn_world* world, bool position, bool frozen)
 			continue;
 		}
 		// Normals first: the friction bounds below take this sweep's normal impulses. A rigid manifold of
-		// several points as one block (block_lcp), point by point otherwise.
+		// several points as one block (contact_block_lcp), point by point otherwise.
 		bool block = cc->point_count > 1 && !cc->soft;
 		bool blocked = block && normal_block(world, cc, false, inv_hw, slop, cs->bias_rate, vmax);
 		if (blocked && position)
