@@ -49,10 +49,12 @@ typedef struct sn_contact_settings
 	// Penetration left uncorrected, m: rigid contacts push shapes apart only beyond it, so that resting
 	// contacts stay touching from step to step instead of flickering in and out. Default 0.0005 (half a
 	// millimetre: a tenth of Box2D's 5 mm, since robot parts have millimetre features). Range [0, 0.1].
+	// XPBD does not use it: its substeps restart their multipliers, so penetration it left alone would
+	// add up in a stack; it pushes every overlap out (solver/xpbd_contacts.c).
 	double slop;
 	// The fastest a penetration is corrected, m/s: the split impulse's pseudo speed is capped at it, so a
-	// deep overlap (a body created inside another) separates gently instead of jumping. Default 1.
-	// Range (0, 1e3].
+	// deep overlap (a body created inside another) separates gently instead of jumping. XPBD: the push
+	// out of an overlap per substep is at most this times the substep. Default 1. Range (0, 1e3].
 	double max_push_speed;
 	// Bounces happen only from approach speeds above this, m/s: slower impacts are inelastic, so a
 	// resting body with restitution does not jitter. Default 1 (Box2D's). Range [0, 1e3].
@@ -95,9 +97,9 @@ typedef struct sn_world_def
 	// exact). Default 8. Range [1, 1000].
 	int position_iterations;
 	// Sweeps after positions are advanced, without position bias. PGS continues implicit springs; TGS
-	// freezes them (as PhysX's implicit drive notes do). XPBD: 0 skips the velocity pass (damping of soft
-	// rows, six-axis motors), any other value runs it once per XPBD substep. DIRECT: unused. Default 1.
-	// Range [0, 1000].
+	// freezes them (as PhysX's implicit drive notes do). XPBD: 0 skips the joints' velocity pass (damping
+	// of soft rows, six-axis motors), any other value runs it once per XPBD substep; the contacts' velocity
+	// pass (friction, restitution) runs in every substep. DIRECT: unused. Default 1. Range [0, 1000].
 	int velocity_iterations;
 	// The step is divided into this many equal sub-steps, each a complete solve. Default 1 ([1, 1000]).
 	int substeps;

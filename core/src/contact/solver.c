@@ -1067,6 +1067,46 @@ static bool block_lcp(const contact_constraint* cc, const double* b, double* x, 
 	return false;
 }
 
+bool contact_block_lcp(int n, const double (*k)[COLLIDE_MANIFOLD_POINTS], const double* b, double* x)
+{
+	static const uint8_t block_sets1[] = { 1 };
+	double scale = 0.0, bmax = 0.0;
+	for (int i = 0; i < n; ++i)
+	{
+		scale = fmax(scale, k[i][i]);
+		bmax = fmax(bmax, fabs(b[i]));
+	}
+	if (n < 1 || n > COLLIDE_MANIFOLD_POINTS || !(scale > 0.0))
+	{
+		return false;
+	}
+	const double eps = 1e-9 * scale, tol = 1e-9 * bmax;
+	const uint8_t* sets = n == 1 ? block_sets1 : n == 2 ? block_sets2 : (n == 3 ? block_sets3 : block_sets4);
+	const int set_count = n == 1 ? 1 : n == 2 ? 3 : (n == 3 ? 7 : 15);
+	int idx[COLLIDE_MANIFOLD_POINTS], m;
+	double l[COLLIDE_MANIFOLD_POINTS][COLLIDE_MANIFOLD_POINTS] = { { 0.0 } };
+	double trial[COLLIDE_MANIFOLD_POINTS];
+	for (int t = 0; t < set_count; ++t)
+	{
+		if (block_factor(n, k, eps, sets[t], idx, &m, l) &&
+			block_try(n, k, (const double(*)[COLLIDE_MANIFOLD_POINTS])l, idx, m, sets[t], b, tol, trial))
+		{
+			memcpy(x, trial, (size_t)n * sizeof(double));
+			return true;
+		}
+	}
+	// No point pushing: every point separates by itself.
+	for (int i = 0; i < n; ++i)
+	{
+		if (b[i] < -tol)
+		{
+			return false;
+		}
+	}
+	memset(x, 0, (size_t)n * sizeof(double));
+	return true;
+}
+
 // The normal rows (real, or the split impulse's pseudo rows) of a rigid manifold as one block. Returns
 // false if the block solve found no solution (nothing applied).
 static bool normal_block(sn_world* world, contact_constraint* cc, bool pseudo, double inv_hw, double slop, double beta,

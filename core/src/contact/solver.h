@@ -36,6 +36,10 @@ enum
 	CONTACT_ROWS = 3
 };
 
+// XPBD worlds solve the constraints without a link side by position corrections (solver/xpbd_contacts.c),
+// with these fields: ra, rb and q_a, q_b the levers and orientations at the world substep's start; s the
+// separation the substep holds the point to; acc the substep's multipliers (N*s^2); vn0 the normal speed
+// at the substep's start; step_total as here.
 typedef struct contact_solver_point
 {
 	// What every sweep reads (first, so that the sweeps touch the fewest cache lines of the record).
@@ -61,6 +65,7 @@ typedef struct contact_solver_point
 	double vn0;                      // relative normal speed at the start of the solve (restitution), m/s
 	sn_vec3 x0;                      // the manifold's point at the start of the step, world, m
 	sn_vec3 local_a, local_b;        // that point in A's and B's body frames (frame origin), m
+	sn_quat q_a, q_b;                // XPBD, SIDE_BODY: orientations at the substep's start
 } contact_solver_point;
 
 typedef struct contact_constraint
@@ -146,5 +151,9 @@ void contact_solve_restitution(sn_world* world);
 void contact_window_end(sn_world* world);
 // End of a solve: the forces the next solve warm-starts from.
 void contact_solve_end(sn_world* world);
+// The normal rows of one manifold's n points as one linear complementarity problem: x >= 0 with
+// w = K x + b >= 0 and x_i w_i = 0 (K the rows' J M^-1 J^T, b their values at x = 0). False (x untouched)
+// if no set of pushing points satisfies it to rounding. Also the XPBD position pass's manifold block.
+bool contact_block_lcp(int n, const double (*k)[COLLIDE_MANIFOLD_POINTS], const double* b, double* x);
 
 #endif

@@ -7,13 +7,16 @@
 //      applied torque, body damping v /= 1 + hx rate; remember the pose; x += hx v, q = exp(hx omega) q;
 //   2. the position pass: every joint, in creation order and then in reverse (a symmetric Gauss-Seidel
 //      sweep, see below), applies its blocks (xpbd_blocks.c), each a position correction
-//      lambda = C / (w1 + w2 + alpha/hx^2) evaluated at the current poses;
+//      lambda = C / (w1 + w2 + alpha/hx^2) evaluated at the current poses; the contacts between bodies
+//      and with the static world (xpbd_contacts.c: normals and static friction) sit in the middle of the
+//      sweep, after the joints forward and before them backward;
 //   3. derive the velocities: v = (x - x_prev)/hx, omega = log(q q_prev*)/hx (the exact inverse of the
 //      exponential map of step 1, where the notes' 2 vec(dq)/hx is its small-angle form), computed as the
 //      predicted velocity plus the corrections' displacement over hx;
-//   4. the velocity pass (skipped when velocity_iterations is 0): soft blocks damp their relative
-//      velocity with their damping b as implicit dashpots; six-axis motors drive their axis speed.
-//      Restitution does not apply: the core has no contacts, and limits are inelastic as in PGS/TGS.
+//   4. the velocity pass of the joints (skipped when velocity_iterations is 0): soft blocks damp their
+//      relative velocity with their damping b as implicit dashpots; six-axis motors drive their axis
+//      speed. Limits are inelastic as in PGS/TGS. Then the contacts' velocity pass (xpbd_contacts.c:
+//      restitution, dynamic friction, soft contacts' damping), in every substep.
 // The notes make the case for substeps over iterations ("much faster convergence, like a global
 // solver"), so n is the number of substeps, and the world's substeps multiply it.
 //   Why the pass is symmetric. What one sweep leaves of an error e, G e (G the Gauss-Seidel iteration
@@ -73,8 +76,11 @@
 // Def fields and world settings in XPBD:
 //   lock_soft, limit soft, spring soft: compliance alpha = c = 1/k in the position pass, damping b in the
 //     velocity pass (constraint/soft.h maps every form); a static load deflects a soft block by F c.
-//   erp: unused (positions are projected directly). velocity_iterations: 0 skips the velocity pass,
-//     any positive value runs it once per XPBD substep (a second pass would compound the dashpots).
+//   erp: unused (positions are projected directly). velocity_iterations: 0 skips the joints' velocity
+//     pass, any positive value runs it once per XPBD substep (a second pass would compound the dashpots);
+//     the contacts' velocity pass runs regardless.
+//   Contact settings: slop unused (XPBD pushes every overlap out, see xpbd_contacts.c), max_push_speed
+//     bounds that push, restitution_threshold as in PGS/TGS.
 //   Motors: the hinge, prismatic and cylindrical motors are position targets (above); six-axis motors act
 //     in the velocity pass, so they need velocity_iterations > 0.
 //   Break force and torque: as in PGS/TGS, from the reported force and torque.
@@ -85,6 +91,7 @@
 #include "math/mathx.h"
 #include "world.h"
 #include "solver/xpbd_blocks.h"
+#include "solver/xpbd_contacts.h"
 
 #include <math.h>
 #include <string.h>
@@ -95,6 +102,9 @@ sn_error xpbd_reserve(sn_world* world)
 	void* p = x->predicted;
 	bool ok = memory_reserve(&world->memory, &p, &x->predicted_capacity, world->body_high + 1, sizeof(xpbd_pose));
 	x->predicted = p;
+	p = x->before;
+	ok = ok && memory_reserve(&world->memory, &p, &x->before_capacity, world->body_high + 1, sizeof(xpbd_pose));
+	x->before = p;
 	p = x->start;
 	ok = ok && memory_reserve(&world->memory, &p, &x->start_capacity, 2 * world->joint_high + 2, sizeof(double));
 	x->start = p;
@@ -108,6 +118,7 @@ void xpbd_release(sn_world* world)
 {
 	xpbd_state* x = &world->xpbd;
 	memory_free(&world->memory, x->predicted, (size_t)x->predicted_capacity * sizeof(xpbd_pose));
+	memory_free(&world->memory, x->before, (size_t)x->before_capacity * sizeof(xpbd_pose));
 	memory_free(&world->memory, x->start, (size_t)x->start_capacity * sizeof(double));
 	memory_free(&world->memory, x->lambda, (size_t)x->lambda_capacity * sizeof(xpbd_lambda));
 	memset(x, 0, sizeof(*x));
@@ -198,6 +209,8 @@ static void integrate(sn_world* world, double hx)
 		solver_body_info* info = world->solver_infos + i;
 		body* b = world->bodies + info->body;
 		solver_body* s = world->solver_bodies + i;
+		world->xpbd.before[i].x = b->com;
+		world->xpbd.before[i].q = b->q;
 		if (b->type == SN_BODY_DYNAMIC)
 		{
 			body_integrate_velocity(b, world->def.gravity, hx, &s->v, &s->w);
@@ -607,16 +620,30 @@ void xpbd_substep(sn_world* world, double h)
 	double hx = h / n;
 	body_prepare_solver_slots(world);
 	world->row_count = 0; // XPBD builds rows only for the generic fallback, on its own stack
+	const bool contacts = xpbd_contacts_prepare(world);
 	for (int it = 0; it < n; ++it)
 	{
 		record_motor_starts(world, hx);
+		if (contacts)
+		{
+			xpbd_contacts_begin_substep(world, hx);
+		}
 		integrate(world, hx);
 		joint_pass(world, hx, XPBD_POSITION, false);
+		if (contacts)
+		{
+			xpbd_contacts_position_sweep(world, hx, false);
+			xpbd_contacts_position_sweep(world, hx, true);
+		}
 		joint_pass(world, hx, XPBD_POSITION, true);
 		derive_velocities(world, hx);
 		if (world->def.velocity_iterations > 0)
 		{
 			joint_pass(world, hx, XPBD_VELOCITY, false);
+		}
+		if (contacts)
+		{
+			xpbd_contacts_velocity_pass(world, hx);
 		}
 	}
 	body_store_solver_velocities(world);

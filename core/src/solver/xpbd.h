@@ -19,6 +19,8 @@ typedef struct xpbd_state
 {
 	xpbd_pose* predicted; // pose after the substep's integration, before corrections, by solver body slot
 	int predicted_capacity;
+	xpbd_pose* before; // pose at the substep's start, before integration, by solver body slot (contacts)
+	int before_capacity;
 	double* start; // per joint: linear (m) and angular (rad) motor coordinate at the substep start
 	int start_capacity;
 	xpbd_lambda* lambda; // per joint: the multipliers of its blocks in the current substep

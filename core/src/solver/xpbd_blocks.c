@@ -108,14 +108,8 @@ static bool movable(const xpbd_side* s)
 	return s->im > 0.0;
 }
 
-// Displace a side by dx (m) and rotate it by dtheta (rad), world frame.
-static void move_side(xpbd_side* s, sn_vec3 dx, sn_vec3 dtheta)
+void xpbd_move_body(body* b, sn_vec3 dx, sn_vec3 dtheta)
 {
-	if (!movable(s))
-	{
-		return;
-	}
-	body* b = s->b;
 	b->com = sn_add(b->com, dx);
 	sn_quat q = b->q;
 	sn_quat r = sn_quat_mul((sn_quat){ dtheta.x, dtheta.y, dtheta.z, 0.0 }, q);
@@ -124,6 +118,16 @@ static void move_side(xpbd_side* s, sn_vec3 dx, sn_vec3 dtheta)
 	q.z += 0.5 * r.z;
 	q.w += 0.5 * r.w;
 	b->q = sn_quat_normalize(q);
+}
+
+// Displace a side by dx (m) and rotate it by dtheta (rad), world frame.
+static void move_side(xpbd_side* s, sn_vec3 dx, sn_vec3 dtheta)
+{
+	if (!movable(s))
+	{
+		return;
+	}
+	xpbd_move_body(s->b, dx, dtheta);
 }
 
 static void push_side(xpbd_side* s, sn_vec3 dv, sn_vec3 dw)

@@ -84,6 +84,10 @@ void xpbd_frames_now(xpbd_ctx* c, xpbd_frames* f);
 // b1 to it about a1 is the joint's twist coordinate theta of joint/joint.h exactly.
 sn_vec3 xpbd_unswing(sn_vec3 a1, sn_vec3 a2, sn_vec3 b2);
 
+// Displace a body's centre of mass by dx (m) and rotate it by dtheta (rad), world frame, as the notes apply a
+// correction: q <- normalise(q + 1/2 [dtheta, 0] q).
+void xpbd_move_body(body* b, sn_vec3 dx, sn_vec3 dtheta);
+
 // Position corrections along unit n: dp is the displacement of point p2 (on B) relative to p1 (on A)
 // that the correction makes (a multiple of n), dphi the rotation of B relative to A, rad. `soft` NULL or
 // rigid means alpha = 0. `lambda` is the multiplier accumulated in this substep (updated), capped in
