@@ -308,6 +308,88 @@ sn_error scene_c8_chains_maximal(sn_world* world, sn_body_id bodies[SCENE_C8_CHA
 	return SN_ERR_OK;
 }
 
+// ---- the gripper ------------------------------------------------------------------------------------------
+
+double scene_gripper_lift_target(double t)
+{
+	if (t <= SCENE_GRIPPER_LIFT_START)
+	{
+		return 0.0;
+	}
+	if (t >= SCENE_GRIPPER_LIFT_END)
+	{
+		return SCENE_GRIPPER_LIFT;
+	}
+	return SCENE_GRIPPER_LIFT * (t - SCENE_GRIPPER_LIFT_START) / (SCENE_GRIPPER_LIFT_END - SCENE_GRIPPER_LIFT_START);
+}
+
+// A prismatic link along `axis` (the joint frame's x turned onto it) at `at` in its parent's frame, its
+// own frame at its centre of mass and aligned with its parent's, a solid box of `half` and `mass`.
+static sn_link_def gripper_link(int parent, sn_vec3 at, sn_quat axis, sn_vec3 half, double mass)
+{
+	sn_link_def l = sn_default_link_def();
+	l.parent = parent;
+	l.joint_type = SN_LINK_JOINT_PRISMATIC;
+	l.parent_frame = (sn_transform){ at, axis };
+	l.child_frame = (sn_transform){ sn_v3(0, 0, 0), axis };
+	l.mass = mass;
+	l.inertia = sn_inertia_box(mass, half);
+	return l;
+}
+
+static sn_drive gripper_drive(double stiffness, double damping, double max_force, double target)
+{
+	sn_drive d = sn_default_drive();
+	d.enabled = true;
+	d.stiffness = stiffness;
+	d.damping = damping;
+	d.max_force = max_force;
+	d.target_position = target;
+	return d;
+}
+
+sn_error scene_gripper_build(sn_world* world, scene_gripper* out)
+{
+	const sn_material m = scene_material(SCENE_CONTACT_FRICTION, 0.0);
+	TRY_(scene_ground(world, sn_v3(0, 0, 1), m, NULL));
+	const sn_vec3 palm_half = sn_v3(0.12, 0.03, 0.02), finger_half = sn_v3(0.01, 0.025, 0.05);
+	const sn_vec3 palm_at = sn_v3(0, 0, 0.14), finger_at = sn_v3(0.08, 0, 0.065);
+	// Half a turn about z: the right finger's joint x axis points along -x, its closing direction.
+	const sn_quat minus_x = sn_quat_from_axis_angle(sn_v3(0, 0, 1), SN_PI);
+	sn_link_def links[SCENE_GRIPPER_LINKS];
+	links[0] = sn_default_link_def();
+	links[1] = gripper_link(0, palm_at, scene_x_to_z(), palm_half, SCENE_GRIPPER_PALM_MASS);
+	links[1].drive[0] = gripper_drive(1e4, 300.0, 100.0, 0.0);
+	links[2] = gripper_link(1, sn_v3(-finger_at.x, 0, finger_at.z - palm_at.z), sn_quat_identity(), finger_half,
+							SCENE_GRIPPER_FINGER_MASS);
+	links[2].drive[0] = gripper_drive(1e4, 20.0, 20.0, 0.04);
+	links[3] = gripper_link(1, sn_v3(finger_at.x, 0, finger_at.z - palm_at.z), minus_x, finger_half,
+							SCENE_GRIPPER_FINGER_MASS);
+	sn_articulation_def ad = sn_default_articulation_def();
+	TRY_(sn_create_articulation(world, &ad, links, SCENE_GRIPPER_LINKS, &out->articulation));
+	const sn_vec3 halves[SCENE_GRIPPER_LINKS] = { sn_v3(0, 0, 0), palm_half, finger_half, finger_half };
+	for (int l = 1; l < SCENE_GRIPPER_LINKS; ++l)
+	{
+		sn_shape_def sd = sn_default_shape_def();
+		sd.body = sn_articulation_get_link_body(world, out->articulation, l);
+		sd.geometry = sn_geometry_box(halves[l]);
+		sd.material = m;
+		sn_shape_id shape;
+		TRY_(sn_create_shape(world, &sd, &shape));
+	}
+	out->palm = sn_articulation_get_link_body(world, out->articulation, 1);
+	// q_right + (-1) q_left = 0.
+	sn_mimic_def md = sn_default_mimic_def();
+	md.articulation = out->articulation;
+	md.dof_count = 2;
+	md.dofs[0] = SCENE_GRIPPER_MIMIC_DOF;
+	md.dofs[1] = SCENE_GRIPPER_FINGER_DOF;
+	md.gearing[1] = -1.0;
+	TRY_(sn_create_mimic_joint(world, &md, &out->mimic));
+	sn_transform pose = { sn_v3(0, 0, 0.05), sn_quat_identity() };
+	return scene_box(world, pose, 0.05, SCENE_GRIPPER_BOX_MASS, m, &out->box, NULL);
+}
+
 // ---- simple cases ------------------------------------------------------------------------------------------
 
 sn_error scene_resting_box(sn_world* world, double half, sn_material material, sn_body_id* box)

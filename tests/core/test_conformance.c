@@ -510,6 +510,127 @@ static void run_dzhanibekov(sn_solver solver, int param, double* out)
 	out[SPIN_L_LOSS] = l_loss / l0;
 }
 
+// ---- contact scenes (scenes/contact_runs.h: the runners bench_contacts shares) --------------------------
+
+// The runners never assert: a scene that could not be built or a step that failed makes every value of
+// the experiment infinite, which no bound admits.
+static bool contact_run_ok(const scene_run_info* info, double* out, int fields)
+{
+	if (info->error == SN_ERR_OK)
+	{
+		return true;
+	}
+	print_message("contact run failed at step %d: %s\n", info->steps + 1, sn_error_name(info->error));
+	for (int i = 0; i < fields; ++i)
+	{
+		out[i] = INFINITY;
+	}
+	return false;
+}
+
+// C1, the resting box, 1 ms, 2 s: |contact force z - m g| (N) in the last step, the deepest contact of the
+// last step (m) and the kinetic energy at the end (J).
+enum
+{
+	C1_FORCE,
+	C1_PENETRATION,
+	C1_ENERGY
+};
+
+static void run_c1(sn_solver solver, int param, double* out)
+{
+	(void)param;
+	scene_run_options o = scene_run_options_make(solver, 0.001);
+	scene_c1_result r;
+	scene_run_c1(&o, &r);
+	if (contact_run_ok(&r.run, out, 3))
+	{
+		out[C1_FORCE] = fabs(r.contact_force_z_N - r.weight_N);
+		out[C1_PENETRATION] = r.penetration_end_m;
+		out[C1_ENERGY] = r.kinetic_energy_end_J;
+	}
+}
+
+// C2, the box on the 30 degree incline, 1 ms, 2 s (param: friction in hundredths): mu = 0.7, |displacement
+// along the slope| (m); mu = 0.3, |fitted acceleration - exact| / exact.
+static void run_c2(sn_solver solver, int param, double* out)
+{
+	scene_run_options o = scene_run_options_make(solver, 0.001);
+	scene_c2_result r;
+	scene_run_c2(&o, param / 100.0, &r);
+	if (contact_run_ok(&r.run, out, 1))
+	{
+		out[0] = r.exact_mps2 > 0.0 ? fabs(r.accel_err_rel) : fabs(r.slope_displacement_m);
+	}
+}
+
+// The box sliding on flat ground from 2 m/s with mu = 0.5, 1 ms: |distance - v0^2 / (2 mu g)| / exact.
+static void run_slide(sn_solver solver, int param, double* out)
+{
+	(void)param;
+	scene_run_options o = scene_run_options_make(solver, 0.001);
+	scene_sliding_result r;
+	scene_run_sliding_box(&o, 2.0, 0.5, &r);
+	if (contact_run_ok(&r.run, out, 1))
+	{
+		out[0] = fabs(r.distance_err_rel);
+	}
+}
+
+// C3, the ball with restitution 0.5 dropped from 1 m, 1 ms: |apex - 0.25| / 0.25.
+static void run_c3(sn_solver solver, int param, double* out)
+{
+	(void)param;
+	scene_run_options o = scene_run_options_make(solver, 0.001);
+	scene_c3_result r;
+	scene_run_c3(&o, &r);
+	if (contact_run_ok(&r.run, out, 1))
+	{
+		out[0] = fabs(r.apex_err_rel);
+	}
+}
+
+// C4, the sphere rolling down the 20 degree incline, 1 ms, 2 s: |acceleration - exact| / exact and the
+// largest slip speed after 0.5 s (m/s).
+static void run_c4(sn_solver solver, int param, double* out)
+{
+	(void)param;
+	scene_run_options o = scene_run_options_make(solver, 0.001);
+	scene_c4_result r;
+	scene_run_c4(&o, &r);
+	if (contact_run_ok(&r.run, out, 2))
+	{
+		out[0] = fabs(r.accel_err_rel);
+		out[1] = r.slip_max_mps;
+	}
+}
+
+// C5, the 10-box stack, 10 s (param: steps per second, 240 or 1000): the top box's horizontal drift (m).
+static void run_c5(sn_solver solver, int param, double* out)
+{
+	scene_run_options o = scene_run_options_make(solver, 1.0 / param);
+	scene_stack_result r;
+	scene_run_c5(&o, &r);
+	if (contact_run_ok(&r.run, out, 1))
+	{
+		out[0] = r.top_drift_m;
+	}
+}
+
+// A soft contact under its static load (param: bit 0 set, a 0.2 m cube on four points, else a ball on one;
+// bit 1 set, dt 1/240 s, else 1 ms), 3 s: compliance 1e-4 m/N, damping time 0.02 s (critical for 1 kg:
+// b = 2 sqrt(k m) = 200 N*s/m = d / c): |sink - m g c| / (m g c).
+static void run_soft(sn_solver solver, int param, double* out)
+{
+	scene_run_options o = scene_run_options_make(solver, (param & 2) ? 1.0 / 240.0 : 0.001);
+	scene_soft_result r;
+	scene_run_soft_contact(&o, (param & 1) != 0, 1e-4, 0.02, &r);
+	if (contact_run_ok(&r.run, out, 1))
+	{
+		out[0] = fabs(r.sink_err_rel);
+	}
+}
+
 // ---- the table ------------------------------------------------------------------------------------------
 
 typedef void (*run_fn)(sn_solver solver, int param, double* out);
@@ -553,6 +674,18 @@ enum
 	E_FALL_2,
 	E_FALL_3,
 	E_SPIN,
+	E_C1,
+	E_C2A,
+	E_C2B,
+	E_SLIDE,
+	E_C3,
+	E_C4,
+	E_C5_240,
+	E_C5_1000,
+	E_SOFT_BALL,
+	E_SOFT_BOX,
+	E_SOFT_BALL_240,
+	E_SOFT_BOX_240,
 	EXPERIMENTS
 };
 
@@ -587,6 +720,18 @@ static experiment experiments[EXPERIMENTS] = {
 	[E_FALL_2] = { run_free_fall, 2, { false }, { { 0 } } },
 	[E_FALL_3] = { run_free_fall, 3, { false }, { { 0 } } },
 	[E_SPIN] = { run_dzhanibekov, 0, { false }, { { 0 } } },
+	[E_C1] = { run_c1, 0, { false }, { { 0 } } },
+	[E_C2A] = { run_c2, 70, { false }, { { 0 } } },
+	[E_C2B] = { run_c2, 30, { false }, { { 0 } } },
+	[E_SLIDE] = { run_slide, 0, { false }, { { 0 } } },
+	[E_C3] = { run_c3, 0, { false }, { { 0 } } },
+	[E_C4] = { run_c4, 0, { false }, { { 0 } } },
+	[E_C5_240] = { run_c5, 240, { false }, { { 0 } } },
+	[E_C5_1000] = { run_c5, 1000, { false }, { { 0 } } },
+	[E_SOFT_BALL] = { run_soft, 0, { false }, { { 0 } } },
+	[E_SOFT_BOX] = { run_soft, 1, { false }, { { 0 } } },
+	[E_SOFT_BALL_240] = { run_soft, 2, { false }, { { 0 } } },
+	[E_SOFT_BOX_240] = { run_soft, 3, { false }, { { 0 } } },
 };
 
 // A row: one measured value of one experiment (field), or the difference of an experiment's value from
@@ -672,6 +817,21 @@ enum
 	R_SPIN_L_VS_PREDICTED,
 	R_SPIN_ENERGY_LOSS,
 	R_SPIN_L_LOSS,
+	R_C1_FORCE,
+	R_C1_PENETRATION,
+	R_C1_ENERGY,
+	R_C2A_DISPLACEMENT,
+	R_C2B_ACCEL,
+	R_SLIDE_DISTANCE,
+	R_C3_APEX,
+	R_C4_ACCEL,
+	R_C4_SLIP,
+	R_C5_240_DRIFT,
+	R_C5_1000_DRIFT,
+	R_SOFT_BALL_SINK,
+	R_SOFT_BOX_SINK,
+	R_SOFT_BALL_240_SINK,
+	R_SOFT_BOX_240_SINK,
 	ROWS
 };
 
@@ -744,6 +904,21 @@ static const row rows[ROWS] = {
 								false },
 	[R_SPIN_ENERGY_LOSS] = { "Dzhanibekov spin, 10 s: energy loss / E0", E_SPIN, SPIN_ENERGY_LOSS, false },
 	[R_SPIN_L_LOSS] = { "Dzhanibekov spin, 10 s: |L| loss / |L0|", E_SPIN, SPIN_L_LOSS, false },
+	[R_C1_FORCE] = { "C1 resting box, 2 s: |contact force z - m g| (N)", E_C1, C1_FORCE, false },
+	[R_C1_PENETRATION] = { "C1 resting box, 2 s: penetration at the end (m)", E_C1, C1_PENETRATION, false },
+	[R_C1_ENERGY] = { "C1 resting box, 2 s: kinetic energy at the end (J)", E_C1, C1_ENERGY, false },
+	[R_C2A_DISPLACEMENT] = { "C2a incline 30 deg, mu 0.7, 2 s: |slide| (m)", E_C2A, 0, false },
+	[R_C2B_ACCEL] = { "C2b incline 30 deg, mu 0.3: |a - exact| / exact", E_C2B, 0, false },
+	[R_SLIDE_DISTANCE] = { "box sliding from 2 m/s, mu 0.5: |stop - v0^2/2mu g| / exact", E_SLIDE, 0, false },
+	[R_C3_APEX] = { "C3 ball, e 0.5, from 1 m: |apex - 0.25| / 0.25", E_C3, 0, false },
+	[R_C4_ACCEL] = { "C4 sphere rolling 20 deg: |a - exact| / exact", E_C4, 0, false },
+	[R_C4_SLIP] = { "C4 sphere rolling 20 deg: largest slip speed (m/s)", E_C4, 1, false },
+	[R_C5_240_DRIFT] = { "C5 10-box stack, 1/240 s, 10 s: top drift (m)", E_C5_240, 0, false },
+	[R_C5_1000_DRIFT] = { "C5 10-box stack, 1 ms, 10 s: top drift (m)", E_C5_1000, 0, false },
+	[R_SOFT_BALL_SINK] = { "soft ball on 1 point, c 1e-4, 1 ms: |sink - F c| / F c", E_SOFT_BALL, 0, false },
+	[R_SOFT_BOX_SINK] = { "soft box on 4 points, c 1e-4, 1 ms: |sink - F c| / F c", E_SOFT_BOX, 0, false },
+	[R_SOFT_BALL_240_SINK] = { "soft ball on 1 point, c 1e-4, 1/240 s: |sink - F c| / F c", E_SOFT_BALL_240, 0, false },
+	[R_SOFT_BOX_240_SINK] = { "soft box on 4 points, c 1e-4, 1/240 s: |sink - F c| / F c", E_SOFT_BOX_240, 0, false },
 };
 
 typedef enum check_kind
@@ -799,6 +974,18 @@ static const char* const why_xpbd_weight = "lambda / hx^2 is the weight: round-o
 static const char* const why_direct_weight = "at rest the exact solve gives the weight to round-off";
 static const char* const why_no_side = "no side force at rest";
 static const char* const why_break = "break when the reported force exceeds the threshold (19.62 N at rest)";
+static const char* const why_contact_weight = "at rest the normal rows carry the weight: the solve's rounding";
+static const char* const why_contact_slop =
+	"the split impulse removes only penetration beyond the world's slop (0.5 mm); the box starts touching";
+static const char* const why_contact_rest = "issue 13: no jitter at rest (measured 1e-23 J)";
+static const char* const why_contact_quadratic =
+	"constant Coulomb friction: positions are exactly quadratic in t, the fit recovers a to rounding";
+static const char* const why_contact_roll =
+	"static friction holds the contact point, constant acceleration: exact to the solve's rounding";
+static const char* const why_contact_stack =
+	"no horizontal load on the symmetric stack: drift at rounding level (1e-15 m measured)";
+static const char* const why_contact_soft =
+	"issue 13's 1e-6: the manifold's spring (k/n per point) rests where k s = F, no slop; measured 1e-13";
 
 static const cell cells[] = {
 	// The pendulum: the velocity projection's loss m g^2 h per second (file header) shortens a 90 degree
@@ -1040,6 +1227,84 @@ static const cell cells[] = {
 	{ R_SPIN_L_LOSS, T_, AT_MOST, 0.01, why_spin_l },
 	{ R_SPIN_L_LOSS, X_, AT_MOST, 0.01, why_spin_l },
 	{ R_SPIN_L_LOSS, D_, AT_MOST, 0.01, why_spin_l },
+
+	// Contacts (issue 13's closed forms, measured by the scene library's runners, contact_runs.h), in all
+	// four solvers. XPBD's cells follow TGS's where the error is the sub-advance's (it substeps the same 8
+	// times), DIRECT's follow PGS's where it is the one solve per step's.
+	{ R_C1_FORCE, P_, AT_MOST, 1e-9 * SCENE_GRAVITY, why_contact_weight },
+	{ R_C1_FORCE, T_, AT_MOST, 1e-9 * SCENE_GRAVITY, why_contact_weight },
+	{ R_C1_PENETRATION, P_, AT_MOST, 0.0005, why_contact_slop },
+	{ R_C1_PENETRATION, T_, AT_MOST, 0.0005, why_contact_slop },
+	{ R_C1_ENERGY, P_, AT_MOST, 1e-6, why_contact_rest },
+	{ R_C1_ENERGY, T_, AT_MOST, 1e-6, why_contact_rest },
+	{ R_C2A_DISPLACEMENT, P_, AT_MOST, 1e-7,
+	  "friction rows start without warm start: 5e-8 m in the first 3 steps, then at rest (creep 1e-12 m/s)" },
+	{ R_C2A_DISPLACEMENT, T_, AT_MOST, 1e-6,
+	  "friction rows start without warm start: 5.5e-7 m in TGS's first windows, then at rest (1e-12 m/s)" },
+	{ R_C2B_ACCEL, P_, AT_MOST, 1e-9, why_contact_quadratic },
+	{ R_C2B_ACCEL, T_, AT_MOST, 1e-9, why_contact_quadratic },
+	{ R_SLIDE_DISTANCE, P_, AT_MOST, 3e-3,
+	  "one solve per step moves by the end speed: short by v0 h / 2 = 1 mm of 0.408 m (0.245%)" },
+	{ R_SLIDE_DISTANCE, T_, AT_MOST, 4e-4,
+	  "8 sub-advances move by their end speeds: short by v0 (h/8) / 2 = 0.125 mm of 0.408 m (0.031%)" },
+	{ R_C3_APEX, P_, AT_MOST, 1e-2,
+	  "impact once per step (approach speed at the solve's start) O(g h / v) 0.44%, rise by end speeds 0.44%" },
+	{ R_C3_APEX, T_, AT_MOST, 6e-3,
+	  "impact once per step (approach speed at the solve's start) O(g h / v) 0.44%, rise in h/8 0.06%" },
+	{ R_C4_ACCEL, P_, AT_MOST, 1e-9, why_contact_roll },
+	{ R_C4_ACCEL, T_, AT_MOST, 1e-9, why_contact_roll },
+	{ R_C4_SLIP, P_, AT_MOST, 1e-9, why_contact_roll },
+	{ R_C4_SLIP, T_, AT_MOST, 1e-9, why_contact_roll },
+	{ R_C5_240_DRIFT, P_, AT_MOST, 5e-3,
+	  "issue 13's 5 mm: 8 Gauss-Seidel sweeps at 1/240 s leave the order's asymmetry, the stack sways 2.4 mm" },
+	{ R_C5_240_DRIFT, T_, AT_MOST, 1e-9, why_contact_stack },
+	{ R_C5_1000_DRIFT, P_, AT_MOST, 1e-9, why_contact_stack },
+	{ R_C5_1000_DRIFT, T_, AT_MOST, 1e-9, why_contact_stack },
+	{ R_SOFT_BALL_SINK, P_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_SOFT_BALL_SINK, T_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_SOFT_BOX_SINK, P_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_SOFT_BOX_SINK, T_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_SOFT_BALL_240_SINK, P_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_SOFT_BALL_240_SINK, T_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_SOFT_BOX_240_SINK, P_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_SOFT_BOX_240_SINK, T_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_C1_FORCE, X_, AT_MOST, 1e-9 * SCENE_GRAVITY, why_contact_weight },
+	{ R_C1_FORCE, D_, AT_MOST, 1e-9 * SCENE_GRAVITY, why_contact_weight },
+	{ R_C1_PENETRATION, X_, AT_MOST, 0.0005, why_contact_slop },
+	{ R_C1_PENETRATION, D_, AT_MOST, 0.0005, why_contact_slop },
+	{ R_C1_ENERGY, X_, AT_MOST, 1e-6, why_contact_rest },
+	{ R_C1_ENERGY, D_, AT_MOST, 1e-6, why_contact_rest },
+	{ R_C2A_DISPLACEMENT, X_, AT_MOST, 1e-9,
+	  "static friction is a position constraint on the contact point: it holds to rounding from the first substep" },
+	{ R_C2A_DISPLACEMENT, D_, AT_MOST, 1e-9,
+	  "friction rows in the active set: the first step's regularised solve leaves 8e-12 m, then exact" },
+	{ R_C2B_ACCEL, X_, AT_MOST, 1e-8,
+	  "sliding friction from the normal multiplier of the position pass (lambda_n / h), converged to 1e-9 relative" },
+	{ R_C2B_ACCEL, D_, AT_MOST, 1e-9, why_contact_quadratic },
+	{ R_SLIDE_DISTANCE, X_, AT_MOST, 4e-4,
+	  "8 substeps move by their end speeds: short by v0 (h/8) / 2 = 0.125 mm of 0.408 m (0.031%)" },
+	{ R_SLIDE_DISTANCE, D_, AT_MOST, 3e-3,
+	  "one solve per step moves by the end speed: short by v0 h / 2 = 1 mm of 0.408 m (0.245%)" },
+	{ R_C3_APEX, X_, AT_MOST, 3e-3,
+	  "restitution in the velocity pass of the substep of impact: O(g (h/8) / v) 0.06%, rise in h/8 0.06%" },
+	{ R_C3_APEX, D_, AT_MOST, 1e-2,
+	  "impact once per step (approach speed at the solve's start) O(g h / v) 0.44%, rise by end speeds 0.44%" },
+	{ R_C4_ACCEL, X_, AT_MOST, 1e-9, why_contact_roll },
+	{ R_C4_ACCEL, D_, AT_MOST, 1e-9, why_contact_roll },
+	{ R_C4_SLIP, X_, AT_MOST, 1e-9, why_contact_roll },
+	{ R_C4_SLIP, D_, AT_MOST, 1e-9, why_contact_roll },
+	{ R_C5_240_DRIFT, X_, AT_MOST, 1e-9, why_contact_stack },
+	{ R_C5_240_DRIFT, D_, AT_MOST, 1e-9, why_contact_stack },
+	{ R_C5_1000_DRIFT, X_, AT_MOST, 1e-9, why_contact_stack },
+	{ R_C5_1000_DRIFT, D_, AT_MOST, 1e-9, why_contact_stack },
+	{ R_SOFT_BALL_SINK, X_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_SOFT_BALL_SINK, D_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_SOFT_BOX_SINK, X_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_SOFT_BOX_SINK, D_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_SOFT_BALL_240_SINK, X_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_SOFT_BALL_240_SINK, D_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_SOFT_BOX_240_SINK, X_, AT_MOST, 1e-6, why_contact_soft },
+	{ R_SOFT_BOX_240_SINK, D_, AT_MOST, 1e-6, why_contact_soft },
 };
 
 enum

@@ -96,6 +96,50 @@ sn_error scene_c8_chains_articulated(sn_world* world, sn_articulation_id chains[
 sn_error scene_c8_chains_maximal(sn_world* world, sn_body_id bodies[SCENE_C8_CHAINS * SCENE_C8_LINKS],
 								 sn_joint_id joints[SCENE_C8_CHAINS * (SCENE_C8_LINKS - 1)]);
 
+// ---- the gripper (issue 13) ----------------------------------------------------------------------------
+// The gripper of bench/peers/scenes.c, the definition the peer engines build, as a Sinew articulation:
+//   ground   plane z = 0
+//   box      a maximal body: 0.1 m cube (half-extent 0.05), 0.5 kg, centre (0, 0, 0.05), resting on the ground
+//   base     link 0, fixed at the origin, no shape
+//   palm     link 1: box half-extents (0.12, 0.03, 0.02), 1 kg, centre (0, 0, 0.14); a prismatic joint along
+//            +z on the base (the lift, dof 0) with a drive: stiffness 1e4 N/m, damping 300 N s/m, force limit
+//            100 N, target scene_gripper_lift_target(t)
+//   fingers  links 2 (left, at -x) and 3 (right, at +x): boxes half-extents (0.01, 0.025, 0.05), 0.1 kg,
+//            centres (-+0.08, 0, 0.065) (inner faces 0.02 m from the box's sides); each a prismatic joint
+//            on the palm along its closing direction (+x for the left finger, dof 1; -x for the right,
+//            dof 2); the left one driven (stiffness 1e4 N/m, damping 20 N s/m, force limit 20 N, target
+//            0.04 m: past the box's side, so the drive saturates and squeezes), the right one a mimic
+//            joint of the left (q_right - q_left = 0)
+//   friction 0.5 everywhere, restitution 0; the palm and fingers do not collide with each other (the
+//            articulation's self-collision is off). Every link's frame sits at its centre of mass and
+//            stays aligned with the world axes.
+// The script: fingers close from t = 0; the lift's target rises 0.2 m over [LIFT_START, LIFT_END] and
+// holds HOLD s after it.
+#define SCENE_GRIPPER_BOX_MASS 0.5    // kg
+#define SCENE_GRIPPER_PALM_MASS 1.0   // kg
+#define SCENE_GRIPPER_FINGER_MASS 0.1 // kg, each
+#define SCENE_GRIPPER_LIFT 0.2        // m
+#define SCENE_GRIPPER_LIFT_START 0.5
+#define SCENE_GRIPPER_LIFT_END 1.5
+#define SCENE_GRIPPER_HOLD 5.0 // s
+#define SCENE_GRIPPER_LINKS 4
+enum
+{
+	SCENE_GRIPPER_LIFT_DOF = 0,   // the palm's prismatic joint (link 1), m
+	SCENE_GRIPPER_FINGER_DOF = 1, // the left finger's, driven (link 2), m
+	SCENE_GRIPPER_MIMIC_DOF = 2,  // the right finger's, the mimic (link 3), m
+};
+typedef struct scene_gripper
+{
+	sn_articulation_id articulation;
+	sn_mimic_id mimic;
+	sn_body_id palm; // link 1's body
+	sn_body_id box;
+} scene_gripper;
+sn_error scene_gripper_build(sn_world* world, scene_gripper* out);
+// The lift's target (m) at time t (s): 0 until LIFT_START, rising linearly to LIFT at LIFT_END, then held.
+double scene_gripper_lift_target(double t);
+
 // ---- simple contact cases ------------------------------------------------------------------------------
 
 // A cube of half-extent `half` and 1 kg resting on the plane z = 0 (centre at z = half), on the world's

@@ -7,7 +7,10 @@
 //                     hinge loops, limits, motors, loads and breakable joints
 //   articulations.h   reduced-coordinate articulations: pendulum, hanging chain, the driven 7-link arm
 //   contacts.h        shapes and contacts: the contact benchmark scenes C1..C8, a box resting, on an
-//                     incline, sliding, a ball dropped
+//                     incline, sliding, a ball dropped, the gripper lifting a box
+//   contact_runs.h    runs of the contact scenes: build, step and measure each, the figures the tests, the
+//                     conformance matrix and bench_contacts share (the one family that reads a clock: the
+//                     time in the step calls is one of its figures)
 //   measure.h         joint errors read from the public API (anchor gaps, axis misalignment, locked axes)
 // A new family adds a header and a source file here and a line below.
 //
@@ -16,7 +19,8 @@
 // defaults), writes their ids into arrays the caller owns, and returns SN_ERR_OK or the first error of
 // the core (what it created until then stays in the world: destroy the world). Builders keep no state
 // and read no clock (a builder may allocate scratch it frees before returning): benchmarks time, tests
-// assert, scenes only build. Lengths in m, masses in kg, angles in rad, as in the core.
+// assert, scenes only build. The runners of contact_runs.h are the exception that shares the measuring:
+// they build, step and measure, time the step calls and never assert. Lengths in m, masses in kg, angles in rad, as in the core.
 #ifndef SINEW_SCENES_H
 #define SINEW_SCENES_H
 
@@ -25,6 +29,7 @@
 #include "scenes/articulations.h"
 #include "scenes/bodies.h"
 #include "scenes/common.h"
+#include "scenes/contact_runs.h"
 #include "scenes/contacts.h"
 #include "scenes/joints.h"
 #include "scenes/measure.h"
