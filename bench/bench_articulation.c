@@ -6,6 +6,10 @@
 //           and 1/60 s, 5 s, with the root joint's settled deviation against its exact gravity sag
 //   worlds  1000 independent worlds holding one 10-link chain each, stepped 1000 times each,
 //           interleaved (world 0 step 1, world 1 step 1, ..., world 0 step 2, ...)
+//   capacity  the world of bench_server's real-time capacity (ten thin 0.5 m links, without and with a
+//           PD drive on every dof, the server's default world: TGS, 1 ms) in the core alone, without the
+//           server: its time per step, and how many such worlds one core could step at 1 kHz if the
+//           server cost nothing (an upper bound on what bench_server measures)
 // Prints a table and BENCH key=value lines: steps per second, nanoseconds per link per step,
 // link-steps per second.
 #include "clock.h"
@@ -22,7 +26,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 			"usage: bench_articulation [--seconds S] [--n N]... [--solver pgs|tgs]... [--worlds W]\n"
-			"  [--only chain|arm|worlds] [--terms midpoint|explicit]\n");
+			"  [--only chain|arm|worlds|capacity] [--terms midpoint|explicit] [--drives none|pd]\n"
+			"  --drives: the capacity world without or with its PD drives only (default both)\n");
 }
 
 static int solver_from_name(const char* name)
@@ -206,6 +211,93 @@ static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int so
 	free(scenes);
 }
 
+// The articulation bench_server's capacity section builds through the protocol (its build_articulation:
+// ten 1 kg links of 0.5 m along x, thin boxes 0.05 m across, revolute joints whose axes alternate between
+// y and z; driven: kp 200 N*m/rad, kd 2 N*m*s/rad, target 0.05 rad), in a world of the server's defaults.
+static sn_error create_capacity_world(artic_world* a, bool driven)
+{
+	sn_world_def wd = sn_default_world_def();
+	sn_error err = sn_world_create(&wd, &a->world);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
+	const double link = 0.5, half_width = 0.05, s = sqrt(0.5);
+	sn_link_def links[11];
+	for (int i = 0; i <= 10; ++i)
+	{
+		sn_link_def* l = links + i;
+		*l = sn_default_link_def();
+		l->parent = i - 1;
+		l->mass = 1.0;
+		double along = (link * link + half_width * half_width) / 12.0, across = 2 * half_width * half_width / 12.0;
+		l->inertia = sn_mat33_diag(across, along, along);
+		l->center_of_mass = sn_v3(0.5 * link, 0, 0);
+		if (i == 0)
+		{
+			continue;
+		}
+		l->joint_type = SN_LINK_JOINT_REVOLUTE;
+		// x onto y (about z) for odd links, x onto z (about y) for even ones.
+		sn_quat axis = i % 2 == 1 ? (sn_quat){ 0, 0, s, s } : (sn_quat){ 0, -s, 0, s };
+		l->parent_frame = (sn_transform){ sn_v3(i == 1 ? 0.0 : link, 0, 0), axis };
+		l->child_frame.q = axis;
+		if (driven)
+		{
+			l->drive[0] = sn_default_drive();
+			l->drive[0].enabled = true;
+			l->drive[0].stiffness = 200.0;
+			l->drive[0].damping = 2.0;
+			l->drive[0].target_position = 0.05;
+		}
+	}
+	sn_articulation_def ad = sn_default_articulation_def();
+	return sn_create_articulation(a->world, &ad, links, 11, &a->id);
+}
+
+// drives: -1 both, 0 without, 1 with PD drives.
+static void bench_capacity(double seconds, int drives)
+{
+	const double dt = 0.001;
+	int steps = (int)(seconds / dt + 0.5);
+	printf("# bench_server's capacity world in the core alone, %d steps of 1 ms; worlds per core at 1 kHz if the "
+		   "server cost nothing\n",
+		   steps);
+	printf("# %-7s %14s %22s\n", "drives", "us/step", "worlds/core at 1 kHz");
+	for (int driven = 0; driven < 2; ++driven)
+	{
+		if (drives >= 0 && driven != drives)
+		{
+			continue;
+		}
+		artic_world scene;
+		if (create_capacity_world(&scene, driven != 0) != SN_ERR_OK)
+		{
+			fprintf(stderr, "could not build the capacity world\n");
+			exit(1);
+		}
+		int done = 0;
+		double t0 = bench_now();
+		for (; done < steps; ++done)
+		{
+			if (sn_world_step(scene.world) != SN_ERR_OK)
+			{
+				break;
+			}
+		}
+		double elapsed = bench_now() - t0;
+		double us = 1e6 * elapsed / done;
+		// One core has 1000 us per 1 ms tick.
+		double per_core = 1000.0 / us;
+		printf("  %-7s %14.2f %22.0f%s\n", driven ? "pd" : "none", us, per_core, done < steps ? "  (diverged)" : "");
+		printf("BENCH scene=capacity drives=%s links=10 dt_s=%g steps=%d us_per_step=%.3f worlds_per_core_1khz=%.0f "
+			   "diverged=%d\n",
+			   driven ? "pd" : "none", dt, done, us, per_core, done < steps);
+		fflush(stdout);
+		sn_world_destroy(scene.world);
+	}
+}
+
 int main(int argc, char** argv)
 {
 	double seconds = 5.0;
@@ -215,6 +307,7 @@ int main(int argc, char** argv)
 	int solver_count = 2, user_solvers = 0;
 	int worlds = 1000, world_steps = 1000;
 	const char* only = NULL;
+	int drives = -1;
 	bool terms[2] = { true, false };
 	int term_count = 2;
 	for (int i = 1; i < argc; ++i)
@@ -246,6 +339,16 @@ int main(int argc, char** argv)
 		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
 		{
 			only = argv[++i];
+		}
+		else if (strcmp(argv[i], "--drives") == 0 && i + 1 < argc)
+		{
+			const char* d = argv[++i];
+			if (strcmp(d, "none") != 0 && strcmp(d, "pd") != 0)
+			{
+				usage();
+				return 2;
+			}
+			drives = strcmp(d, "pd") == 0;
 		}
 		else if (strcmp(argv[i], "--terms") == 0 && i + 1 < argc)
 		{
@@ -280,6 +383,10 @@ int main(int argc, char** argv)
 	if (only == NULL || strcmp(only, "worlds") == 0)
 	{
 		bench_worlds(worlds, world_steps, solvers, solver_count, terms, term_count);
+	}
+	if (only == NULL || strcmp(only, "capacity") == 0)
+	{
+		bench_capacity(seconds, drives);
 	}
 	return 0;
 }
