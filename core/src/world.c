@@ -632,7 +632,8 @@ static void finish_joints(sn_world* world, double dt)
 
 static bool check_divergence(sn_world* world)
 {
-	for (int i = 0; i < world->body_high; ++i)
+	// Links are checked with their articulations: a world of articulations alone has no body to visit.
+	for (int i = 0; world->body_count > 0 && i < world->body_high; ++i)
 	{
 		const body* b = world->bodies + i;
 		if (!b->live || b->type == SN_BODY_STATIC || b->type == SN_BODY_LINK)

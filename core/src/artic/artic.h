@@ -21,6 +21,7 @@
 
 #include "alloc.h"
 #include "constraint/soft.h"
+#include "math/lanes.h"
 #include "math/spatial.h"
 
 #include <math.h>
@@ -99,7 +100,8 @@ typedef struct artic_work
 	union
 	{
 		ainertia ia; // articulated inertia (passes 1 and 2)
-		sv6 z[2];    // impulse passes: articulated impulses, then velocity changes
+		sv6 z[2];    // unit impulse columns (artic/response.c): articulated impulses, then velocity changes
+		sv6x2 zz;    // the same for two right-hand sides at once (artic_impulse_response)
 	} m;
 	sv6 pa; // articulated bias force (pass 2); the link's joint force (end of the solve)
 } artic_work;
@@ -182,7 +184,11 @@ typedef struct artic_rows
 	int wj_capacity;
 	int block_count;     // drive rows solved together (artic/drive.c), 0 if none
 	int32_t* block_rows; // [k_capacity] their row indices
-	double* block_l;     // [k_capacity^2] Cholesky factor of A^-1 + W over those rows
+	double* block_l;     // [k_capacity^2] Cholesky factor of A^-1 + W over those rows, by columns
+	bool block_span;     // every row of the block moves the same span of slots [lo, hi)
+	int32_t* block_col;  // [k_capacity] where each block row's column of W starts in w (slot * k)
+	int32_t* block_nz;   // [k_capacity] scratch of a sweep: the W columns of the changes that are not zero
+	double* block_d;     // [k_capacity] and those changes
 	double* block_x;     // [k_capacity] right-hand side, then solution
 	double* block_inv;   // [k_capacity] reciprocal pivots of block_l
 	int hold_capacity;   // k_capacity + wj_capacity: rows that may hold the kick (one per dof, the mimic rows)
@@ -269,6 +275,9 @@ typedef struct artic
 	double solve_h;                // length of the current solve, s
 	bool tgs;                      // the current solve is TGS
 	int windows;                   // TGS windows in the current solve (1 for PGS)
+	double rate_erp, rate_hw;      // the last artic_bias_rate computed for the rows (artic_row_bias_rate):
+	int rate_windows;              // its arguments (windows 0: none yet)
+	double rate;                   // and its value, 1/s
 	artic_rows rows;
 
 	void* block; // one allocation for everything sized by the links
@@ -348,9 +357,10 @@ void artic_forward(artic* a, sn_vec3 gravity, double h);
 // Then again with the velocity terms at the midpoint of qd and the free kick's end speeds (qd_free and
 // base_v_free, as artic_forward left them; same pose: only the bias forces are recomputed).
 void artic_forward_midpoint(artic* a, sn_vec3 gravity, double h);
-// Velocity changes of every dof (and the floating base) for joint impulses: out = M^-1 in, for
-// rhs_count (1 or 2) right-hand sides given in dw[].y[]. The base's changes go to base_out.
-void artic_impulse_response(artic* a, int rhs_count, sv6* base_out);
+// Velocity changes of every dof (and the floating base) for joint impulses: out = M^-1 in, for the two
+// right-hand sides given in dw[].y[] (side by side, in the two lanes of sv6x2). The base's changes go to
+// base_out[0] and base_out[1].
+void artic_impulse_response(artic* a, sv6 base_out[2]);
 // Velocity change of a floating base for the articulated impulse z it receives: -IA_0^-1 z.
 sv6 artic_base_response(const artic* a, sv6 z);
 // End of a solve: velocities qd_free + M^-1 p, positions advanced by h qd_free + M^-1 y (both from
@@ -404,6 +414,8 @@ typedef enum artic_sweep
 // Rate beta of the pseudo speed -beta C that removes the fraction erp of a rigid row's error per solve
 // of `windows` windows of length hw (artic/solve.c): (1 - (1 - erp)^(1/windows)) / hw.
 double artic_bias_rate(double erp, int windows, double hw);
+// The same, remembered for the last arguments (rows of one solve share them: no expm1 and log1p per row).
+double artic_row_bias_rate(artic* a, double erp, int windows, double hw);
 // Start a solve of length h for every articulation: free motion (ABA), rows, responses and warm starts.
 // windows is 1 for PGS, position_iterations for TGS.
 void artic_solve_begin(sn_world* world, double h, bool tgs, int windows);
@@ -440,6 +452,36 @@ static inline sn_vec3 artic_solve_origin(const artic* a)
 // validating every field (SN_ERR_BAD_SNAPSHOT with a detail line).
 void artic_snapshot_write(struct snap_writer* w, const sn_world* world);
 sn_error artic_snapshot_read(struct snap_reader* r, sn_world* world);
+
+// y[s] += a x[s] for s in [lo, hi), two at a time (y and x do not overlap).
+static inline void artic_axpy(double* y, double a, const double* x, int lo, int hi)
+{
+	const lane2 av = lane2_splat(a);
+	int s = lo;
+	for (; s + 2 <= hi; s += 2)
+	{
+		lane2_store(y + s, lane2_load(y + s) + av * lane2_load(x + s));
+	}
+	if (s < hi)
+	{
+		y[s] += a * x[s];
+	}
+}
+
+// y[s] -= a x[s] for s in [lo, hi), two at a time (y and x do not overlap).
+static inline void artic_axpy_sub(double* y, double a, const double* x, int lo, int hi)
+{
+	const lane2 av = lane2_splat(a);
+	int s = lo;
+	for (; s + 2 <= hi; s += 2)
+	{
+		lane2_store(y + s, lane2_load(y + s) - av * lane2_load(x + s));
+	}
+	if (s < hi)
+	{
+		y[s] -= a * x[s];
+	}
+}
 
 // Kinematics of link i > 0 from its parent's and its joint position (artic/kinematics.c derives it).
 static inline void artic_link_kinematics(artic* a, int i)

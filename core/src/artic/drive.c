@@ -141,7 +141,8 @@ bool artic_drive_block_prepare(artic_rows* rs)
 	{
 		return false;
 	}
-	// Lower Cholesky factor of A^-1 + W, row-major with leading dimension m.
+	// Lower Cholesky factor of A^-1 + W, by columns (l[j * m + i] = L_ij), so that the solves below read it
+	// in memory order.
 	double* l = rs->block_l;
 	for (int i = 0; i < m; ++i)
 	{
@@ -152,7 +153,7 @@ bool artic_drive_block_prepare(artic_rows* rs)
 			double s = i == j ? ri->drive_diag : rs->w[rj->slot * rs->k + ri->slot];
 			for (int t = 0; t < j; ++t)
 			{
-				s -= l[i * m + t] * l[j * m + t];
+				s -= l[t * m + i] * l[t * m + j];
 			}
 			if (i == j)
 			{
@@ -165,9 +166,21 @@ bool artic_drive_block_prepare(artic_rows* rs)
 			}
 			else
 			{
-				l[i * m + j] = s * rs->block_inv[j];
+				l[j * m + i] = s * rs->block_inv[j];
 			}
 		}
+	}
+	// The rows' impulses can be applied together when they all move the same span of slots.
+	const artic_row* first = rs->rows + rs->block_rows[0];
+	rs->block_span = true;
+	for (int i = 1; i < m; ++i)
+	{
+		const artic_row* ar = rs->rows + rs->block_rows[i];
+		rs->block_span = rs->block_span && ar->lo == first->lo && ar->hi == first->hi;
+	}
+	for (int i = 0; i < m; ++i)
+	{
+		rs->block_col[i] = rs->rows[rs->block_rows[i]].slot * rs->k;
 	}
 	rs->block_count = m;
 	return true;
@@ -176,24 +189,31 @@ bool artic_drive_block_prepare(artic_rows* rs)
 void artic_drive_block_solve(artic_rows* rs)
 {
 	const int m = rs->block_count;
-	const double* l = rs->block_l;
+	const double* l = rs->block_l; // by columns
 	const double* inv = rs->block_inv;
 	double* x = rs->block_x;
-	for (int i = 0; i < m; ++i)
+	// Forward, column by column: each x_i loses L_it x_t in the order t = 0, 1, ..., i - 1, exactly as a
+	// row-by-row substitution subtracts them.
+	for (int t = 0; t < m; ++t)
 	{
-		double s = x[i];
-		for (int t = 0; t < i; ++t)
-		{
-			s -= l[i * m + t] * x[t];
-		}
-		x[i] = s * inv[i];
+		const double xt = x[t] * inv[t];
+		x[t] = xt;
+		artic_axpy_sub(x, xt, l + t * m, t + 1, m);
 	}
+	// Backward, row by row: row i of L^T is column i of L.
 	for (int i = m - 1; i >= 0; --i)
 	{
+		const double* col = l + i * m;
 		double s = x[i];
-		for (int t = i + 1; t < m; ++t)
+		int t = i + 1;
+		for (; t + 2 <= m; t += 2)
 		{
-			s -= l[t * m + i] * x[t];
+			s -= col[t] * x[t];
+			s -= col[t + 1] * x[t + 1];
+		}
+		if (t < m)
+		{
+			s -= col[t] * x[t];
 		}
 		x[i] = s * inv[i];
 	}

@@ -210,72 +210,167 @@ static inline void one_dof_inward(ainertia* restrict dst, const ainertia* restri
 	dst->b.cz = sn_add(dst->b.cz, sn_mul_add(src->b.cz, -u.v.z, kd.w));
 }
 
+// Geometry of one link about O (centre, inertia, motion subspace, rigid spatial inertia).
+static void link_geometry(artic* a, int i, sn_vec3 origin)
+{
+	const artic_link* l = a->links + i;
+	const artic_kin* k = a->kin + i;
+	artic_work* w = a->work + i;
+	w->ra = sn_sub(k->anchor, origin);
+	w->r = sn_add(w->ra, sn_mat33_mul_v(k->joint, l->com_j));
+	w->ic = l->diag_inertia ? rotate_diagonal(k->joint, &l->inertia_j) : sym33_rotate(k->joint, &l->inertia_j);
+	if (i > 0 || !a->fixed_base)
+	{
+		ainertia_from_rigid(&w->m.ia, l->mass, w->r, &w->ic);
+	}
+	if (i > 0)
+	{
+		joint_subspace(a, i, w->ra);
+	}
+}
+
+// The same for two links i, j > 0 whose inertias are both diagonal or both not, side by side in the two
+// lanes (math/lanes.h): each lane computes what link_geometry computes for its link. j may be i.
+static void link_geometry_x2(artic* a, int i, int j, sn_vec3 origin)
+{
+	const artic_link* li = a->links + i;
+	const artic_link* lj = a->links + j;
+	const artic_kin* ki = a->kin + i;
+	const artic_kin* kj = a->kin + j;
+	artic_work* wi = a->work + i;
+	artic_work* wj = a->work + j;
+	const mat33x2 joint = mat33x2_pair(&ki->joint, &kj->joint);
+	const vec3x2 ra = vec3x2_sub(vec3x2_pair(ki->anchor, kj->anchor), vec3x2_splat(origin));
+	const vec3x2 r = vec3x2_add(ra, mat33x2_mul_v(&joint, vec3x2_pair(li->com_j, lj->com_j)));
+	sym33x2 ic;
+	if (li->diag_inertia)
+	{
+		ic = sym33x2_rotate_diagonal(&joint, lane2_pair(li->inertia_j.xx, lj->inertia_j.xx),
+									 lane2_pair(li->inertia_j.yy, lj->inertia_j.yy),
+									 lane2_pair(li->inertia_j.zz, lj->inertia_j.zz));
+	}
+	else
+	{
+		const sym33x2 ij = sym33x2_pair(&li->inertia_j, &lj->inertia_j);
+		ic = sym33x2_rotate(&joint, &ij);
+	}
+	// ainertia_from_rigid (math/spatial.h), lane by lane.
+	const lane2 mass = lane2_pair(li->mass, lj->mass), neg = -mass;
+	const lane2 r2 = r.x * r.x + r.y * r.y + r.z * r.z;
+	const lane2 axx = ic.xx + mass * (r2 - r.x * r.x), ayy = ic.yy + mass * (r2 - r.y * r.y);
+	const lane2 azz = ic.zz + mass * (r2 - r.z * r.z);
+	const lane2 axy = ic.xy - mass * r.x * r.y, axz = ic.xz - mass * r.x * r.z, ayz = ic.yz - mass * r.y * r.z;
+	const lane2 mx = mass * r.x, my = mass * r.y, mz = mass * r.z;
+	const lane2 nx = neg * r.x, ny = neg * r.y, nz = neg * r.z;
+	artic_work* ws[2] = { wj, wi };
+	for (int t = 0; t < 2; ++t)
+	{
+		// Lane 1 (link j) first, so that link i's values stand when j is i.
+		const int q = 1 - t;
+		artic_work* w = ws[t];
+		w->ra = vec3x2_lane(ra, q);
+		w->r = vec3x2_lane(r, q);
+		w->ic = (sym33){ ic.xx[q], ic.yy[q], ic.zz[q], ic.xy[q], ic.xz[q], ic.yz[q] };
+		ainertia* ia = &w->m.ia;
+		ia->a = (sym33){ axx[q], ayy[q], azz[q], axy[q], axz[q], ayz[q] };
+		ia->b.cx = sn_v3(0.0, mz[q], ny[q]);
+		ia->b.cy = sn_v3(nz[q], 0.0, mx[q]);
+		ia->b.cz = sn_v3(my[q], nx[q], 0.0);
+		ia->c = (sym33){ mass[q], mass[q], mass[q], 0.0, 0.0, 0.0 };
+	}
+	joint_subspace(a, j, wj->ra);
+	joint_subspace(a, i, wi->ra);
+}
+
 // Pass 1a, outward: geometry about O (centres, inertias, motion subspaces, rigid spatial inertias).
 static void geometry_pass(artic* a, sn_vec3 origin)
 {
-	for (int i = 0; i < a->link_count; ++i)
+	const int n = a->link_count;
+	link_geometry(a, 0, origin);
+	for (int i = 1; i < n; i += 2)
 	{
-		const artic_link* l = a->links + i;
-		const artic_kin* k = a->kin + i;
-		artic_work* w = a->work + i;
-		w->ra = sn_sub(k->anchor, origin);
-		w->r = sn_add(w->ra, sn_mat33_mul_v(k->joint, l->com_j));
-		w->ic = l->diag_inertia ? rotate_diagonal(k->joint, &l->inertia_j) : sym33_rotate(k->joint, &l->inertia_j);
-		if (i > 0 || !a->fixed_base)
+		const int j = i + 1 < n ? i + 1 : i;
+		if (a->links[i].diag_inertia == a->links[j].diag_inertia)
 		{
-			ainertia_from_rigid(&w->m.ia, l->mass, w->r, &w->ic);
+			link_geometry_x2(a, i, j, origin);
 		}
-		if (i > 0)
+		else
 		{
-			joint_subspace(a, i, w->ra);
+			link_geometry(a, i, origin);
+			link_geometry(a, j, origin);
 		}
 	}
 }
 
+// Bias forces p0 of two links (file header: Newton-Euler at the centre of mass), side by side in the two
+// lanes (math/lanes.h), from their velocities, bias accelerations, centres and inertias; into p0 and pa.
+// w0 and w1 may be the same link.
+static void bias_forces_x2(artic_work* w0, artic_work* w1, double mass0, double mass1)
+{
+	const vec3x2 om = vec3x2_pair(w0->v.w, w1->v.w), al = vec3x2_pair(w0->a.w, w1->a.w);
+	const vec3x2 r = vec3x2_pair(w0->r, w1->r);
+	const sym33x2 ic = sym33x2_pair(&w0->ic, &w1->ic);
+	const vec3x2 vc = vec3x2_add(vec3x2_pair(w0->v.v, w1->v.v), vec3x2_cross(om, r));
+	const vec3x2 av = vec3x2_pair(w0->a.v, w1->a.v);
+	const vec3x2 fc =
+		vec3x2_scale(lane2_pair(mass0, mass1), vec3x2_add(vec3x2_add(av, vec3x2_cross(al, r)), vec3x2_cross(om, vc)));
+	const vec3x2 nc = vec3x2_add(sym33x2_mul(&ic, al), vec3x2_cross(om, sym33x2_mul(&ic, om)));
+	const vec3x2 nw = vec3x2_add(nc, vec3x2_cross(r, fc));
+	w1->p0 = sv6_make(vec3x2_lane(nw, 1), vec3x2_lane(fc, 1));
+	w0->p0 = sv6_make(vec3x2_lane(nw, 0), vec3x2_lane(fc, 0));
+	w1->pa = w1->p0;
+	w0->pa = w0->p0;
+}
+
 // Pass 1b, outward: velocities (joint speeds qv, base velocity base_v), bias accelerations and forces,
 // and each joint's generalised force tau into u (damping from the state's own speeds).
-static void bias_pass(artic* a, sn_vec3 origin, sv6 minus_g, const double* qv, sv6 base_v)
+static void bias_pass(artic* a, sn_vec3 origin, sv6 minus_g, const double* restrict qv, sv6 base_v)
 {
 	const bool inputs = a->has_inputs;
-	for (int i = 0; i < a->link_count; ++i)
+	const artic_link* restrict links = a->links;
+	artic_work* restrict work = a->work;
+	artic_dof_work* restrict dws = a->dw;
+	const double* restrict qd = a->qd;
+	const int n = a->link_count;
+	work[0].v = base_v;
+	work[0].a = minus_g;
+	for (int i = 1; i < n; ++i)
 	{
-		const artic_link* l = a->links + i;
-		artic_work* w = a->work + i;
-		if (i == 0)
+		const artic_link* l = links + i;
+		artic_work* w = work + i;
+		const artic_work* p = work + l->parent;
+		artic_dof_work* dw = dws + l->dof;
+		sv6 vj = sv6_zero();
+		for (int d = 0; d < l->dof_count; ++d)
 		{
-			w->v = base_v;
-			w->a = minus_g;
-		}
-		else
-		{
-			const artic_work* p = a->work + l->parent;
-			artic_dof_work* dw = a->dw + l->dof;
-			sv6 vj = sv6_zero();
-			for (int d = 0; d < l->dof_count; ++d)
+			vj = sv6_mul_add(vj, qv[l->dof + d], dw[d].s);
+			double u = -l->joint_damping * qd[l->dof + d]; // tau for now; pass 2 subtracts S^T pA
+			if (inputs)
 			{
-				vj = sv6_mul_add(vj, qv[l->dof + d], dw[d].s);
-				dw[d].u = -l->joint_damping * a->qd[l->dof + d]; // tau for now; pass 2 subtracts S^T pA
-				if (inputs)
-				{
-					dw[d].u += a->joint_force[l->dof + d];
-				}
+				u += a->joint_force[l->dof + d];
 			}
-			w->v = sv6_add(p->v, vj);
-			w->a = sv6_add(p->a, sv6_cross_motion(p->v, vj));
+			dw[d].u = u;
 		}
-		// Bias force by Newton-Euler at the centre of mass (file header).
-		sn_vec3 om = w->v.w, al = w->a.w;
-		sn_vec3 vc = sn_add(w->v.v, sn_cross(om, w->r));
-		sn_vec3 fc = sn_scale(l->mass, sn_add(sn_add(w->a.v, sn_cross(al, w->r)), sn_cross(om, vc)));
-		sn_vec3 nc = sn_add(sym33_mul(&w->ic, al), sn_cross(om, sym33_mul(&w->ic, om)));
-		w->p0 = sv6_make(sn_add(nc, sn_cross(w->r, fc)), fc);
-		if (inputs)
+		const sv6 pv = p->v;
+		w->v = sv6_add(pv, vj);
+		w->a = sv6_add(p->a, sv6_cross_motion(pv, vj));
+	}
+	// The bias forces depend on each link's own motion only: two links at a time.
+	for (int i = 0; i < n; i += 2)
+	{
+		const int j = i + 1 < n ? i + 1 : i;
+		bias_forces_x2(work + i, work + j, links[i].mass, links[j].mass);
+	}
+	if (inputs)
+	{
+		for (int i = 0; i < n; ++i)
 		{
+			artic_work* w = work + i;
 			const sv6 fext = a->link_force[i];
 			w->p0.w = sn_sub(w->p0.w, sn_sub(fext.w, sn_cross(origin, fext.v)));
 			w->p0.v = sn_sub(w->p0.v, fext.v);
+			w->pa = w->p0;
 		}
-		w->pa = w->p0;
 	}
 }
 
@@ -453,90 +548,87 @@ sv6 artic_base_response(const artic* a, sv6 z)
 	return sv6_make(sn_v3(-x[0], -x[1], -x[2]), sn_v3(-x[3], -x[4], -x[5]));
 }
 
-void artic_impulse_response(artic* a, int rhs_count, sv6* base_out)
+void artic_impulse_response(artic* a, sv6 base_out[2])
 {
+	// Both right-hand sides at once, one per lane (math/lanes.h): every lane computes what the recursion
+	// of the file header computes for its own right-hand side, in the same order.
 	const int n = a->link_count;
+	const artic_link* restrict links = a->links;
+	artic_work* restrict work = a->work;
+	artic_dof_work* restrict dws = a->dw;
+	const sv6x2 zero = sv6x2_pair(sv6_zero(), sv6_zero());
 	for (int i = 0; i < n; ++i)
 	{
-		a->work[i].m.z[0] = sv6_zero();
-		a->work[i].m.z[1] = sv6_zero();
+		work[i].m.zz = zero;
 	}
 	// Inward: u = y - S^T z is kept in y; the parent receives z + U D^-1 u.
 	for (int i = n - 1; i > 0; --i)
 	{
-		const artic_link* l = a->links + i;
-		artic_work* w = a->work + i;
-		artic_work* p = a->work + l->parent;
-		artic_dof_work* dw = a->dw + l->dof;
-		for (int r = 0; r < rhs_count; ++r)
+		const artic_link* l = links + i;
+		artic_work* w = work + i;
+		artic_work* p = work + l->parent;
+		artic_dof_work* dw = dws + l->dof;
+		sv6x2 z = w->m.zz;
+		if (l->dof_count == 1)
 		{
-			sv6 z = w->m.z[r];
-			if (l->dof_count == 1)
-			{
-				dw->y[r] -= sv6_dot(dw->s, z);
-				z = sv6_mul_add(z, dw->dinv[0] * dw->y[r], dw->u6);
-			}
-			else if (l->dof_count == 3)
-			{
-				double u[3], x[3];
-				for (int d = 0; d < 3; ++d)
-				{
-					dw[d].y[r] -= sv6_dot(dw[d].s, z);
-					u[d] = dw[d].y[r];
-				}
-				dinv3_mul(dw, u, x);
-				for (int d = 0; d < 3; ++d)
-				{
-					z = sv6_mul_add(z, x[d], dw[d].u6);
-				}
-			}
-			p->m.z[r] = sv6_add(p->m.z[r], z);
+			lane2 y = lane2_load(dw->y) - sv6x2_dot_splat(dw->s, &z);
+			lane2_store(dw->y, y);
+			sv6x2_mul_add_splat(&z, lane2_splat(dw->dinv[0]) * y, dw->u6);
 		}
+		else if (l->dof_count == 3)
+		{
+			lane2 u[3];
+			for (int d = 0; d < 3; ++d)
+			{
+				u[d] = lane2_load(dw[d].y) - sv6x2_dot_splat(dw[d].s, &z);
+				lane2_store(dw[d].y, u[d]);
+			}
+			for (int d = 0; d < 3; ++d)
+			{
+				lane2 x = lane2_splat(dw[d].dinv[0]) * u[0] + lane2_splat(dw[d].dinv[1]) * u[1];
+				x = x + lane2_splat(dw[d].dinv[2]) * u[2];
+				sv6x2_mul_add_splat(&z, x, dw[d].u6);
+			}
+		}
+		p->m.zz = sv6x2_add(p->m.zz, z);
 	}
 	// The base, then outward: z now holds each link's velocity change.
-	for (int r = 0; r < rhs_count; ++r)
+	for (int r = 0; r < 2; ++r)
 	{
 		// A spatial impulse f on the base itself (contacts on the links, artic/solve.c) enters as -f.
-		sv6 z0 = a->work[0].m.z[r];
-		if (r < 2)
-		{
-			z0 = sv6_sub(z0, a->base_impulse[r]);
-		}
-		sv6 dv0 = a->fixed_base ? sv6_zero() : artic_base_response(a, z0);
-		a->work[0].m.z[r] = dv0;
-		base_out[r] = dv0;
+		sv6 z0 = sv6_sub(sv6x2_lane(&work[0].m.zz, r), a->base_impulse[r]);
+		base_out[r] = a->fixed_base ? sv6_zero() : artic_base_response(a, z0);
 	}
+	work[0].m.zz = sv6x2_pair(base_out[0], base_out[1]);
 	for (int i = 1; i < n; ++i)
 	{
-		const artic_link* l = a->links + i;
-		artic_work* w = a->work + i;
-		artic_dof_work* dw = a->dw + l->dof;
-		for (int r = 0; r < rhs_count; ++r)
+		const artic_link* l = links + i;
+		artic_work* w = work + i;
+		artic_dof_work* dw = dws + l->dof;
+		const sv6x2 dvp = work[l->parent].m.zz;
+		sv6x2 dv = dvp;
+		if (l->dof_count == 1)
 		{
-			sv6 dvp = a->work[l->parent].m.z[r];
-			sv6 dv = dvp;
-			if (l->dof_count == 1)
-			{
-				double x = dw->dinv[0] * (dw->y[r] - sv6_dot(dw->u6, dvp));
-				dw->y[r] = x;
-				dv = sv6_mul_add(dv, x, dw->s);
-			}
-			else if (l->dof_count == 3)
-			{
-				double t[3], x[3];
-				for (int d = 0; d < 3; ++d)
-				{
-					t[d] = dw[d].y[r] - sv6_dot(dw[d].u6, dvp);
-				}
-				dinv3_mul(dw, t, x);
-				for (int d = 0; d < 3; ++d)
-				{
-					dw[d].y[r] = x[d];
-					dv = sv6_mul_add(dv, x[d], dw[d].s);
-				}
-			}
-			w->m.z[r] = dv;
+			lane2 x = lane2_splat(dw->dinv[0]) * (lane2_load(dw->y) - sv6x2_dot_splat(dw->u6, &dvp));
+			lane2_store(dw->y, x);
+			sv6x2_mul_add_splat(&dv, x, dw->s);
 		}
+		else if (l->dof_count == 3)
+		{
+			lane2 t[3];
+			for (int d = 0; d < 3; ++d)
+			{
+				t[d] = lane2_load(dw[d].y) - sv6x2_dot_splat(dw[d].u6, &dvp);
+			}
+			for (int d = 0; d < 3; ++d)
+			{
+				lane2 x = lane2_splat(dw[d].dinv[0]) * t[0] + lane2_splat(dw[d].dinv[1]) * t[1];
+				x = x + lane2_splat(dw[d].dinv[2]) * t[2];
+				lane2_store(dw[d].y, x);
+				sv6x2_mul_add_splat(&dv, x, dw[d].s);
+			}
+		}
+		w->m.zz = dv;
 	}
 }
 
@@ -577,7 +669,7 @@ void artic_finish(artic* a, double h, bool have_rows)
 	sv6 base[2] = { sv6_zero(), sv6_zero() };
 	if (have_rows)
 	{
-		artic_impulse_response(a, 2, base);
+		artic_impulse_response(a, base);
 		a->base_impulse[0] = sv6_zero();
 		a->base_impulse[1] = sv6_zero();
 	}
@@ -607,10 +699,8 @@ void artic_finish(artic* a, double h, bool have_rows)
 		double sw = sn_length(a->base_w), sv = sn_length(a->base_v);
 		max_speed = max_or_nan(max_or_nan(0.0, sw), sv);
 	}
-	w0->pa = sv6_add(w0->p0, rigid_accel_force(a->links[0].mass, w0->r, &w0->ic, w0->a));
 
-	// Outward: speeds, positions and kinematics; each link's own share of its joint force,
-	// p0 + I da with the effective acceleration, goes into pa.
+	// Outward: speeds, positions and kinematics, and each link's effective acceleration.
 	for (int i = 1; i < n; ++i)
 	{
 		const artic_link* l = a->links + i;
@@ -642,27 +732,64 @@ void artic_finish(artic* a, double h, bool have_rows)
 			a->q[l->dof + 1] = rv.y;
 			a->q[l->dof + 2] = rv.z;
 		}
-		w->pa = sv6_add(w->p0, rigid_accel_force(l->mass, w->r, &w->ic, w->a));
 		artic_link_kinematics(a, i);
 	}
 
-	// Inward: add the children's joint forces; store each link's as impulse about its anchor.
-	const bool first = a->first_substep;
-	for (int i = n - 1; i >= 0; --i)
+	// Each link's own share of its joint force, p0 + I da with the effective acceleration, into pa: two
+	// links at a time (math/lanes.h).
+	for (int i = 0; i < n; i += 2)
 	{
-		artic_work* w = a->work + i;
-		if (i > 0)
-		{
-			artic_work* p = a->work + a->links[i].parent;
-			p->pa = sv6_add(p->pa, w->pa);
-		}
-		sv6 f = w->pa;
-		sv6 at_anchor = sv6_make(sn_sub(f.w, sn_cross(w->ra, f.v)), f.v);
+		const int j = i + 1 < n ? i + 1 : i;
+		artic_work* wi = a->work + i;
+		artic_work* wj = a->work + j;
+		const vec3x2 r = vec3x2_pair(wi->r, wj->r), al = vec3x2_pair(wi->a.w, wj->a.w);
+		const sym33x2 ic = sym33x2_pair(&wi->ic, &wj->ic);
+		const vec3x2 f = vec3x2_scale(lane2_pair(a->links[i].mass, a->links[j].mass),
+									  vec3x2_add(vec3x2_pair(wi->a.v, wj->a.v), vec3x2_cross(al, r)));
+		const vec3x2 t = vec3x2_add(sym33x2_mul(&ic, al), vec3x2_cross(r, f));
+		const vec3x2 pw = vec3x2_add(vec3x2_pair(wi->p0.w, wj->p0.w), t);
+		const vec3x2 pv = vec3x2_add(vec3x2_pair(wi->p0.v, wj->p0.v), f);
+		wj->pa = sv6_make(vec3x2_lane(pw, 1), vec3x2_lane(pv, 1));
+		wi->pa = sv6_make(vec3x2_lane(pw, 0), vec3x2_lane(pv, 0));
+	}
+
+	// Inward: add the children's joint forces.
+	for (int i = n - 1; i > 0; --i)
+	{
+		artic_work* p = a->work + a->links[i].parent;
+		p->pa = sv6_add(p->pa, a->work[i].pa);
+	}
+	// Each link's joint force as impulse about its anchor (two links at a time).
+	const bool first = a->first_substep;
+	const lane2 h2 = lane2_splat(h);
+	for (int i = 0; i < n; i += 2)
+	{
+		const int j = i + 1 < n ? i + 1 : i;
+		const artic_work* wi = a->work + i;
+		const artic_work* wj = a->work + j;
+		const vec3x2 fv = vec3x2_pair(wi->pa.v, wj->pa.v);
+		vec3x2 tw = vec3x2_sub(vec3x2_pair(wi->pa.w, wj->pa.w), vec3x2_cross(vec3x2_pair(wi->ra, wj->ra), fv));
+		vec3x2 tv = fv;
 		if (i == 0 && !a->fixed_base)
 		{
-			at_anchor = sv6_zero(); // a floating base has no inbound joint
+			// A floating base has no inbound joint.
+			tw.x[0] = tw.y[0] = tw.z[0] = 0.0;
+			tv.x[0] = tv.y[0] = tv.z[0] = 0.0;
 		}
-		a->incoming[i] = first ? sv6_scale(h, at_anchor) : sv6_mul_add(a->incoming[i], h, at_anchor);
+		sv6* inc_i = a->incoming + i;
+		sv6* inc_j = a->incoming + j;
+		if (first)
+		{
+			tw = vec3x2_scale(h2, tw);
+			tv = vec3x2_scale(h2, tv);
+		}
+		else
+		{
+			tw = vec3x2_mul_add(vec3x2_pair(inc_i->w, inc_j->w), h2, tw);
+			tv = vec3x2_mul_add(vec3x2_pair(inc_i->v, inc_j->v), h2, tv);
+		}
+		*inc_j = sv6_make(vec3x2_lane(tw, 1), vec3x2_lane(tv, 1));
+		*inc_i = sv6_make(vec3x2_lane(tw, 0), vec3x2_lane(tv, 0));
 	}
 	a->first_substep = false;
 	a->max_speed = max_speed;

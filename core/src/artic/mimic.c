@@ -360,7 +360,7 @@ void artic_mimic_build_rows(sn_world* world, int artic_index, artic* a, double h
 		}
 		ar->soft = def->soft.kind != SN_SOFT_RIGID;
 		ar->splits = !ar->soft;
-		if (!soft_coefficients_for(def->soft, kk, hw, artic_bias_rate(def->erp, windows, hw), &ar->coef))
+		if (!soft_coefficients_for(def->soft, kk, hw, artic_row_bias_rate(a, def->erp, windows, hw), &ar->coef))
 		{
 			continue; // a compliant row with zero stiffness and damping couples nothing
 		}

@@ -29,35 +29,162 @@
 
 #include <string.h>
 
+// needed[] bits: the link is the impulsed link of the column in lane 0 (or 1), or one of its ancestors.
 enum
 {
-	ANCESTOR = 2, // the link is the current column's link or one of its ancestors
+	ANCESTOR0 = 2,
+	ANCESTOR1 = 4,
 };
 
-// dqd = D^-1 t for the joint of a link with nd dofs (1 or 3), written into y[0].
-static void joint_solve(artic_dof_work* dw, int nd, const double* t, sv6* dv)
+// Inward from the impulsed joint of active slot j to the root (the file header), writing the joint's u into
+// lane `lane` of dw[].y and marking the path; returns z at the root.
+static sv6 column_inward(artic* a, int j, int lane, uint8_t mark)
 {
-	for (int r = 0; r < nd; ++r)
+	const int dof = a->rows.act_dof[j];
+	const int link = a->dof_link[dof];
+	sv6 z = sv6_zero();
+	for (int i = link; i > 0; i = a->links[i].parent)
 	{
-		double x = nd == 1 ? dw->dinv[0] * t[0] : dw[r].dinv[0] * t[0] + dw[r].dinv[1] * t[1] + dw[r].dinv[2] * t[2];
-		dw[r].y[0] = x;
-		*dv = sv6_mul_add(*dv, x, dw[r].s);
+		const artic_link* l = a->links + i;
+		artic_dof_work* dw = a->dw + l->dof;
+		const int nd = l->dof_count;
+		for (int d = 0; d < nd; ++d)
+		{
+			dw[d].y[lane] = (i == link) ? (l->dof + d == dof ? 1.0 : 0.0) : -sv6_dot(dw[d].s, z);
+		}
+		// z_up = z + U D^-1 u.
+		if (nd == 1)
+		{
+			z = sv6_mul_add(z, dw->dinv[0] * dw->y[lane], dw->u6);
+		}
+		else
+		{
+			for (int r = 0; r < nd; ++r)
+			{
+				double x =
+					dw[r].dinv[0] * dw[0].y[lane] + dw[r].dinv[1] * dw[1].y[lane] + dw[r].dinv[2] * dw[2].y[lane];
+				z = sv6_mul_add(z, x, dw[r].u6);
+			}
+		}
+		a->needed[i] |= mark;
+	}
+	return z;
+}
+
+static void clear_marks(artic* a, int j, uint8_t mark)
+{
+	for (int i = a->dof_link[a->rows.act_dof[j]]; i > 0; i = a->links[i].parent)
+	{
+		a->needed[i] &= (uint8_t)~mark;
 	}
 }
 
-// z_up = z + U D^-1 u for the joint of a link (u in y[0]).
-static sv6 joint_send(const artic_dof_work* dw, int nd, sv6 z)
+// Column j of W (and row j, by symmetry) from the velocity changes in lane `lane`.
+static void column_store(artic* a, int j, int lane)
 {
-	if (nd == 1)
+	artic_rows* rows = &a->rows;
+	const int k = rows->k, kd = rows->kd;
+	const int lo = rows->span_lo[j], hi = rows->span_hi[j];
+	double* column = rows->w + j * k;
+	for (int s = j; s < kd; ++s)
 	{
-		return sv6_mul_add(z, dw->dinv[0] * dw->y[0], dw->u6);
+		double r = s >= lo && s < hi ? a->dw[rows->act_dof[s]].y[lane] : 0.0;
+		column[s] = r;
+		rows->w[s * k + j] = r;
 	}
-	for (int r = 0; r < nd; ++r)
+	if (k > kd)
 	{
-		double x = dw[r].dinv[0] * dw[0].y[0] + dw[r].dinv[1] * dw[1].y[0] + dw[r].dinv[2] * dw[2].y[0];
-		z = sv6_mul_add(z, x, dw[r].u6);
+		// The base's velocity change (base slots, w then v about O), and by symmetry the dof's response
+		// to a unit impulse on the base.
+		const sv6 dv0 = sv6x2_lane(&a->work[0].m.zz, lane);
+		const double b[ARTIC_BASE_SLOTS] = { dv0.w.x, dv0.w.y, dv0.w.z, dv0.v.x, dv0.v.y, dv0.v.z };
+		for (int c = 0; c < ARTIC_BASE_SLOTS; ++c)
+		{
+			column[kd + c] = b[c];
+			rows->w[(kd + c) * k + j] = b[c];
+		}
 	}
-	return z;
+}
+
+// Columns j0 and j1 >= j0 (j1 may be j0) side by side in the two lanes (math/lanes.h): each lane computes
+// what the recursion of the file header computes for its column, in the same order. The inward passes
+// are walked one by one (their paths differ); the outward pass visits the links either column needs, and
+// a lane's values on links only the other column needs are never read for its column.
+static void column_pair(artic* a, int j0, int j1)
+{
+	const int n = a->link_count;
+	const int link0 = a->dof_link[a->rows.act_dof[j0]], link1 = a->dof_link[a->rows.act_dof[j1]];
+	// A fixed base stops the impulse: links in the base's other subtrees do not move (r_ij = 0).
+	const int32_t tree0 = a->fixed_base ? a->subtree[link0] : -1;
+	const int32_t tree1 = a->fixed_base ? a->subtree[link1] : -1;
+	const sv6 z0 = column_inward(a, j0, 0, ANCESTOR0);
+	const sv6 b0 = a->fixed_base ? sv6_zero() : artic_base_response(a, z0);
+	sv6 b1 = b0;
+	if (j1 != j0)
+	{
+		const sv6 z1 = column_inward(a, j1, 1, ANCESTOR1);
+		b1 = a->fixed_base ? sv6_zero() : artic_base_response(a, z1);
+	}
+	else
+	{
+		// One column left: lane 1 repeats lane 0.
+		for (int i = link0; i > 0; i = a->links[i].parent)
+		{
+			const artic_link* l = a->links + i;
+			for (int d = 0; d < l->dof_count; ++d)
+			{
+				a->dw[l->dof + d].y[1] = a->dw[l->dof + d].y[0];
+			}
+			a->needed[i] |= ANCESTOR1;
+		}
+	}
+	a->work[0].m.zz = sv6x2_pair(b0, b1);
+
+	// Outward over the links that lead to the active dofs j0, j0 + 1, ...: W is symmetric, so the entries
+	// above the diagonal are those the earlier columns found. (reach[i] >= j1 implies reach[i] >= j0.)
+	const artic_link* restrict links = a->links;
+	artic_work* restrict work = a->work;
+	artic_dof_work* restrict dws = a->dw;
+	for (int i = 1; i < n; ++i)
+	{
+		if (a->reach[i] < j0 || (tree0 >= 0 && a->subtree[i] != tree0 && a->subtree[i] != tree1))
+		{
+			continue;
+		}
+		const artic_link* l = links + i;
+		artic_dof_work* dw = dws + l->dof;
+		const sv6x2 dvp = work[l->parent].m.zz;
+		sv6x2 dv = dvp;
+		const bool anc0 = (a->needed[i] & ANCESTOR0) != 0, anc1 = (a->needed[i] & ANCESTOR1) != 0;
+		if (l->dof_count == 1)
+		{
+			const lane2 u = lane2_pair(anc0 ? dw->y[0] : 0.0, anc1 ? dw->y[1] : 0.0);
+			const lane2 x = lane2_splat(dw->dinv[0]) * (u - sv6x2_dot_splat(dw->u6, &dvp));
+			lane2_store(dw->y, x);
+			sv6x2_mul_add_splat(&dv, x, dw->s);
+		}
+		else if (l->dof_count == 3)
+		{
+			lane2 t[3];
+			for (int d = 0; d < 3; ++d)
+			{
+				const lane2 u = lane2_pair(anc0 ? dw[d].y[0] : 0.0, anc1 ? dw[d].y[1] : 0.0);
+				t[d] = u - sv6x2_dot_splat(dw[d].u6, &dvp);
+			}
+			for (int r = 0; r < 3; ++r)
+			{
+				lane2 x = lane2_splat(dw[r].dinv[0]) * t[0] + lane2_splat(dw[r].dinv[1]) * t[1];
+				x = x + lane2_splat(dw[r].dinv[2]) * t[2];
+				lane2_store(dw[r].y, x);
+				sv6x2_mul_add_splat(&dv, x, dw[r].s);
+			}
+		}
+		work[i].m.zz = dv;
+	}
+	column_store(a, j1, 1);
+	column_store(a, j0, 0);
+	clear_marks(a, j0, ANCESTOR0);
+	clear_marks(a, j1, ANCESTOR1);
 }
 
 void artic_compute_response(artic* a)
@@ -76,77 +203,9 @@ void artic_compute_response(artic* a)
 		}
 	}
 	memset(a->needed, 0, (size_t)n);
-	for (int j = 0; j < kd; ++j)
+	for (int j = 0; j < kd; j += 2)
 	{
-		const int dof = rows->act_dof[j];
-		const int link = a->dof_link[dof];
-		// A fixed base stops the impulse: links in the base's other subtrees do not move (r_ij = 0).
-		const int32_t tree = a->fixed_base ? a->subtree[link] : -1;
-
-		// Inward from the impulsed joint to the root.
-		sv6 z = sv6_zero();
-		for (int i = link; i > 0; i = a->links[i].parent)
-		{
-			const artic_link* l = a->links + i;
-			artic_dof_work* dw = a->dw + l->dof;
-			for (int d = 0; d < l->dof_count; ++d)
-			{
-				dw[d].y[0] = (i == link) ? (l->dof + d == dof ? 1.0 : 0.0) : -sv6_dot(dw[d].s, z);
-			}
-			z = joint_send(dw, l->dof_count, z);
-			a->needed[i] |= ANCESTOR;
-		}
-		a->work[0].m.z[0] = a->fixed_base ? sv6_zero() : artic_base_response(a, z);
-
-		// Outward over the links that lead to the active dofs j, j + 1, ...: W is symmetric, so the entries
-		// above the diagonal are those the earlier columns found.
-		for (int i = 1; i < n; ++i)
-		{
-			if (a->reach[i] < j || (tree >= 0 && a->subtree[i] != tree))
-			{
-				continue;
-			}
-			const artic_link* l = a->links + i;
-			artic_work* w = a->work + i;
-			artic_dof_work* dw = a->dw + l->dof;
-			sv6 dvp = a->work[l->parent].m.z[0];
-			sv6 dv = dvp;
-			if (l->dof_count > 0)
-			{
-				bool ancestor = (a->needed[i] & ANCESTOR) != 0;
-				double t[3];
-				for (int d = 0; d < l->dof_count; ++d)
-				{
-					t[d] = (ancestor ? dw[d].y[0] : 0.0) - sv6_dot(dw[d].u6, dvp);
-				}
-				joint_solve(dw, l->dof_count, t, &dv);
-			}
-			w->m.z[0] = dv;
-		}
-		const int lo = rows->span_lo[j], hi = rows->span_hi[j];
-		double* column = rows->w + j * k;
-		for (int s = j; s < kd; ++s)
-		{
-			double r = s >= lo && s < hi ? a->dw[rows->act_dof[s]].y[0] : 0.0;
-			column[s] = r;
-			rows->w[s * k + j] = r;
-		}
-		if (k > kd)
-		{
-			// The base's velocity change (base slots, w then v about O), and by symmetry the dof's response
-			// to a unit impulse on the base.
-			const sv6 dv0 = a->work[0].m.z[0];
-			const double b[ARTIC_BASE_SLOTS] = { dv0.w.x, dv0.w.y, dv0.w.z, dv0.v.x, dv0.v.y, dv0.v.z };
-			for (int c = 0; c < ARTIC_BASE_SLOTS; ++c)
-			{
-				column[kd + c] = b[c];
-				rows->w[(kd + c) * k + j] = b[c];
-			}
-		}
-		for (int i = link; i > 0; i = a->links[i].parent)
-		{
-			a->needed[i] &= (uint8_t)~ANCESTOR;
-		}
+		column_pair(a, j, j + 1 < kd ? j + 1 : j);
 	}
 	if (k > kd)
 	{
@@ -188,10 +247,11 @@ sn_error sn_articulation_compute_response(sn_world* world, sn_articulation_id id
 	for (int d = 0; d < a->dof_count; ++d)
 	{
 		a->dw[d].y[0] = 0.0;
+		a->dw[d].y[1] = 0.0;
 	}
 	a->dw[dof_j].y[0] = 1.0;
-	sv6 base;
-	artic_impulse_response(a, 1, &base);
+	sv6 base[2];
+	artic_impulse_response(a, base);
 	*response = a->dw[dof_i].y[0];
 	return SN_ERR_OK;
 }

@@ -87,7 +87,7 @@
 #include <math.h>
 #include <string.h>
 
-static double clamp_accumulate(double* acc, double delta, double lo, double hi)
+static inline double clamp_accumulate(double* acc, double delta, double lo, double hi)
 {
 	double p = *acc + delta;
 	p = p < lo ? lo : (p > hi ? hi : p);
@@ -110,13 +110,13 @@ static sv6 base_slots_get(const artic_rows* rs, const double* x)
 	return sv6_make(sn_v3(b[0], b[1], b[2]), sn_v3(b[3], b[4], b[5]));
 }
 
-static bool unilateral(const artic_row* ar)
+static inline bool unilateral(const artic_row* ar)
 {
 	return ar->kind == ARTIC_ROW_LOWER || ar->kind == ARTIC_ROW_UPPER;
 }
 
 // Bounds of a row's impulse over a time t (the window, or the whole solve for the hold).
-static void row_bounds(const artic_row* ar, double t, double* lo, double* hi)
+static inline void row_bounds(const artic_row* ar, double t, double* lo, double* hi)
 {
 	if (unilateral(ar))
 	{
@@ -158,11 +158,7 @@ static inline void jacobian_apply(const sn_world* world, artic* a, const artic_r
 	const int k = rs->k;
 	if (ar->kind == ARTIC_ROW_MIMIC)
 	{
-		const double* restrict wj = ar->wj;
-		for (int s = ar->lo; s < ar->hi; ++s)
-		{
-			speed[s] += delta * wj[s];
-		}
+		artic_axpy(speed, delta, ar->wj, ar->lo, ar->hi);
 		for (int i = 0; i < ar->mcount; ++i)
 		{
 			impulse[ar->mslot[i]] += ar->mgear[i] * delta;
@@ -170,11 +166,7 @@ static inline void jacobian_apply(const sn_world* world, artic* a, const artic_r
 		return;
 	}
 	const double signed_delta = ar->sign * delta;
-	const double* restrict col = rs->w + ar->slot * k;
-	for (int s = ar->lo; s < ar->hi; ++s)
-	{
-		speed[s] += signed_delta * col[s];
-	}
+	artic_axpy(speed, signed_delta, rs->w + ar->slot * k, ar->lo, ar->hi);
 	impulse[ar->slot] += signed_delta;
 }
 
@@ -207,6 +199,18 @@ double artic_bias_rate(double erp, int windows, double hw)
 	}
 	// 1 - (1 - erp)^(1/n) without cancellation: -expm1(log1p(-erp) / n).
 	return -expm1(log1p(-erp) / windows) / hw;
+}
+
+double artic_row_bias_rate(artic* a, double erp, int windows, double hw)
+{
+	if (!(a->rate_windows == windows && a->rate_erp == erp && a->rate_hw == hw))
+	{
+		a->rate = artic_bias_rate(erp, windows, hw);
+		a->rate_erp = erp;
+		a->rate_hw = hw;
+		a->rate_windows = windows;
+	}
+	return a->rate;
 }
 
 static void add_row(artic_rows* rs, artic_row_kind kind, int slot, int dof, double sign, double bound, double c0)
@@ -360,7 +364,7 @@ static void build_dof_rows(const sn_world* world, artic* a, double hw)
 				else
 				{
 					ar->splits = true;
-					ar->coef.bias_rate = artic_bias_rate(world->def.erp, a->windows, hw);
+					ar->coef.bias_rate = artic_row_bias_rate(a, world->def.erp, a->windows, hw);
 				}
 			}
 		}
@@ -630,7 +634,7 @@ static void warm_prepare(const sn_world* world, artic* a, double hw)
 }
 
 // A new window: the accumulators start from the window's share of the hold, and the warm starts apply.
-static void window_begin(const sn_world* world, artic* a)
+static inline void window_begin(const sn_world* world, artic* a)
 {
 	artic_rows* rs = &a->rows;
 	const double inv_n = 1.0 / a->windows;
@@ -813,22 +817,76 @@ static bool drive_block(const sn_world* world, artic* a, double hw, double time_
 			}
 		}
 	}
+	if (!rs->block_span)
+	{
+		for (int i = 0; i < m; ++i)
+		{
+			artic_row* ar = rs->rows + rs->block_rows[i];
+			double delta = rs->block_x[i];
+			if (delta != 0.0)
+			{
+				ar->acc += delta;
+				ar->total += delta;
+				jacobian_apply(world, a, ar, delta, rs->v, rs->p);
+			}
+		}
+		return true;
+	}
+	// Every row moves the same slots: the speeds take the rows' changes in row order, as row-by-row
+	// applications would, two slots at a time (a drive row's Jacobian is +e_slot).
+	const artic_row* first = rs->rows + rs->block_rows[0];
+	const double* x = rs->block_x;
+	const double* w = rs->w;
+	double* v = rs->v;
+	// The rows whose change is not zero (a zero change is not applied at all), in row order, two at a time.
+	double* d = rs->block_d;
+	int32_t* col = rs->block_nz;
+	int count = 0;
+	for (int i = 0; i < m; ++i)
+	{
+		if (x[i] != 0.0)
+		{
+			d[count] = x[i];
+			col[count++] = rs->block_col[i];
+		}
+	}
+	const int lo = first->lo, hi = first->hi;
+	int c = 0;
+	for (; c + 2 <= count; c += 2)
+	{
+		const double* w0 = w + col[c];
+		const double* w1 = w + col[c + 1];
+		const lane2 d0 = lane2_splat(d[c]), d1 = lane2_splat(d[c + 1]);
+		int s = lo;
+		for (; s + 2 <= hi; s += 2)
+		{
+			lane2_store(v + s, (lane2_load(v + s) + d0 * lane2_load(w0 + s)) + d1 * lane2_load(w1 + s));
+		}
+		if (s < hi)
+		{
+			v[s] = (v[s] + d[c] * w0[s]) + d[c + 1] * w1[s];
+		}
+	}
+	if (c < count)
+	{
+		artic_axpy(v, d[c], w + col[c], lo, hi);
+	}
 	for (int i = 0; i < m; ++i)
 	{
 		artic_row* ar = rs->rows + rs->block_rows[i];
-		double delta = rs->block_x[i];
+		double delta = x[i];
 		if (delta != 0.0)
 		{
 			ar->acc += delta;
 			ar->total += delta;
-			jacobian_apply(world, a, ar, delta, rs->v, rs->p);
+			rs->p[ar->slot] += ar->sign * delta;
 		}
 	}
 	return true;
 }
 
 // The pseudo impulse of a rigid row in a position sweep towards the pseudo speed J v_p = target.
-static void push_row(const sn_world* world, artic* a, artic_row* ar, double target, double hw)
+static inline void push_row(const sn_world* world, artic* a, artic_row* ar, double target, double hw)
 {
 	artic_rows* rs = &a->rows;
 	double dq = (target - jacobian_dot(world, a, ar, rs->vp)) * ar->inv_k;
@@ -844,7 +902,7 @@ static void push_row(const sn_world* world, artic* a, artic_row* ar, double targ
 // The pseudo speed a rigid row asks for: -beta c, at most max_correction_speed, while its error is above
 // 1e-12 (m or rad; the rounding of a coordinate); a limit not reached (c > 0) only keeps the other rows' corrections from carrying it past its gap
 // within the window (J v_p >= -c / rho), and has no target while it has no pseudo impulse.
-static void correct_row(const sn_world* world, artic* a, artic_row* ar, double c, double hw)
+static inline void correct_row(const sn_world* world, artic* a, artic_row* ar, double c, double hw)
 {
 	if (unilateral(ar) && c > 0.0)
 	{

@@ -206,6 +206,9 @@ static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int w
 	r->wj = carve(c, (size_t)k * (size_t)wj_capacity, sizeof(double));
 	r->rows = carve(c, (size_t)row_capacity, sizeof(artic_row));
 	r->block_rows = carve(c, (size_t)k, sizeof(int32_t));
+	r->block_col = carve(c, (size_t)k, sizeof(int32_t));
+	r->block_nz = carve(c, (size_t)k, sizeof(int32_t));
+	r->block_d = carve(c, (size_t)k, sizeof(double));
 	r->block_l = carve(c, (size_t)k * (size_t)k, sizeof(double));
 	r->block_x = carve(c, (size_t)k, sizeof(double));
 	r->block_inv = carve(c, (size_t)k, sizeof(double));

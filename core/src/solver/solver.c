@@ -47,6 +47,12 @@ void solver_begin_step(sn_world* world)
 void solver_end_step(sn_world* world, double dt)
 {
 	(void)dt;
+	if (world->body_count == 0)
+	{
+		// Only links (or dead slots): a force on a link goes to its articulation (body.c), and a slot is
+		// cleared when it is taken, so there is nothing to clear here.
+		return;
+	}
 	for (int i = 0; i < world->body_high; ++i)
 	{
 		body* b = world->bodies + i;
