@@ -450,7 +450,12 @@ static void test_dae_counts(void** state)
 				"offset=\"0\"/><p>0 1 2 3</p></tristrips>",
 				SN_ERR_OK, "");
 	// An instance without a url (assimp leaked what it had read).
-	dae_variant("<instance_geometry url=\"#box\">", "<instance_geometry usl=\"#box\">", bad, "without a url");
+	dae_variant("<instance_geometry url=\"#box\">", "<instance_geometry usl=\"#box\">", bad, "needs url");
+	dae_variant("<instance_geometry url=\"#box\">", "<instance_geometry url=\"xbox\">", bad, "needs url");
+	// An id too long to be named by the scan (an instance it could not resolve would escape its count).
+	char long_id[200];
+	snprintf(long_id, sizeof(long_id), "<geometry id=\"%0150d\"", 0);
+	dae_variant("<geometry id=\"box\"", long_id, bad, "longer than 127 bytes");
 	// Skins, morphs and animations are not read.
 	dae_variant("<library_geometries>",
 				"<library_controllers><controller id=\"c\"/></library_controllers>"

@@ -38,22 +38,25 @@
 #define DAE_MAX_SCENES 64
 // An <input>'s offset: below 64 (files use 0 to 3; the index count is multiplied by the largest plus one).
 #define DAE_MAX_INPUT_OFFSET 63
+// Bytes of an id, url or source attribute: at most 127 (exporters write tens). Longer ones are refused:
+// the scan could not name them, and an instance it cannot resolve would escape the expansion's count.
+#define DAE_MAX_ID 127
 
 typedef struct dae_item
 {
-	char id[64];   // "" when the element has none (or it is too long to be named)
-	bool geometry; // a <geometry> (else a <node>)
-	size_t bytes;  // a geometry's bytes
-	int parent;    // enclosing node, -1 at the top
+	char id[DAE_MAX_ID + 1]; // "" when the element has none
+	bool geometry;           // a <geometry> (else a <node>)
+	size_t bytes;            // a geometry's bytes
+	int parent;              // enclosing node, -1 at the top
 } dae_item;
 
 typedef struct dae_ref
 {
-	int owner;         // the node that holds the instance, or -1 (a scene's top level)
-	char target[64];   // the id named by url="#..."
-	bool geometry;     // instance_geometry (else instance_node)
-	bool all_geometry; // instance_controller: counted as every geometry of the file
-	int resolved;      // the target item, -1 when none (dae_resolve)
+	int owner;                   // the node that holds the instance, or -1 (a scene's top level)
+	char target[DAE_MAX_ID + 1]; // the id named by url="#..."
+	bool geometry;               // instance_geometry (else instance_node)
+	bool all_geometry;           // instance_controller: counted as every geometry of the file
+	int resolved;                // the target item, -1 when none (dae_resolve)
 } dae_ref;
 
 
@@ -68,14 +71,14 @@ typedef enum dae_text
 
 typedef struct dae_array
 {
-	char id[64];
+	char id[DAE_MAX_ID + 1];
 	uint64_t count; // its count= (checked against the values it holds)
 	bool floats;    // a float_array (else a Name_array or IDREF_array)
 } dae_array;
 
 typedef struct dae_accessor
 {
-	char source[64]; // the array named by source="#..." ("" when it names none)
+	char source[DAE_MAX_ID + 1]; // the array named by source="#..." ("" when it names none)
 	uint64_t count, offset, stride;
 } dae_accessor;
 
@@ -122,9 +125,9 @@ typedef struct dae_scan
 	int open_geometry;                     // item index of the open <geometry>, -1 when none
 	XML_Index geometry_start;
 	size_t total_geometry_bytes;
-	char scene_ids[DAE_MAX_SCENES][64]; // ids of the <visual_scene>s
+	char scene_ids[DAE_MAX_SCENES][DAE_MAX_ID + 1]; // ids of the <visual_scene>s
 	int scene_count;
-	char scene_url[64]; // the target of <instance_visual_scene url="#...">, "" when none
+	char scene_url[DAE_MAX_ID + 1]; // the target of <instance_visual_scene url="#...">, "" when none
 	int scene_instances;
 	// Count checks (see the top of the file).
 	unsigned char text[SNM_MESH_MAX_XML_DEPTH + 1]; // dae_text of each open element
@@ -592,6 +595,17 @@ static void XMLCALL dae_start(void* user, const XML_Char* tag, const XML_Char** 
 		return;
 	}
 	const char* name = local_name(tag);
+	for (int i = 0; atts[i] != NULL; i += 2)
+	{
+		const char* key = local_name(atts[i]);
+		if ((strcmp(key, "id") == 0 || strcmp(key, "url") == 0 || strcmp(key, "source") == 0) &&
+			strlen(atts[i + 1]) > DAE_MAX_ID)
+		{
+			dae_stopf(s, SNM_ASSET_UNREADABLE, "<%s %s=\"%.24s...\">: longer than %d bytes", name, key, atts[i + 1],
+					  DAE_MAX_ID);
+			return;
+		}
+	}
 	int item = -1;
 	bool is_node = strcmp(name, "node") == 0;
 	bool is_geometry = strcmp(name, "geometry") == 0 && s->open_geometry < 0;
@@ -682,10 +696,11 @@ static void XMLCALL dae_start(void* user, const XML_Char* tag, const XML_Char** 
 		r->geometry = !instance_node;
 		r->all_geometry = instance_controller;
 		const char* url = dae_attr(atts, "url");
-		if (url == NULL || url[0] == '\0')
+		if (url == NULL || url[0] != '#')
 		{
-			// assimp 5.2 leaks what it has read when an instance has no url (found by fuzz_mesh).
-			dae_stopf(s, SNM_ASSET_UNREADABLE, "<%s> without a url", name);
+			// assimp 5.2 leaks what it has read when an instance has no url, or one that is not "#id",
+			// which it refuses half way (found by fuzz_mesh).
+			dae_stopf(s, SNM_ASSET_UNREADABLE, "<%s> needs url=\"#id\"", name);
 			return;
 		}
 		if (url[0] == '#' && strlen(url + 1) < sizeof(r->target))
@@ -694,7 +709,7 @@ static void XMLCALL dae_start(void* user, const XML_Char* tag, const XML_Char** 
 		}
 		else if (instance_node)
 		{
-			// An instance of another file or an unnamed target: assimp cannot resolve it and skips it.
+			// An instance of another file ("#" alone): assimp cannot resolve it and skips it.
 			s->ref_count--;
 		}
 	}
