@@ -66,14 +66,6 @@
 #include <math.h>
 #include <string.h>
 
-// Momentum-rate of a rigid body (mass m, centre r relative to O, world inertia ic) for the spatial
-// acceleration a: (Ic alpha + r x m a_c, m a_c) with a_c = a.v + alpha x r. I a in math/spatial.h's terms.
-static inline sv6 rigid_accel_force(double mass, sn_vec3 r, const sym33* ic, sv6 a)
-{
-	sn_vec3 f = sn_scale(mass, sn_add(a.v, sn_cross(a.w, r)));
-	return sv6_make(sn_add(sym33_mul(ic, a.w), sn_cross(r, f)), f);
-}
-
 // R D R^T for a diagonal D.
 static inline sym33 rotate_diagonal(sn_mat33 r, const sym33* d)
 {
