@@ -24,8 +24,8 @@ sn_error model_vfail(snm_error* error, sn_error code, const char* file, int line
 
 // Check a Collada file before assimp reads it (dae_scan.c): false with *kind and a message when it is
 // refused.
-bool model_scan_dae(const void* data, size_t size, const snm_mesh_limits* limits, snm_asset_error* kind,
-					char* message, size_t message_capacity);
+bool model_scan_dae(const void* data, size_t size, const snm_mesh_limits* limits, snm_asset_error* kind, char* message,
+					size_t message_capacity);
 
 // Clear *error to "no error".
 void model_error_clear(snm_error* error);
