@@ -121,7 +121,7 @@ describe('dashboard', { timeout: 120000 }, () => {
 		const d = (await observer.ok({ describeWorld: { worldId: listed.find((w) => w.name === 'demo').worldId } })).description;
 		const a = d.articulations[0];
 		const info = listed.find((w) => w.name === 'demo');
-		demo = { world: d.worldId, articulation: a.id, visuals: a.urdf.visuals.length, bodies: info.bodyCount, dofs: Object.fromEntries(a.urdf.joints.filter((j) => j.dof >= 0).map((j) => [j.name, j.dof])) };
+		demo = { world: d.worldId, articulation: a.id, visuals: a.urdf.visuals.length, bodies: info.bodyCount, bodyShapes: d.shapes.filter((s) => s.bodyId !== '0').length, linkShapes: d.shapes.filter((s) => s.articulationId !== '0').length, dofs: Object.fromEntries(a.urdf.joints.filter((j) => j.dof >= 0).map((j) => [j.name, j.dof])) };
 		assert.equal(d.name, 'demo');
 	});
 
@@ -129,9 +129,13 @@ describe('dashboard', { timeout: 120000 }, () => {
 		await waitFor('frames drawn', () => page.evaluate(() => window.sinewDashboard.framesRendered > 10));
 		const drawn = await page.evaluate(() => window.sinewDashboard.drawn);
 		// One mesh per URDF visual: no placeholder box for a link. The demo's bodies (its table and its box)
-		// are placeholders, one each, until the description carries their shapes.
+		// are drawn by their shapes, one mesh each; every shape of a body or link also has its wireframe
+		// (hidden until the collision toggle is on); the world's ground plane is drawn once.
 		assert.equal(demo.bodies, 2);
-		assert.deepEqual(drawn, { objects: drawn.objects, meshes: demo.visuals + demo.bodies, described: true });
+		assert.deepEqual(drawn, {
+			objects: drawn.objects, meshes: demo.visuals + demo.bodyShapes, wireframes: demo.bodyShapes + demo.linkShapes,
+			statics: 1, meshFiles: { loaded: 0, failed: 0 }, contacts: 0, described: true,
+		});
 		await sleep(300);
 		const shot = await page.locator('[data-testid=view3d]').screenshot({ path: path.join(ARTIFACTS, 'dashboard-view.png') });
 		await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard.png') });
