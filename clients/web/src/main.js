@@ -149,26 +149,52 @@ async function refreshWorlds() {
 	}
 }
 
+// The list keeps its items from one refresh to the next (only their text changes), so that a click is
+// not lost to an item replaced under the pointer.
+const worldItems = new Map(); // world id -> { li, name, meta }
+
 function renderWorlds() {
 	$('worlds-empty').hidden = app.worlds.length > 0;
-	$('worlds').replaceChildren(...app.worlds.map((w) => {
-		const li = document.createElement('li');
-		li.dataset.worldId = w.worldId;
-		li.dataset.testid = 'world';
-		li.className = app.selected?.id === w.worldId ? 'selected' : '';
-		const name = document.createElement('div');
-		name.textContent = w.name || `world ${shortId(w.worldId)}`;
-		const meta = document.createElement('div');
-		meta.className = 'meta';
-		meta.textContent = `${modeName(w.mode)} · ${Number(w.time).toFixed(1)} s · ${w.articulationCount} artic. · ${w.bodyCount} bodies${w.diverged ? ' · diverged' : ''}`;
-		li.append(name, meta);
-		li.addEventListener('click', () => {
-			app.wanted = w.name;
-			note('world-note', '');
-			openWorld(w);
-		});
-		return li;
-	}));
+	const items = app.worlds.map((w) => {
+		let item = worldItems.get(w.worldId);
+		if (!item) {
+			const li = document.createElement('li');
+			li.dataset.worldId = w.worldId;
+			li.dataset.testid = 'world';
+			const name = document.createElement('div');
+			const meta = document.createElement('div');
+			meta.className = 'meta';
+			li.append(name, meta);
+			item = { li, name, meta, world: w };
+			li.addEventListener('click', () => {
+				app.wanted = item.world.name;
+				note('world-note', '');
+				openWorld(item.world);
+			});
+			worldItems.set(w.worldId, item);
+		}
+		item.world = w;
+		item.li.className = app.selected?.id === w.worldId ? 'selected' : '';
+		setText(item.name, w.name || `world ${shortId(w.worldId)}`);
+		setText(item.meta, `${modeName(w.mode)} · ${Number(w.time).toFixed(1)} s · ${w.articulationCount} artic. · ${w.bodyCount} bodies${w.diverged ? ' · diverged' : ''}`);
+		return item.li;
+	});
+	const ids = new Set(app.worlds.map((w) => w.worldId));
+	for (const id of worldItems.keys()) {
+		if (!ids.has(id)) {
+			worldItems.delete(id);
+		}
+	}
+	const list = $('worlds');
+	if (items.length !== list.children.length || items.some((li, i) => list.children[i] !== li)) {
+		list.replaceChildren(...items);
+	}
+}
+
+function setText(el, text) {
+	if (el.textContent !== text) {
+		el.textContent = text;
+	}
 }
 
 function worldGone(sel, why) {
