@@ -7,9 +7,10 @@
 // controller, a robot made of mesh files (tests/model/meshes/meshbot, loaded from the server's model path)
 // is drawn from its fetched meshes as one body of its own colours and clicking it names its link and
 // joint, a box resting on a ground plane shows its contact force arrows when the contacts toggle is on
-// (and none when off), a ?world= that names no world and a world that goes away are said on the page, and
-// stopping the server shows the banner until the page reconnects to a server started again on the same
-// ports. Every wait is bounded; the run stops by
+// (and none when off), the collision and link frame toggles draw wireframes and axes, a ?world= that
+// names no world and a world that goes away are said on the page, and stopping the server shows the
+// banner until the page reconnects to a server started again on the same ports, with the camera where the
+// user left it; a reset frames the world again. Every wait is bounded; the run stops by
 // itself.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -84,8 +85,12 @@ function measureColours(page, png) {
 		const n = c.width * c.height;
 		const cls = new Uint8Array(n); // 0 background, 1 saturated, 2 red, 3 blue, 4 magenta
 		let magenta = 0;
+		let wire = 0; // collision wireframes, 0x7cf2a0
 		for (let i = 0; i < n; ++i) {
 			const [r, gr, b] = [d[4 * i], d[4 * i + 1], d[4 * i + 2]];
+			if (gr > 180 && r > 80 && r < 170 && b > 110 && b < 200) {
+				wire += 1;
+			}
 			if (r > 200 && b > 200 && gr < 90) {
 				magenta += 1;
 				cls[i] = 4;
@@ -127,8 +132,33 @@ function measureColours(page, png) {
 				best = region;
 			}
 		}
-		return { magenta, red, blue, region: best };
+		return { magenta, wire, red, blue, region: best };
 	}, png.toString('base64'));
+}
+
+// Pixels that differ between two PNGs of the same size by more than 40 levels in some channel.
+function changedPixels(page, a, b) {
+	return page.evaluate(async ([a64, b64]) => {
+		const read = async (b64) => {
+			const img = new Image();
+			img.src = `data:image/png;base64,${b64}`;
+			await img.decode();
+			const c = document.createElement('canvas');
+			c.width = img.width;
+			c.height = img.height;
+			const g = c.getContext('2d');
+			g.drawImage(img, 0, 0);
+			return g.getImageData(0, 0, c.width, c.height).data;
+		};
+		const [da, db] = [await read(a64), await read(b64)];
+		let changed = 0;
+		for (let i = 0; i < da.length; i += 4) {
+			if (Math.abs(da[i] - db[i]) > 40 || Math.abs(da[i + 1] - db[i + 1]) > 40 || Math.abs(da[i + 2] - db[i + 2]) > 40) {
+				changed += 1;
+			}
+		}
+		return changed;
+	}, [a.toString('base64'), b.toString('base64')]);
 }
 
 // Luminance spread and colours of a PNG, measured in the page (no image library needed here).
@@ -346,6 +376,27 @@ describe('dashboard', { timeout: 120000 }, () => {
 		const info = page.locator('[data-testid=pick-info]');
 		await info.waitFor({ state: 'visible' });
 		assert.match(await info.innerText(), /link arm[\s\S]*joint shoulder \(revolute\)[\s\S]*robot meshbot/);
+		// The toggles: collision shapes as light green wireframes (two hulls, a sphere, a box and a cylinder);
+		// link frames as axes drawn over the links (two frames of three 0.1 m lines, some 40 pixels long
+		// each here: about 200 pixels change, the antialiased lines counted where they differ by 40 levels).
+		const view = page.locator('[data-testid=view3d]');
+		for (const box of ['show-collision', 'show-frames']) {
+			const before = await view.screenshot();
+			await page.locator(`[data-testid=${box}]`).check();
+			await sleep(300);
+			const shown = await view.screenshot({ path: path.join(ARTIFACTS, `dashboard-meshbot-${box}.png`) });
+			await page.locator(`[data-testid=${box}]`).uncheck();
+			await sleep(300);
+			const after = await view.screenshot();
+			const on = await changedPixels(page, before, shown);
+			const off = await changedPixels(page, before, after);
+			const wire = (await measureColours(page, shown)).wire;
+			t.diagnostic(`${box}: ${on} pixels change when on, ${off} when off again; ${wire} wireframe-green pixels`);
+			assert.ok(on > 100 && off < 5, `${box}: ${on} pixels change when on, ${off} when off again`);
+			if (box === 'show-collision') {
+				assert.ok(wire > 300, `no wireframes: ${wire} pixels`);
+			}
+		}
 		// The joint table heads the robot's joints with its name.
 		assert.match(await page.locator('[data-testid=joint-group]').first().innerText(), /^meshbot/);
 	});
@@ -416,6 +467,17 @@ describe('dashboard', { timeout: 120000 }, () => {
 	});
 
 	it('shows a banner when the server goes away, and reconnects when it is back', async () => {
+		// The user turns the camera on the demo world; it is kept across the reconnection.
+		await page.locator('[data-testid=world]', { hasText: 'demo' }).click();
+		await page.locator('[data-testid=world-title]', { hasText: 'demo' }).waitFor();
+		await sleep(500);
+		const canvas = await page.locator('[data-testid=view3d-canvas]').boundingBox();
+		await page.mouse.move(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2);
+		await page.mouse.down();
+		await page.mouse.move(canvas.x + canvas.width / 2 + 120, canvas.y + canvas.height / 2 + 40, { steps: 8 });
+		await page.mouse.up();
+		const camera = () => page.evaluate(() => window.sinewDashboard.view.camera.position.toArray());
+		const placed = await camera();
 		const { tcp, ws } = server;
 		observer.close();
 		observer = null;
@@ -433,6 +495,15 @@ describe('dashboard', { timeout: 120000 }, () => {
 		await page.locator('[data-testid=world-title]', { hasText: 'demo' }).waitFor();
 		const before = await page.evaluate(() => window.sinewDashboard.framesReceived);
 		await waitFor('frames again', () => page.evaluate((n) => window.sinewDashboard.framesReceived > n + 5, before), 10000);
+		const again = await camera();
+		assert.ok(again.every((v, i) => Math.abs(v - placed[i]) < 1e-9), `the camera moved: ${placed} -> ${again}`);
+		// A reset frames the world again.
+		await page.locator('[data-testid=role]', { hasText: 'owner' }).waitFor();
+		await page.locator('[data-testid=reset]').click();
+		await waitFor('the camera framing the world after the reset', async () => {
+			const now = await camera();
+			return now.some((v, i) => Math.abs(v - placed[i]) > 0.01);
+		}, 5000);
 		assert.deepEqual(pageErrors, []);
 	});
 });

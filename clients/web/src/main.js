@@ -274,16 +274,20 @@ async function openWorld(info) {
 // one replaces (frames of the old one are ignored from now on).
 async function subscribe(sel, generation) {
 	const old = sel.subscriptionId;
+	const include = streamInclude();
 	try {
-		const reply = await conn.request('subscribe', { worldId: sel.id, rateHz: STREAM_RATE_HZ, include: streamInclude() });
+		const reply = await conn.request('subscribe', { worldId: sel.id, rateHz: STREAM_RATE_HZ, include });
 		if (generation !== app.generation) {
 			conn.request('unsubscribe', { subscriptionId: reply.created.id }).catch(() => {});
 			return;
 		}
 		sel.subscriptionId = reply.created.id;
-		sel.include = streamInclude();
+		sel.include = include;
 		if (old) {
 			conn.request('unsubscribe', { subscriptionId: old }).catch(() => {});
+		}
+		if (include !== streamInclude()) {
+			await subscribe(sel, generation); // a toggle changed while this one was asked for
 		}
 	} catch (err) {
 		failed('subscribe')(err);

@@ -18,7 +18,7 @@ import { groundObject, shapeObject, visualObject } from './visuals.js';
 const PLACEHOLDER_BODY_M = 0.1;
 const PLACEHOLDER_LINK_M = 0.06;
 const PALETTE = [0x4e79a7, 0xf28e2b, 0x59a14f, 0xe15759, 0x76b7b2, 0xedc948, 0xb07aa1, 0x9c755f];
-const AXES_M = 0.1; // link frame axes: x red, y green, z blue
+const AXES_M = 0.1; // link frame axes: x red, y green, z blue, drawn over everything
 // Contact forces: an arrow of this many metres per newton from the contact point (the label says so).
 export const CONTACT_M_PER_N = 0.01;
 export const CONTACT_ARROW_COLOUR = 0xff00ff;
@@ -276,6 +276,9 @@ export class View3D {
 		}
 		g.add(wire);
 		const axes = new AxesHelper(AXES_M);
+		// Drawn over the link's own geometry: a frame is mostly inside what it is the frame of.
+		axes.material.depthTest = false;
+		axes.renderOrder = 1;
 		axes.userData.frame = true;
 		axes.visible = this.show.frames;
 		g.add(axes);

@@ -12,6 +12,7 @@ import { ConvexGeometry } from 'three/addons/geometries/ConvexGeometry.js';
 const IDENTITY = { x: 0, y: 0, z: 0, w: 1 };
 const GREY = [0.7, 0.7, 0.7, 1];
 const SEGMENTS = 24;
+const WIRE_SEGMENTS = 12;
 // The ground: a square of this side (m) drawn for a plane shape, 1 mm behind the plane so that the grid
 // drawn on z = 0 stays visible on a floor at z = 0.
 const GROUND_SIDE_M = 40;
@@ -93,17 +94,18 @@ export function visualObject(v, meshes, onLoaded) {
 	return holder;
 }
 
-// The three.js geometry of a shape of finite extent (not a plane, not a mesh), in the shape's frame.
-function shapeGeometry(s) {
+// The three.js geometry of a shape of finite extent (not a plane, not a mesh), in the shape's frame, with
+// `segments` around round ones (fewer for a wireframe, which reads better sparse).
+function shapeGeometry(s, segments) {
 	switch (s.type) {
 		case 'sphere':
-			return new SphereGeometry(s.radius, SEGMENTS, 16);
+			return new SphereGeometry(s.radius, segments, Math.ceil(segments * 2 / 3));
 		case 'capsule':
-			return alongZ(new CapsuleGeometry(s.radius, 2 * s.halfLength, 8, SEGMENTS));
+			return alongZ(new CapsuleGeometry(s.radius, 2 * s.halfLength, Math.ceil(segments / 3), segments));
 		case 'box':
 			return new BoxGeometry(2 * s.halfExtents.x, 2 * s.halfExtents.y, 2 * s.halfExtents.z);
 		case 'cylinder':
-			return alongZ(new CylinderGeometry(s.radius, s.radius, 2 * s.halfLength, SEGMENTS));
+			return alongZ(new CylinderGeometry(s.radius, s.radius, 2 * s.halfLength, segments));
 		case 'hull':
 			return s.hull.length >= 4 ? new ConvexGeometry(s.hull.map((p) => new Vector3(p.x, p.y, p.z))) : null;
 		default:
@@ -125,7 +127,7 @@ export function shapeObject(s, { wireframe = false, rgba = GREY } = {}, meshes =
 	if (s.type === 'mesh') {
 		attachMesh(holder, s.meshHash, meshes, material, onLoaded, false);
 	} else {
-		const geometry = shapeGeometry(s);
+		const geometry = shapeGeometry(s, wireframe ? WIRE_SEGMENTS : SEGMENTS);
 		if (!geometry) {
 			return null;
 		}
