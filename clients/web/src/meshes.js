@@ -35,8 +35,8 @@ export function parseMesh(buffer) {
 	const v = dv.getUint32(8, true);
 	const t = dv.getUint32(12, true);
 	const p = dv.getUint32(16, true);
-	if (t > MAX_TRIANGLES || p > t + 1) {
-		throw new MeshError(`a mesh of ${t} triangles and ${p} parts is more than this page draws`);
+	if (t > MAX_TRIANGLES) {
+		throw new MeshError(`a mesh of ${t} triangles is more than this page draws (${MAX_TRIANGLES})`);
 	}
 	const size = HEADER_BYTES + 24 * v + 12 * t + PART_BYTES * p;
 	if (size !== buffer.byteLength) {

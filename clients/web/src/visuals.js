@@ -107,7 +107,14 @@ function shapeGeometry(s, segments) {
 		case 'cylinder':
 			return alongZ(new CylinderGeometry(s.radius, s.radius, 2 * s.halfLength, segments));
 		case 'hull':
-			return s.hull.length >= 4 ? new ConvexGeometry(s.hull.map((p) => new Vector3(p.x, p.y, p.z))) : null;
+			if (s.hull.length < 4) {
+				return null;
+			}
+			try {
+				return new ConvexGeometry(s.hull.map((p) => new Vector3(p.x, p.y, p.z)));
+			} catch {
+				return null; // flat or degenerate points: no volume to draw
+			}
 		default:
 			return null;
 	}
