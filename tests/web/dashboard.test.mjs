@@ -57,14 +57,14 @@ async function createMeshWorld(port) {
 	return { world, articulation: urdf.articulationId };
 }
 
-// A 0.2 m box of water's density (8 kg, 78.5 N of weight) resting on a ground plane, in real time.
+// A 0.2 m box of water's density (8 kg, 78.5 N of weight) resting on a ground plane, in real time. The
+// client that made it stays connected as its owner (the test adds a body while the page shows it).
 async function createContactWorld(port) {
 	const c = await TcpClient.connect(port, 'browser-test-box');
 	const world = (await c.ok({ createWorld: { name: CONTACT_WORLD, settings: { timeStep: 0.002 }, time: { mode: pb.TimeMode.TIME_REALTIME }, keepAfterDisconnect: true } })).created.id;
 	await c.ok({ createShape: { worldId: world, shape: { plane: { normal: { z: 1 }, offset: 0 } } } });
 	await c.ok({ createBody: { worldId: world, body: { pose: { position: { z: 0.1 } } }, shapes: [{ box: { halfExtents: { x: 0.1, y: 0.1, z: 0.1 } } }], density: 1000 } });
-	c.close();
-	return { world };
+	return { world, owner: c };
 }
 
 // Pixels of a PNG by colour class, measured in the page: the contact arrows' magenta (unlit 0xff00ff, the
@@ -200,6 +200,7 @@ describe('dashboard', { timeout: 120000 }, () => {
 	let observer;
 	let ids;
 	let meshIds;
+	let contactWorld;
 	const pageErrors = [];
 
 	before(async () => {
@@ -207,7 +208,7 @@ describe('dashboard', { timeout: 120000 }, () => {
 		server = await Server.start({ flags: ['--model-path', MESH_DIR] });
 		ids = await createWorld(server.tcp);
 		meshIds = await createMeshWorld(server.tcp);
-		await createContactWorld(server.tcp);
+		contactWorld = await createContactWorld(server.tcp);
 		observer = await TcpClient.connect(server.tcp, 'browser-test-observer');
 		browser = await launchBrowser();
 		page = await browser.newPage({ viewport: { width: 1400, height: 820 } });
@@ -217,6 +218,7 @@ describe('dashboard', { timeout: 120000 }, () => {
 
 	after(async () => {
 		observer?.close();
+		contactWorld?.owner.close();
 		await browser?.close();
 		if (server) {
 			await server.stop();
@@ -420,6 +422,16 @@ describe('dashboard', { timeout: 120000 }, () => {
 		// front of the box show. 200 pixels is far more than the antialiasing of anything else could make.
 		assert.ok(on.magenta > 200, `no contact arrows: ${JSON.stringify(on)}`);
 		await page.locator('[data-testid=show-contacts]').uncheck();
+		// A body made while the world is shown is described again: drawn by its shape (it has a wireframe),
+		// not as a placeholder.
+		await contactWorld.owner.ok({ createBody: { worldId: contactWorld.world, body: { pose: { position: { x: 0.4, z: 0.1 } } }, shapes: [{ sphere: { radius: 0.1 } }], density: 1000 } });
+		await waitFor('the new body drawn by its shape', async () => {
+			const s = await page.evaluate(() => window.sinewDashboard.drawn);
+			return s.objects === 2 && s.meshes === 2 && s.wireframes === 2;
+		}, 10000);
+		// Back to the demo, which this page owns (the tests below expect it).
+		await page.locator('[data-testid=world]', { hasText: 'demo' }).click();
+		await page.locator('[data-testid=role]', { hasText: 'owner' }).waitFor();
 	});
 
 	it('a second tab joins the demo as a controller and says so on the page', async () => {
@@ -481,6 +493,8 @@ describe('dashboard', { timeout: 120000 }, () => {
 		const { tcp, ws } = server;
 		observer.close();
 		observer = null;
+		contactWorld.owner.close();
+		contactWorld = null;
 		assert.equal(await server.stop(), 0, 'sinewd did not exit cleanly');
 		const banner = page.locator('[data-testid=banner]');
 		await banner.waitFor({ state: 'visible', timeout: 5000 });

@@ -441,22 +441,33 @@ function sendTargets() {
 
 // ---- state and events ---------------------------------------------------------------------------------
 
-// An articulation the description does not know (loaded after the world was opened): describe again.
+// An articulation or a body the description does not know (made after the world was opened): describe
+// again. A body is known by its shapes; one that has none even in a newer description is remembered as
+// shapeless, so that it asks for one description, not one every REDESCRIBE_MS.
 function redescribeIfNew(sel, frame) {
-	const known = sel.description?.articulationsById;
+	const d = sel.description;
+	const known = d?.articulationsById;
 	if (!known || sel.describing || performance.now() - (sel.describedAt ?? 0) < REDESCRIBE_MS) {
 		return;
 	}
-	if (frame.articulations.every((a) => known.has(a.id))) {
+	sel.shapeless ??= new Set();
+	const newBody = (b) => !d.shapesByKey?.has(`b:${b.id}`) && !sel.shapeless.has(b.id);
+	if (frame.articulations.every((a) => known.has(a.id)) && !frame.bodies.some(newBody)) {
 		return;
 	}
 	sel.describing = true;
 	sel.describedAt = performance.now();
-	describeWorld(conn, sel.id).then((d) => {
+	const bodies = frame.bodies.map((b) => b.id);
+	describeWorld(conn, sel.id).then((fresh) => {
 		if (app.selected === sel) {
-			sel.description = d;
-			view.setDescription(d);
-			table.setDescription(d);
+			for (const id of bodies) {
+				if (!fresh.shapesByKey.has(`b:${id}`)) {
+					sel.shapeless.add(id);
+				}
+			}
+			sel.description = fresh;
+			view.setDescription(fresh);
+			table.setDescription(fresh);
 		}
 	}, () => {}).finally(() => {
 		sel.describing = false;
