@@ -38,7 +38,7 @@ const app = {
 	listTimer: null,
 };
 
-const meshes = new MeshCache();
+const meshes = new MeshCache(undefined, (hex, err) => message(`mesh ${hex.slice(0, 12)}… not drawn: ${err.message}`));
 const view = new View3D($('view'), { meshes, onPick: showPick });
 const plot = new Plot($('plot'), $('plot-legend'));
 const table = new JointTable($('joint-rows'), {

@@ -81,8 +81,10 @@ export function parseMesh(buffer) {
 // hex -> Promise of a parsed mesh. A failed fetch is forgotten, so that the next world description asks
 // again (the server may have been restarted with the file).
 export class MeshCache {
-	constructor(fetchBytes = fetchAsset) {
+	// onFailure(hex, error): a mesh could not be fetched or read (the page says so).
+	constructor(fetchBytes = fetchAsset, onFailure = null) {
 		this.fetchBytes = fetchBytes;
+		this.onFailure = onFailure;
 		this.entries = new Map();
 		this.loaded = 0;
 		this.failed = 0;
@@ -97,6 +99,7 @@ export class MeshCache {
 			}, (err) => {
 				this.failed += 1;
 				this.entries.delete(hex);
+				this.onFailure?.(hex, err);
 				throw err;
 			});
 			this.entries.set(hex, entry);
@@ -108,7 +111,7 @@ export class MeshCache {
 async function fetchAsset(hex) {
 	const response = await fetch(`/assets/${hex}`);
 	if (!response.ok) {
-		throw new MeshError(`mesh ${hex.slice(0, 12)}…: HTTP ${response.status}`);
+		throw new MeshError(`GET /assets/${hex}: HTTP ${response.status}`);
 	}
 	return response.arrayBuffer();
 }
