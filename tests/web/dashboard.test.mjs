@@ -4,17 +4,24 @@
 // show the robot's colours, not a blank canvas), the joint table names the robot's joints and follows
 // the stream, a slider moves its joint in the streamed state, pause stops time and step advances one
 // tick, another world can be picked from the list, a second tab says on the page that it joined as a
-// controller, a ?world= that names no world and a world that goes away are said on the page, and
-// stopping the server shows the banner until the page reconnects to a server started again on the same
-// ports. Every wait is bounded; the run stops by
+// controller, a robot made of mesh files (tests/model/meshes/meshbot, loaded from the server's model path)
+// is drawn from its fetched meshes as one body of its own colours and clicking it names its link and
+// joint, a box resting on a ground plane shows its contact force arrows when the contacts toggle is on
+// (and none when off), the collision and link frame toggles draw wireframes and axes, a ?world= that
+// names no world and a world that goes away are said on the page, and stopping the server shows the
+// banner until the page reconnects to a server started again on the same ports, with the camera where the
+// user left it; a reset frames the world again. Every wait is bounded; the run stops by
 // itself.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ARTIFACTS, Server, TcpClient, launchBrowser, pb, sleep, waitFor } from './support.mjs';
+import { ARTIFACTS, Server, TcpClient, launchBrowser, pb, root, sleep, waitFor } from './support.mjs';
 
 const WORLD = 'browser-arm';
+const MESH_WORLD = 'browser-meshbot';
+const CONTACT_WORLD = 'browser-box';
+const MESH_DIR = path.join(root, 'tests', 'model', 'meshes');
 const ABOUT_Y = { x: 0, y: 0, z: Math.SQRT1_2, w: Math.SQRT1_2 }; // joint x axis onto world y
 const ABOUT_Z = { x: 0, y: -Math.SQRT1_2, z: 0, w: Math.SQRT1_2 }; // joint x axis onto world z
 
@@ -38,6 +45,120 @@ async function createWorld(port) {
 	} });
 	c.close();
 	return { world, articulation: art.created.id };
+}
+
+// The meshbot (a red mesh base, a blue mesh arm on a revolute shoulder), fixed at 0.1 m above the
+// origin in a paused world, so that it stays where it is drawn.
+async function createMeshWorld(port) {
+	const c = await TcpClient.connect(port, 'browser-test-meshbot');
+	const world = (await c.ok({ createWorld: { name: MESH_WORLD, settings: { timeStep: 0.002 }, time: { mode: pb.TimeMode.TIME_PAUSED }, keepAfterDisconnect: true } })).created.id;
+	const urdf = (await c.ok({ loadUrdf: { worldId: world, model: 'package://meshbot/urdf/meshbot.urdf', basePose: { position: { z: 0.1 } }, baseMode: 1 } })).urdf;
+	c.close();
+	return { world, articulation: urdf.articulationId };
+}
+
+// A 0.2 m box of water's density (8 kg, 78.5 N of weight) resting on a ground plane, in real time. The
+// client that made it stays connected as its owner (the test adds a body while the page shows it).
+async function createContactWorld(port) {
+	const c = await TcpClient.connect(port, 'browser-test-box');
+	const world = (await c.ok({ createWorld: { name: CONTACT_WORLD, settings: { timeStep: 0.002 }, time: { mode: pb.TimeMode.TIME_REALTIME }, keepAfterDisconnect: true } })).created.id;
+	await c.ok({ createShape: { worldId: world, shape: { plane: { normal: { z: 1 }, offset: 0 } } } });
+	await c.ok({ createBody: { worldId: world, body: { pose: { position: { z: 0.1 } } }, shapes: [{ box: { halfExtents: { x: 0.1, y: 0.1, z: 0.1 } } }], density: 1000 } });
+	return { world, owner: c };
+}
+
+// Pixels of a PNG by colour class, measured in the page: the contact arrows' magenta (unlit 0xff00ff, the
+// only such colour drawn), the meshbot's red base (0.8 0.1 0.1) and blue arm (0.1 0.2 0.9), lit or in
+// shade, and the largest 4-connected region of saturated pixels (the floor, the grid and the background
+// are greys and grey-blues, max - min channel below 40) with the red and blue pixels in it.
+function measureColours(page, png) {
+	return page.evaluate(async (b64) => {
+		const img = new Image();
+		img.src = `data:image/png;base64,${b64}`;
+		await img.decode();
+		const c = document.createElement('canvas');
+		c.width = img.width;
+		c.height = img.height;
+		const g = c.getContext('2d');
+		g.drawImage(img, 0, 0);
+		const d = g.getImageData(0, 0, c.width, c.height).data;
+		const n = c.width * c.height;
+		const cls = new Uint8Array(n); // 0 background, 1 saturated, 2 red, 3 blue, 4 magenta
+		let magenta = 0;
+		let wire = 0; // collision wireframes, 0x7cf2a0
+		for (let i = 0; i < n; ++i) {
+			const [r, gr, b] = [d[4 * i], d[4 * i + 1], d[4 * i + 2]];
+			if (gr > 180 && r > 80 && r < 170 && b > 110 && b < 200) {
+				wire += 1;
+			}
+			if (r > 200 && b > 200 && gr < 90) {
+				magenta += 1;
+				cls[i] = 4;
+			} else if (r > 60 && r > 2 * gr && r > 2 * b) {
+				cls[i] = 2;
+			} else if (b > 60 && b > 1.8 * r && b > 1.3 * gr) {
+				cls[i] = 3;
+			} else if (Math.max(r, gr, b) - Math.min(r, gr, b) > 60) {
+				cls[i] = 1;
+			}
+		}
+		const seen = new Uint8Array(n);
+		let best = { size: 0, red: 0, blue: 0 };
+		let red = 0;
+		let blue = 0;
+		for (let i = 0; i < n; ++i) {
+			red += cls[i] === 2;
+			blue += cls[i] === 3;
+			if (!cls[i] || cls[i] === 4 || seen[i]) {
+				continue;
+			}
+			const region = { size: 0, red: 0, blue: 0 };
+			const stack = [i];
+			seen[i] = 1;
+			while (stack.length > 0) {
+				const j = stack.pop();
+				region.size += 1;
+				region.red += cls[j] === 2;
+				region.blue += cls[j] === 3;
+				const x = j % c.width;
+				for (const k of [x > 0 ? j - 1 : -1, x < c.width - 1 ? j + 1 : -1, j - c.width, j + c.width]) {
+					if (k >= 0 && k < n && !seen[k] && cls[k] && cls[k] !== 4) {
+						seen[k] = 1;
+						stack.push(k);
+					}
+				}
+			}
+			if (region.size > best.size) {
+				best = region;
+			}
+		}
+		return { magenta, wire, red, blue, region: best };
+	}, png.toString('base64'));
+}
+
+// Pixels that differ between two PNGs of the same size by more than 40 levels in some channel.
+function changedPixels(page, a, b) {
+	return page.evaluate(async ([a64, b64]) => {
+		const read = async (b64) => {
+			const img = new Image();
+			img.src = `data:image/png;base64,${b64}`;
+			await img.decode();
+			const c = document.createElement('canvas');
+			c.width = img.width;
+			c.height = img.height;
+			const g = c.getContext('2d');
+			g.drawImage(img, 0, 0);
+			return g.getImageData(0, 0, c.width, c.height).data;
+		};
+		const [da, db] = [await read(a64), await read(b64)];
+		let changed = 0;
+		for (let i = 0; i < da.length; i += 4) {
+			if (Math.abs(da[i] - db[i]) > 40 || Math.abs(da[i + 1] - db[i + 1]) > 40 || Math.abs(da[i + 2] - db[i + 2]) > 40) {
+				changed += 1;
+			}
+		}
+		return changed;
+	}, [a.toString('base64'), b.toString('base64')]);
 }
 
 // Luminance spread and colours of a PNG, measured in the page (no image library needed here).
@@ -78,12 +199,16 @@ describe('dashboard', { timeout: 120000 }, () => {
 	let page;
 	let observer;
 	let ids;
+	let meshIds;
+	let contactWorld;
 	const pageErrors = [];
 
 	before(async () => {
 		fs.mkdirSync(ARTIFACTS, { recursive: true });
-		server = await Server.start();
+		server = await Server.start({ flags: ['--model-path', MESH_DIR] });
 		ids = await createWorld(server.tcp);
+		meshIds = await createMeshWorld(server.tcp);
+		contactWorld = await createContactWorld(server.tcp);
 		observer = await TcpClient.connect(server.tcp, 'browser-test-observer');
 		browser = await launchBrowser();
 		page = await browser.newPage({ viewport: { width: 1400, height: 820 } });
@@ -93,6 +218,7 @@ describe('dashboard', { timeout: 120000 }, () => {
 
 	after(async () => {
 		observer?.close();
+		contactWorld?.owner.close();
 		await browser?.close();
 		if (server) {
 			await server.stop();
@@ -109,7 +235,7 @@ describe('dashboard', { timeout: 120000 }, () => {
 		assert.equal(await page.title(), 'Sinew dashboard');
 		await page.locator('[data-testid=connection-state]', { hasText: 'connected' }).waitFor();
 		const worlds = page.locator('[data-testid=world]');
-		await waitFor('two worlds listed', async () => (await worlds.count()) === 2);
+		await waitFor('four worlds listed', async () => (await worlds.count()) === 4);
 		const names = await worlds.allInnerTexts();
 		assert.ok(names.some((n) => n.startsWith('demo')) && names.some((n) => n.startsWith(WORLD)), names.join(' | '));
 		await page.locator('[data-testid=world-title]', { hasText: 'demo' }).waitFor();
@@ -121,7 +247,7 @@ describe('dashboard', { timeout: 120000 }, () => {
 		const d = (await observer.ok({ describeWorld: { worldId: listed.find((w) => w.name === 'demo').worldId } })).description;
 		const a = d.articulations[0];
 		const info = listed.find((w) => w.name === 'demo');
-		demo = { world: d.worldId, articulation: a.id, visuals: a.urdf.visuals.length, bodies: info.bodyCount, dofs: Object.fromEntries(a.urdf.joints.filter((j) => j.dof >= 0).map((j) => [j.name, j.dof])) };
+		demo = { world: d.worldId, articulation: a.id, visuals: a.urdf.visuals.length, bodies: info.bodyCount, bodyShapes: d.shapes.filter((s) => s.bodyId !== '0').length, linkShapes: d.shapes.filter((s) => s.articulationId !== '0').length, dofs: Object.fromEntries(a.urdf.joints.filter((j) => j.dof >= 0).map((j) => [j.name, j.dof])) };
 		assert.equal(d.name, 'demo');
 	});
 
@@ -129,9 +255,13 @@ describe('dashboard', { timeout: 120000 }, () => {
 		await waitFor('frames drawn', () => page.evaluate(() => window.sinewDashboard.framesRendered > 10));
 		const drawn = await page.evaluate(() => window.sinewDashboard.drawn);
 		// One mesh per URDF visual: no placeholder box for a link. The demo's bodies (its table and its box)
-		// are placeholders, one each, until the description carries their shapes.
+		// are drawn by their shapes, one mesh each; every shape of a body or link also has its wireframe
+		// (hidden until the collision toggle is on); the world's ground plane is drawn once.
 		assert.equal(demo.bodies, 2);
-		assert.deepEqual(drawn, { objects: drawn.objects, meshes: demo.visuals + demo.bodies, described: true });
+		assert.deepEqual(drawn, {
+			objects: drawn.objects, meshes: demo.visuals + demo.bodyShapes, wireframes: demo.bodyShapes + demo.linkShapes,
+			statics: 1, meshFiles: { loaded: 0, failed: 0 }, contacts: 0, described: true,
+		});
 		await sleep(300);
 		const shot = await page.locator('[data-testid=view3d]').screenshot({ path: path.join(ARTIFACTS, 'dashboard-view.png') });
 		await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard.png') });
@@ -222,6 +352,88 @@ describe('dashboard', { timeout: 120000 }, () => {
 		await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-second-world.png') });
 	});
 
+	it('draws a robot of mesh files from its meshes, as one body, and names a clicked link', async (t) => {
+		await page.locator('[data-testid=world]', { hasText: MESH_WORLD }).click();
+		await page.locator('[data-testid=world-title]', { hasText: MESH_WORLD }).waitFor();
+		// Two mesh files: the base's and the arm's visuals (mesh collisions are convex hulls, sent as points).
+		const drawn = await waitFor('the meshes fetched', async () => {
+			const s = await page.evaluate(() => window.sinewDashboard.drawn);
+			return s.meshFiles.loaded + s.meshFiles.failed >= 2 && s.objects === 2 ? s : null;
+		});
+		assert.equal(drawn.meshFiles.failed, 0, JSON.stringify(drawn));
+		assert.equal(drawn.meshes, 2, JSON.stringify(drawn)); // one mesh per visual: no placeholder
+		await page.locator('[data-testid=fit-view]').click();
+		await sleep(300);
+		const shot = await page.locator('[data-testid=view3d]').screenshot({ path: path.join(ARTIFACTS, 'dashboard-meshbot.png') });
+		const stats = await measureColours(page, shot);
+		t.diagnostic(`meshbot pixels: ${JSON.stringify(stats)}`);
+		// The base (a 0.1 m cube, red) and the arm on it (0.1 x 0.1 x 0.4 m, blue) touch: one region holds
+		// both. Fitted to a 1.5 m view in this 600 x 780 canvas they cover thousands of pixels each; 300 is
+		// far above what antialiased edges alone could make.
+		assert.ok(stats.region.red > 300 && stats.region.blue > 300, `the meshbot is not one red and blue body: ${JSON.stringify(stats)}`);
+		assert.ok(stats.region.red > 0.9 * stats.red && stats.region.blue > 0.9 * stats.blue, `parts of the meshbot are apart: ${JSON.stringify(stats)}`);
+		// A click on the arm names it and its joint.
+		const at = await page.evaluate((key) => window.sinewDashboard.view.screenPosition(key), `a:${meshIds.articulation}:1`);
+		await page.locator('[data-testid=view3d-canvas]').click({ position: at });
+		const info = page.locator('[data-testid=pick-info]');
+		await info.waitFor({ state: 'visible' });
+		assert.match(await info.innerText(), /link arm[\s\S]*joint shoulder \(revolute\)[\s\S]*robot meshbot/);
+		// The toggles: collision shapes as light green wireframes (two hulls, a sphere, a box and a cylinder);
+		// link frames as axes drawn over the links (two frames of three 0.1 m lines, some 40 pixels long
+		// each here: about 200 pixels change, the antialiased lines counted where they differ by 40 levels).
+		const view = page.locator('[data-testid=view3d]');
+		for (const box of ['show-collision', 'show-frames']) {
+			const before = await view.screenshot();
+			await page.locator(`[data-testid=${box}]`).check();
+			await sleep(300);
+			const shown = await view.screenshot({ path: path.join(ARTIFACTS, `dashboard-meshbot-${box}.png`) });
+			await page.locator(`[data-testid=${box}]`).uncheck();
+			await sleep(300);
+			const after = await view.screenshot();
+			const on = await changedPixels(page, before, shown);
+			const off = await changedPixels(page, before, after);
+			const wire = (await measureColours(page, shown)).wire;
+			t.diagnostic(`${box}: ${on} pixels change when on, ${off} when off again; ${wire} wireframe-green pixels`);
+			assert.ok(on > 100 && off < 5, `${box}: ${on} pixels change when on, ${off} when off again`);
+			if (box === 'show-collision') {
+				assert.ok(wire > 300, `no wireframes: ${wire} pixels`);
+			}
+		}
+		// The joint table heads the robot's joints with its name.
+		assert.match(await page.locator('[data-testid=joint-group]').first().innerText(), /^meshbot/);
+	});
+
+	it('draws contact force arrows when the contacts toggle is on', async (t) => {
+		await page.locator('[data-testid=world]', { hasText: CONTACT_WORLD }).click();
+		await page.locator('[data-testid=world-title]', { hasText: CONTACT_WORLD }).waitFor();
+		await waitFor('the box drawn', async () => (await page.evaluate(() => window.sinewDashboard.drawn)).objects === 1);
+		await sleep(500);
+		const off = await measureColours(page, await page.locator('[data-testid=view3d]').screenshot());
+		assert.equal(off.magenta, 0, 'arrows drawn with contacts off');
+		assert.match(await page.locator('label', { has: page.locator('[data-testid=show-contacts]') }).innerText(), /1 cm per N/);
+		await page.locator('[data-testid=show-contacts]').check();
+		// The box rests on 4 points (a face on a plane).
+		await waitFor('contacts drawn', async () => (await page.evaluate(() => window.sinewDashboard.drawn)).contacts >= 4);
+		await sleep(300);
+		const shot = await page.locator('[data-testid=view3d]').screenshot({ path: path.join(ARTIFACTS, 'dashboard-contacts.png') });
+		const on = await measureColours(page, shot);
+		t.diagnostic(`contact arrow pixels: off ${off.magenta}, on ${on.magenta}`);
+		// 78.5 N over 4 points: arrows of about 20 cm each, up from the box's bottom corners; those in
+		// front of the box show. 200 pixels is far more than the antialiasing of anything else could make.
+		assert.ok(on.magenta > 200, `no contact arrows: ${JSON.stringify(on)}`);
+		await page.locator('[data-testid=show-contacts]').uncheck();
+		// A body made while the world is shown is described again: drawn by its shape (it has a wireframe),
+		// not as a placeholder.
+		await contactWorld.owner.ok({ createBody: { worldId: contactWorld.world, body: { pose: { position: { x: 0.4, z: 0.1 } } }, shapes: [{ sphere: { radius: 0.1 } }], density: 1000 } });
+		await waitFor('the new body drawn by its shape', async () => {
+			const s = await page.evaluate(() => window.sinewDashboard.drawn);
+			return s.objects === 2 && s.meshes === 2 && s.wireframes === 2;
+		}, 10000);
+		// Back to the demo, which this page owns (the tests below expect it).
+		await page.locator('[data-testid=world]', { hasText: 'demo' }).click();
+		await page.locator('[data-testid=role]', { hasText: 'owner' }).waitFor();
+	});
+
 	it('a second tab joins the demo as a controller and says so on the page', async () => {
 		// The first page owns the demo world (it took it over); a second one gets what is left.
 		const second = await browser.newPage({ viewport: { width: 1400, height: 820 } });
@@ -267,9 +479,22 @@ describe('dashboard', { timeout: 120000 }, () => {
 	});
 
 	it('shows a banner when the server goes away, and reconnects when it is back', async () => {
+		// The user turns the camera on the demo world; it is kept across the reconnection.
+		await page.locator('[data-testid=world]', { hasText: 'demo' }).click();
+		await page.locator('[data-testid=world-title]', { hasText: 'demo' }).waitFor();
+		await sleep(500);
+		const canvas = await page.locator('[data-testid=view3d-canvas]').boundingBox();
+		await page.mouse.move(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2);
+		await page.mouse.down();
+		await page.mouse.move(canvas.x + canvas.width / 2 + 120, canvas.y + canvas.height / 2 + 40, { steps: 8 });
+		await page.mouse.up();
+		const camera = () => page.evaluate(() => window.sinewDashboard.view.camera.position.toArray());
+		const placed = await camera();
 		const { tcp, ws } = server;
 		observer.close();
 		observer = null;
+		contactWorld.owner.close();
+		contactWorld = null;
 		assert.equal(await server.stop(), 0, 'sinewd did not exit cleanly');
 		const banner = page.locator('[data-testid=banner]');
 		await banner.waitFor({ state: 'visible', timeout: 5000 });
@@ -284,6 +509,15 @@ describe('dashboard', { timeout: 120000 }, () => {
 		await page.locator('[data-testid=world-title]', { hasText: 'demo' }).waitFor();
 		const before = await page.evaluate(() => window.sinewDashboard.framesReceived);
 		await waitFor('frames again', () => page.evaluate((n) => window.sinewDashboard.framesReceived > n + 5, before), 10000);
+		const again = await camera();
+		assert.ok(again.every((v, i) => Math.abs(v - placed[i]) < 1e-9), `the camera moved: ${placed} -> ${again}`);
+		// A reset frames the world again.
+		await page.locator('[data-testid=role]', { hasText: 'owner' }).waitFor();
+		await page.locator('[data-testid=reset]').click();
+		await waitFor('the camera framing the world after the reset', async () => {
+			const now = await camera();
+			return now.some((v, i) => Math.abs(v - placed[i]) > 0.01);
+		}, 5000);
 		assert.deepEqual(pageErrors, []);
 	});
 });

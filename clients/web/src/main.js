@@ -1,16 +1,21 @@
 // The dashboard: connects to the sinewd that served the page, lists its worlds, and for the selected one
 // shows a live 3D view, a joint table with target sliders, a plot, time controls, the time mode and the
 // measured real-time factor. When the server goes away a banner says so and the page reconnects by
-// itself, picking the same world again (by name) when it comes back.
+// itself, picking the same world again (by name) when it comes back. Under the 3D view: a button that
+// frames everything, and toggles for collision shapes, contacts (asked of the server only while shown)
+// and link frames; clicking a link names it and its joint.
 import { Connection } from './connection.js';
 import { Include, Role, TimeMode, modeName, roleName, shortId } from './protocol.js';
-import { View3D } from './view3d.js';
+import { CONTACT_M_PER_N, View3D } from './view3d.js';
+import { MeshCache } from './meshes.js';
 import { JointTable } from './joints.js';
 import { Plot } from './plot.js';
 import { describeWorld } from './describe.js';
 
 const STREAM_RATE_HZ = 30;
 const STREAM_INCLUDE = Include.INCLUDE_POSES | Include.INCLUDE_VELOCITIES | Include.INCLUDE_JOINT_POSITIONS | Include.INCLUDE_DRIVE_EFFORTS | Include.INCLUDE_DRIVE_TARGETS;
+// Contacts make frames larger: they are asked for only while the contacts toggle is on.
+const streamInclude = () => STREAM_INCLUDE | ($('show-contacts').checked ? Include.INCLUDE_CONTACTS : 0);
 const WORLD_LIST_INTERVAL_MS = 1000;
 const TARGET_INTERVAL_MS = 50; // slider targets are sent at most 20 times a second
 const RTF_WINDOW_S = 1.0;
@@ -33,7 +38,8 @@ const app = {
 	listTimer: null,
 };
 
-const view = new View3D($('view'));
+const meshes = new MeshCache(undefined, (hex, err) => message(`mesh ${hex.slice(0, 12)}… not drawn: ${err.message}`));
+const view = new View3D($('view'), { meshes, onPick: showPick });
 const plot = new Plot($('plot'), $('plot-legend'));
 const table = new JointTable($('joint-rows'), {
 	onTarget: (row, value) => queueTarget(row.articulationId, row.dof, value),
@@ -143,26 +149,52 @@ async function refreshWorlds() {
 	}
 }
 
+// The list keeps its items from one refresh to the next (only their text changes), so that a click is
+// not lost to an item replaced under the pointer.
+const worldItems = new Map(); // world id -> { li, name, meta }
+
 function renderWorlds() {
 	$('worlds-empty').hidden = app.worlds.length > 0;
-	$('worlds').replaceChildren(...app.worlds.map((w) => {
-		const li = document.createElement('li');
-		li.dataset.worldId = w.worldId;
-		li.dataset.testid = 'world';
-		li.className = app.selected?.id === w.worldId ? 'selected' : '';
-		const name = document.createElement('div');
-		name.textContent = w.name || `world ${shortId(w.worldId)}`;
-		const meta = document.createElement('div');
-		meta.className = 'meta';
-		meta.textContent = `${modeName(w.mode)} · ${Number(w.time).toFixed(1)} s · ${w.articulationCount} artic. · ${w.bodyCount} bodies${w.diverged ? ' · diverged' : ''}`;
-		li.append(name, meta);
-		li.addEventListener('click', () => {
-			app.wanted = w.name;
-			note('world-note', '');
-			openWorld(w);
-		});
-		return li;
-	}));
+	const items = app.worlds.map((w) => {
+		let item = worldItems.get(w.worldId);
+		if (!item) {
+			const li = document.createElement('li');
+			li.dataset.worldId = w.worldId;
+			li.dataset.testid = 'world';
+			const name = document.createElement('div');
+			const meta = document.createElement('div');
+			meta.className = 'meta';
+			li.append(name, meta);
+			item = { li, name, meta, world: w };
+			li.addEventListener('click', () => {
+				app.wanted = item.world.name;
+				note('world-note', '');
+				openWorld(item.world);
+			});
+			worldItems.set(w.worldId, item);
+		}
+		item.world = w;
+		item.li.className = app.selected?.id === w.worldId ? 'selected' : '';
+		setText(item.name, w.name || `world ${shortId(w.worldId)}`);
+		setText(item.meta, `${modeName(w.mode)} · ${Number(w.time).toFixed(1)} s · ${w.articulationCount} artic. · ${w.bodyCount} bodies${w.diverged ? ' · diverged' : ''}`);
+		return item.li;
+	});
+	const ids = new Set(app.worlds.map((w) => w.worldId));
+	for (const id of worldItems.keys()) {
+		if (!ids.has(id)) {
+			worldItems.delete(id);
+		}
+	}
+	const list = $('worlds');
+	if (items.length !== list.children.length || items.some((li, i) => list.children[i] !== li)) {
+		list.replaceChildren(...items);
+	}
+}
+
+function setText(el, text) {
+	if (el.textContent !== text) {
+		el.textContent = text;
+	}
 }
 
 function worldGone(sel, why) {
@@ -183,6 +215,7 @@ function closeWorld() {
 	app.latestFrame = null;
 	app.rtfSamples = [];
 	view.clear();
+	showPick(null);
 	table.clear();
 	plot.clear();
 	$('world-title').textContent = '';
@@ -230,19 +263,35 @@ async function openWorld(info) {
 	if (generation !== app.generation) {
 		return;
 	}
+	view.setWorld(info.name || info.worldId);
 	view.setDescription(sel.description);
 	table.setDescription(sel.description);
+	await subscribe(sel, generation);
+	setControls(true);
+}
+
+// Subscribe to the selected world's state with what the toggles need, then drop the subscription this
+// one replaces (frames of the old one are ignored from now on).
+async function subscribe(sel, generation) {
+	const old = sel.subscriptionId;
+	const include = streamInclude();
 	try {
-		const reply = await conn.request('subscribe', { worldId: info.worldId, rateHz: STREAM_RATE_HZ, include: STREAM_INCLUDE });
+		const reply = await conn.request('subscribe', { worldId: sel.id, rateHz: STREAM_RATE_HZ, include });
 		if (generation !== app.generation) {
 			conn.request('unsubscribe', { subscriptionId: reply.created.id }).catch(() => {});
 			return;
 		}
 		sel.subscriptionId = reply.created.id;
+		sel.include = include;
+		if (old) {
+			conn.request('unsubscribe', { subscriptionId: old }).catch(() => {});
+		}
+		if (include !== streamInclude()) {
+			await subscribe(sel, generation); // a toggle changed while this one was asked for
+		}
 	} catch (err) {
 		failed('subscribe')(err);
 	}
-	setControls(true);
 }
 
 // What this page may do in the world, when it is less than its owner.
@@ -260,6 +309,54 @@ function showInfo(info) {
 	const rate = info.mode === TimeMode.TIME_REALTIME && info.rate !== 1 ? ` ×${Number(info.rate).toFixed(2)}` : '';
 	$('mode').textContent = `${modeName(info.mode)}${rate}`;
 	setControls(true);
+}
+
+// ---- the 3D view's tools ---------------------------------------------------------------------------------
+
+$('contact-scale').textContent = `(arrows ${(CONTACT_M_PER_N * 100).toFixed(0)} cm per N)`;
+$('fit-view').addEventListener('click', () => view.fit());
+for (const [box, what] of [['show-collision', 'collision'], ['show-frames', 'frames'], ['show-contacts', 'contacts']]) {
+	$(box).addEventListener('change', () => {
+		view.setShown(what, $(box).checked);
+		const sel = app.selected;
+		if (what === 'contacts' && sel?.subscriptionId && sel.include !== streamInclude()) {
+			subscribe(sel, app.generation);
+		}
+	});
+	view.setShown(what, $(box).checked); // a reloaded page may keep the boxes checked
+}
+
+// What a click in the 3D view hit: a link (its name, its inbound joint, its robot) or a body.
+function showPick(picked) {
+	const box = $('pick-info');
+	const sel = app.selected;
+	if (!picked || !sel) {
+		box.hidden = true;
+		box.replaceChildren();
+		return;
+	}
+	const line = (text, cls) => {
+		const div = document.createElement('div');
+		div.textContent = text;
+		if (cls) {
+			div.className = cls;
+		}
+		return div;
+	};
+	const lines = [];
+	if (picked.kind === 'a') {
+		const a = sel.description?.articulationsById?.get(picked.id);
+		const link = a?.links?.[picked.link];
+		lines.push(line(`link ${link?.name ?? picked.link}`));
+		lines.push(line(link?.joint ? `joint ${link.joint.name} (${link.joint.type})` : 'the base link: no joint'));
+		lines.push(line(`${a?.robot ? `robot ${a.robot}` : 'articulation'} ${shortId(picked.id)} · link ${picked.link}`, 'muted'));
+	} else {
+		lines.push(line(`body ${shortId(picked.id)}`));
+		const shapes = sel.description?.shapesByKey?.get(picked.key) ?? [];
+		lines.push(line(shapes.length > 0 ? shapes.map((s) => s.type).join(', ') : 'no shapes', 'muted'));
+	}
+	box.replaceChildren(...lines);
+	box.hidden = false;
 }
 
 // ---- controls -----------------------------------------------------------------------------------------
@@ -344,22 +441,33 @@ function sendTargets() {
 
 // ---- state and events ---------------------------------------------------------------------------------
 
-// An articulation the description does not know (loaded after the world was opened): describe again.
+// An articulation or a body the description does not know (made after the world was opened): describe
+// again. A body is known by its shapes; one that has none even in a newer description is remembered as
+// shapeless, so that it asks for one description, not one every REDESCRIBE_MS.
 function redescribeIfNew(sel, frame) {
-	const known = sel.description?.articulationsById;
+	const d = sel.description;
+	const known = d?.articulationsById;
 	if (!known || sel.describing || performance.now() - (sel.describedAt ?? 0) < REDESCRIBE_MS) {
 		return;
 	}
-	if (frame.articulations.every((a) => known.has(a.id))) {
+	sel.shapeless ??= new Set();
+	const newBody = (b) => !d.shapesByKey?.has(`b:${b.id}`) && !sel.shapeless.has(b.id);
+	if (frame.articulations.every((a) => known.has(a.id)) && !frame.bodies.some(newBody)) {
 		return;
 	}
 	sel.describing = true;
 	sel.describedAt = performance.now();
-	describeWorld(conn, sel.id).then((d) => {
+	const bodies = frame.bodies.map((b) => b.id);
+	describeWorld(conn, sel.id).then((fresh) => {
 		if (app.selected === sel) {
-			sel.description = d;
-			view.setDescription(d);
-			table.setDescription(d);
+			for (const id of bodies) {
+				if (!fresh.shapesByKey.has(`b:${id}`)) {
+					sel.shapeless.add(id);
+				}
+			}
+			sel.description = fresh;
+			view.setDescription(fresh);
+			table.setDescription(fresh);
 		}
 	}, () => {}).finally(() => {
 		sel.describing = false;
@@ -372,6 +480,9 @@ function frameArrived(frame) {
 		return;
 	}
 	redescribeIfNew(sel, frame);
+	if (app.latestFrame && Number(frame.tick) < Number(app.latestFrame.tick)) {
+		view.refit(); // a reset (or a restore): frame the world again
+	}
 	app.latestFrame = frame;
 	app.framesReceived += 1;
 	view.update(frame);
@@ -474,6 +585,9 @@ window.sinewDashboard = {
 	},
 	get latestFrame() {
 		return app.latestFrame;
+	},
+	get view() {
+		return view;
 	},
 	get description() {
 		return app.selected?.description ?? null;

@@ -24,6 +24,7 @@ export const Include = enumValues('Include');
 export const ErrorCode = enumValues('ErrorCode');
 export const LinkJointType = enumValues('LinkJointType');
 export const GeometryType = enumValues('GeometryType');
+export const ShapeType = enumValues('ShapeType');
 export const PROTOCOL_VERSION = enumValues('ProtocolVersion').PROTOCOL_VERSION_CURRENT;
 
 const errorNames = Object.fromEntries(Object.entries(ErrorCode).map(([k, v]) => [v, k]));
