@@ -14,6 +14,7 @@
 //   meet the same load; the figures come from the first run (every solver is deterministic: the runs agree).
 //   A first run whose step calls pass --max-run-s stops there and is the only timed run; its line says
 //   truncated_at_s and its figures are those of the state reached.
+#include "contact_cases.h"
 #include "scenes/scenes.h"
 
 #include <math.h>
@@ -27,65 +28,13 @@ enum
 	LINE = 1024,
 };
 
-typedef enum scene_id
-{
-	S_C1,
-	S_C2A,
-	S_C2B,
-	S_C3,
-	S_C4,
-	S_C5,
-	S_C6,
-	S_C7,
-	S_C8,
-	S_GRIPPER,
-	SCENE_COUNT
-} scene_id;
-
-static const char* const scene_names[SCENE_COUNT] = {
-	"C1", "C2a", "C2b", "C3", "C4", "C5", "C6", "C7", "C8", "gripper"
-};
-
 typedef struct options
 {
-	bool scene[SCENE_COUNT];
+	bool scene[CONTACT_SCENE_COUNT];
 	bool solver[SN_SOLVER_COUNT];
 	int runs;
 	double max_run_s;
 } options;
-
-// One case: a scene at one time step in one kind of coordinates.
-typedef struct scene_case
-{
-	scene_id id;
-	double dt;
-	bool reduced;
-} scene_case;
-
-// The cases the scene file asks for (the same as bench_peers').
-static int scene_cases(scene_id id, scene_case out[2])
-{
-	const double ms = 1e-3, hz240 = 1.0 / 240.0;
-	switch (id)
-	{
-		case S_C5:
-		case S_C6:
-		case S_C7:
-			out[0] = (scene_case){ id, hz240, false };
-			out[1] = (scene_case){ id, ms, false };
-			return 2;
-		case S_C8:
-			out[0] = (scene_case){ id, ms, true };
-			out[1] = (scene_case){ id, ms, false };
-			return 2;
-		case S_GRIPPER:
-			out[0] = (scene_case){ id, ms, true };
-			return 1;
-		default:
-			out[0] = (scene_case){ id, ms, false };
-			return 1;
-	}
-}
 
 // ---- one run --------------------------------------------------------------------------------------------
 
@@ -122,7 +71,7 @@ typedef struct outcome
 } outcome;
 
 // Run the case once; on the first run, write its figures.
-static const scene_run_info* run_case(const scene_case* c, sn_solver solver, const options* o, int run, figures* fig)
+static const scene_run_info* run_case(const contact_case* c, sn_solver solver, const options* o, int run, figures* fig)
 {
 	static scene_c1_result c1;
 	static scene_c2_result c2;
@@ -136,9 +85,9 @@ static const scene_run_info* run_case(const scene_case* c, sn_solver solver, con
 	ro.max_step_seconds = run == 0 ? o->max_run_s : 0.0;
 	const scene_run_info* info = NULL;
 	fig->bench[0] = fig->human[0] = '\0';
-	switch (c->id)
+	switch (c->scene)
 	{
-		case S_C1:
+		case CONTACT_C1:
 			scene_run_c1(&ro, &c1);
 			info = &c1.run;
 			put(fig, "contact_force_z_N", c1.contact_force_z_N);
@@ -147,26 +96,26 @@ static const scene_run_info* run_case(const scene_case* c, sn_solver solver, con
 			put(fig, "penetration_end_m", c1.penetration_end_m);
 			put(fig, "kinetic_energy_end_J", c1.kinetic_energy_end_J);
 			break;
-		case S_C2A:
+		case CONTACT_C2A:
 			scene_run_c2(&ro, SCENE_C2A_FRICTION, &c2);
 			info = &c2.run;
 			put(fig, "slope_displacement_m", c2.slope_displacement_m);
 			break;
-		case S_C2B:
+		case CONTACT_C2B:
 			scene_run_c2(&ro, SCENE_C2B_FRICTION, &c2);
 			info = &c2.run;
 			put(fig, "slope_accel_mps2", c2.slope_accel_mps2);
 			put(fig, "exact_mps2", c2.exact_mps2);
 			put(fig, "accel_err_rel", c2.accel_err_rel);
 			break;
-		case S_C3:
+		case CONTACT_C3:
 			scene_run_c3(&ro, &c3);
 			info = &c3.run;
 			put(fig, "apex_m", c3.apex_m);
 			put(fig, "exact_m", c3.exact_m);
 			put(fig, "apex_err_rel", c3.apex_err_rel);
 			break;
-		case S_C4:
+		case CONTACT_C4:
 			scene_run_c4(&ro, &c4);
 			info = &c4.run;
 			put(fig, "roll_accel_mps2", c4.roll_accel_mps2);
@@ -174,9 +123,9 @@ static const scene_run_info* run_case(const scene_case* c, sn_solver solver, con
 			put(fig, "accel_err_rel", c4.accel_err_rel);
 			put(fig, "slip_max_mps", c4.slip_max_mps);
 			break;
-		case S_C5:
-		case S_C6:
-			if (c->id == S_C5)
+		case CONTACT_C5:
+		case CONTACT_C6:
+			if (c->scene == CONTACT_C5)
 			{
 				scene_run_c5(&ro, &stack);
 				put(fig, "top_drift_m", stack.top_drift_m);
@@ -192,7 +141,7 @@ static const scene_run_info* run_case(const scene_case* c, sn_solver solver, con
 			put(fig, "penetration_max_m", stack.run.penetration_max);
 			put(fig, "contacts_per_step", stack.run.contacts_per_step);
 			break;
-		case S_C7:
+		case CONTACT_C7:
 			scene_run_c7(&ro, &c7);
 			info = &c7.run;
 			put_int(fig, "contacts_end", c7.run.contacts_end);
@@ -201,14 +150,14 @@ static const scene_run_info* run_case(const scene_case* c, sn_solver solver, con
 			put(fig, "kinetic_energy_end_J", c7.kinetic_energy_end_J);
 			put_int(fig, "escaped", c7.escaped);
 			break;
-		case S_C8:
+		case CONTACT_C8:
 			scene_run_c8(&ro, c->reduced, &c8);
 			info = &c8.run;
 			put(fig, "contacts_per_step", c8.run.contacts_per_step);
 			put(fig, "penetration_max_m", c8.run.penetration_max);
 			put(fig, "lowest_link_z_m", c8.lowest_link_z_m);
 			break;
-		case S_GRIPPER:
+		case CONTACT_GRIPPER:
 			scene_run_gripper(&ro, &gripper);
 			info = &gripper.run;
 			put(fig, "lift_m", gripper.lift_m);
@@ -229,7 +178,7 @@ static const scene_run_info* run_case(const scene_case* c, sn_solver solver, con
 	return info;
 }
 
-static void run_once(const scene_case* c, sn_solver solver, const options* o, int run, outcome* out)
+static void run_once(const contact_case* c, sn_solver solver, const options* o, int run, outcome* out)
 {
 	figures f;
 	const scene_run_info* info = run_case(c, solver, o, run, &f);
@@ -300,9 +249,9 @@ static bool parse(int argc, char** argv, options* o)
 		if (strcmp(a, "--scene") == 0 && v != NULL)
 		{
 			int found = -1;
-			for (int s = 0; s < SCENE_COUNT; ++s)
+			for (int s = 0; s < CONTACT_SCENE_COUNT; ++s)
 			{
-				found = strcmp(v, scene_names[s]) == 0 ? s : found;
+				found = strcmp(v, contact_scene_names[s]) == 0 ? s : found;
 			}
 			if (found < 0)
 			{
@@ -360,7 +309,7 @@ static bool parse(int argc, char** argv, options* o)
 	{
 		return false;
 	}
-	for (int s = 0; s < SCENE_COUNT && !any_scene; ++s)
+	for (int s = 0; s < CONTACT_SCENE_COUNT && !any_scene; ++s)
 	{
 		o->scene[s] = true;
 	}
@@ -387,14 +336,14 @@ int main(int argc, char** argv)
 	printf("# %-8s %-9s %-8s %-7s %12s  %s\n", "scene", "dt_s", "coords", "solver", "steps/s", "figures");
 	fflush(stdout);
 	static outcome results[SN_SOLVER_COUNT];
-	for (int id = 0; id < SCENE_COUNT; ++id)
+	for (int id = 0; id < CONTACT_SCENE_COUNT; ++id)
 	{
 		if (!o.scene[id])
 		{
 			continue;
 		}
-		scene_case cases[2];
-		int case_count = scene_cases((scene_id)id, cases);
+		contact_case cases[CONTACT_MAX_CASES];
+		int case_count = contact_scene_cases((contact_scene)id, cases);
 		for (int c = 0; c < case_count; ++c)
 		{
 			memset(results, 0, sizeof(results));
@@ -420,11 +369,11 @@ int main(int argc, char** argv)
 				const char* solver = sn_solver_name((sn_solver)s);
 				char head[256];
 				snprintf(head, sizeof(head), "bench=contacts engine=sinew solver=%s scene=%s coords=%s dt_s=%.17g",
-						 solver, scene_names[id], coords, cases[c].dt);
+						 solver, contact_scene_names[id], coords, cases[c].dt);
 				if (r->failed)
 				{
-					printf("# %-8s %-9.6g %-8s %-7s %12s  cannot: %s\n", scene_names[id], cases[c].dt, coords, solver,
-						   "-", r->warnings);
+					printf("# %-8s %-9.6g %-8s %-7s %12s  cannot: %s\n", contact_scene_names[id], cases[c].dt, coords,
+						   solver, "-", r->warnings);
 					printf("BENCH %s supported=0 reason=%s\n", head, r->warnings);
 					continue;
 				}
@@ -434,8 +383,8 @@ int main(int argc, char** argv)
 				{
 					snprintf(tail, sizeof(tail), " truncated_at_s=%.17g", r->steps[0] * cases[c].dt);
 				}
-				printf("# %-8s %-9.6g %-8s %-7s %12.1f %s%s\n", scene_names[id], cases[c].dt, coords, solver, rate,
-					   r->figures.human, tail);
+				printf("# %-8s %-9.6g %-8s %-7s %12.1f %s%s\n", contact_scene_names[id], cases[c].dt, coords, solver,
+					   rate, r->figures.human, tail);
 				printf("BENCH %s supported=1 steps=%d runs=%d steps_per_s=%.17g%s%s warnings=%s\n", head, r->steps[0],
 					   r->runs, rate, r->figures.bench, tail, r->warnings);
 				fflush(stdout);

@@ -39,6 +39,7 @@
 // are those at that time, it is the only timed run, and its line says truncated_at_s. Timings on a
 // shared machine are rough.
 #include "clock.h"
+#include "contact_cases.h"
 #include "peer.h"
 
 #include <math.h>
@@ -67,38 +68,12 @@ typedef struct options
 
 static const peer_engine* const engines[MAX_ENGINES] = { &peer_mujoco, &peer_bullet, &peer_ode };
 
-// One case: a scene at one time step in one kind of coordinates.
-typedef struct scene_case
-{
-	peer_scene_id id;
-	double dt;
-	bool reduced;
-} scene_case;
-
-// The cases the scene file asks for.
-static int scene_cases(peer_scene_id id, scene_case out[4])
-{
-	const double ms = 1e-3, hz240 = 1.0 / 240.0;
-	switch (id)
-	{
-		case PEER_C5:
-		case PEER_C6:
-		case PEER_C7:
-			out[0] = (scene_case){ id, hz240, false };
-			out[1] = (scene_case){ id, ms, false };
-			return 2;
-		case PEER_C8:
-			out[0] = (scene_case){ id, ms, true };
-			out[1] = (scene_case){ id, ms, false };
-			return 2;
-		case PEER_GRIPPER:
-			out[0] = (scene_case){ id, ms, true };
-			return 1;
-		default:
-			out[0] = (scene_case){ id, ms, false };
-			return 1;
-	}
-}
+// The cases come from the table bench_contacts uses (contact_cases.h), whose scenes are peer.h's.
+_Static_assert(PEER_C1 == (int)CONTACT_C1 && PEER_C2A == (int)CONTACT_C2A && PEER_C2B == (int)CONTACT_C2B &&
+				   PEER_C3 == (int)CONTACT_C3 && PEER_C4 == (int)CONTACT_C4 && PEER_C5 == (int)CONTACT_C5 &&
+				   PEER_C6 == (int)CONTACT_C6 && PEER_C7 == (int)CONTACT_C7 && PEER_C8 == (int)CONTACT_C8 &&
+				   PEER_GRIPPER == (int)CONTACT_GRIPPER && PEER_SCENE_COUNT == (int)CONTACT_SCENE_COUNT,
+			   "peer.h's scenes in contact_cases.h's order");
 
 // ---- measurement ------------------------------------------------------------------------------------------
 
@@ -683,12 +658,12 @@ int main(int argc, char** argv)
 		{
 			continue;
 		}
-		scene_case cases[4];
-		int case_count = scene_cases((peer_scene_id)id, cases);
+		contact_case cases[CONTACT_MAX_CASES];
+		int case_count = contact_scene_cases((contact_scene)id, cases);
 		for (int c = 0; c < case_count; ++c)
 		{
 			peer_scene scene;
-			if (!peer_scene_build(cases[c].id, cases[c].dt, cases[c].reduced, &scene))
+			if (!peer_scene_build((peer_scene_id)cases[c].scene, cases[c].dt, cases[c].reduced, &scene))
 			{
 				fprintf(stderr, "bench_peers: out of memory\n");
 				return 1;
