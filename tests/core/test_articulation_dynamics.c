@@ -651,6 +651,81 @@ static void test_incoming_forces(void** state)
 	sn_world_destroy(world);
 }
 
+// The incoming joint forces are computed when read, from what the last solve left behind. Reading them
+// late (or never) must give the same bits as reading them after every step: with one and with three
+// substeps (the later substeps add to the first's), in PGS and TGS, with a limit row and a drive acting,
+// and when a response computed between steps overwrites the solve's scratch before the read.
+static void incoming_chain(sn_world* world, sn_articulation_id* id)
+{
+	sn_link_def links[4];
+	links[0] = sn_default_link_def();
+	for (int i = 1; i < 4; ++i)
+	{
+		links[i] =
+			hinge_link(i - 1, sn_v3(i == 1 ? 0.0 : 0.5, 0, 0), 1.0 + 0.25 * i, 0.5, sn_mat33_diag(0.02, 0.02, 0.02));
+	}
+	links[2].limit[0].enabled = true;
+	links[2].limit[0].lower = -0.2;
+	links[2].limit[0].upper = 0.2;
+	links[3].drive[0].enabled = true;
+	links[3].drive[0].stiffness = 50.0;
+	links[3].drive[0].damping = 1.0;
+	links[3].drive[0].target_position = 0.7;
+	sn_articulation_def ad = sn_default_articulation_def();
+	assert_sn_ok(sn_create_articulation(world, &ad, links, 4, id));
+}
+
+static void read_incoming(const sn_world* world, sn_articulation_id id, sn_vec3 out[8])
+{
+	for (int l = 0; l < 4; ++l)
+	{
+		assert_sn_ok(sn_articulation_get_link_incoming_force(world, id, l, out + 2 * l, out + 2 * l + 1));
+	}
+}
+
+static void test_incoming_forces_read_late(void** state)
+{
+	(void)state;
+	const sn_solver solvers[2] = { SN_SOLVER_PGS, SN_SOLVER_TGS };
+	for (int s = 0; s < 2; ++s)
+	{
+		for (int substeps = 1; substeps <= 3; substeps += 2)
+		{
+			sn_world* eager = make_world(solvers[s], 0.002);
+			sn_world* late = make_world(solvers[s], 0.002);
+			assert_sn_ok(sn_world_set_substeps(eager, substeps));
+			assert_sn_ok(sn_world_set_substeps(late, substeps));
+			sn_articulation_id ide, idl;
+			incoming_chain(eager, &ide);
+			incoming_chain(late, &idl);
+			sn_vec3 fe[8], fl[8];
+			bool limit_hit = false;
+			for (int step = 1; step <= 300; ++step)
+			{
+				assert_sn_ok(sn_world_step(eager));
+				assert_sn_ok(sn_world_step(late));
+				read_incoming(eager, ide, fe);
+				limit_hit = limit_hit || fabs(sn_articulation_get_joint_position(eager, ide, 1)) > 0.199;
+				if (step % 50 == 17)
+				{
+					double r;
+					assert_sn_ok(sn_articulation_compute_response(late, idl, 0, 2, &r)); // overwrites scratch
+				}
+				if (step % 37 == 0 || step == 300)
+				{
+					read_incoming(late, idl, fl);
+					assert_memory_equal(fe, fl, sizeof(fe));
+					assert_int_equal(sn_world_state_hash(eager), sn_world_state_hash(late));
+				}
+			}
+			assert_true(limit_hit);               // the limit row took part
+			assert_true(sn_length(fe[2]) > 10.0); // link 1's joint carries the chain below it
+			sn_world_destroy(eager);
+			sn_world_destroy(late);
+		}
+	}
+}
+
 static void test_applied_forces(void** state)
 {
 	(void)state;
@@ -702,6 +777,7 @@ int main(void)
 		cmocka_unit_test(test_max_joint_velocity),
 		cmocka_unit_test(test_limit_stops_and_holds),
 		cmocka_unit_test(test_incoming_forces),
+		cmocka_unit_test(test_incoming_forces_read_late),
 		cmocka_unit_test(test_applied_forces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

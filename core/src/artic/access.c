@@ -410,13 +410,14 @@ sn_error sn_articulation_get_link_incoming_force(const sn_world* world, sn_artic
 		return SN_ERR_INVALID_ARGUMENT;
 	}
 	double inv_dt = a->step_dt > 0.0 ? 1.0 / a->step_dt : 0.0;
+	const sv6 incoming = artic_incoming(a)[link];
 	if (force != NULL)
 	{
-		*force = sn_scale(inv_dt, a->incoming[link].v);
+		*force = sn_scale(inv_dt, incoming.v);
 	}
 	if (torque != NULL)
 	{
-		*torque = sn_scale(inv_dt, a->incoming[link].w);
+		*torque = sn_scale(inv_dt, incoming.w);
 	}
 	return SN_ERR_OK;
 }

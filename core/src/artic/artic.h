@@ -248,12 +248,16 @@ typedef struct artic
 	sv6* link_force;     // [link_count] torque about the world origin and force, N*m and N
 
 	// outputs of the last step, as impulses over it (divided by step_dt when read)
-	double step_dt;     // s
-	bool first_substep; // the next solve starts a step: outputs are overwritten, not accumulated
-	double* effort;     // [dof_count] drive impulse, N*s or N*m*s
-	bool effort_set;    // effort may hold nonzero entries
-	sv6* incoming;      // [link_count] (torque about the anchor, force) times time, world
-	double max_speed;   // largest |qd| or base speed after the last solve (NaN if not finite)
+	double step_dt;        // s
+	bool first_substep;    // the next solve starts a step: outputs are overwritten, not accumulated
+	double* effort;        // [dof_count] drive impulse, N*s or N*m*s
+	bool effort_set;       // effort may hold nonzero entries
+	sv6* incoming;         // [link_count] (torque about the anchor, force) times time, world: read through
+						   // artic_incoming, which computes it from the last solve when it is pending
+	bool incoming_pending; // the last solve's joint forces are not yet in incoming (artic/dynamics.c)
+	bool incoming_first;   // that solve was its step's first: it overwrites incoming, else it adds
+	double incoming_h;     // that solve's length, s
+	double max_speed;      // largest |qd| or base speed after the last solve (NaN if not finite)
 
 	// scratch
 	artic_kin* kin;                // [link_count] valid at the current state
@@ -364,8 +368,13 @@ void artic_impulse_response(artic* a, sv6 base_out[2]);
 // Velocity change of a floating base for the articulated impulse z it receives: -IA_0^-1 z.
 sv6 artic_base_response(const artic* a, sv6 z);
 // End of a solve: velocities qd_free + M^-1 p, positions advanced by h qd_free + M^-1 y (both from
-// dw[].y when have_rows), kinematics, incoming joint forces, max_speed.
+// dw[].y when have_rows), kinematics, max_speed; the incoming joint forces become pending.
 void artic_finish(artic* a, double h, bool have_rows);
+// The incoming joint forces, computed first if the last solve's are still pending (a cache: it writes
+// through the const pointer, as a world is used by one thread at a time).
+const sv6* artic_incoming(const artic* a);
+// Compute pending incoming joint forces now (before anything overwrites the work arrays).
+void artic_incoming_settle(artic* a);
 
 // ---- artic/response.c ---------------------------------------------------------------------------------
 

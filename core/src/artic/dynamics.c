@@ -59,12 +59,17 @@
 // the base's), f_i = I_i da_i + p0_i + sum_c f_c evaluated at the state the step started from. Its
 // component S_i^T f_i is the joint's whole generalised force (applied, damping, drives, limits, friction,
 // mimic); the rest is the constraint force the joint transmits. Torque is moved from O to the anchor.
+// They are computed when first read after a step (as MuJoCo leaves cfrc_int to mj_rnePostConstraint),
+// from the work arrays the step leaves behind, or before the next solve overwrites them if it is a later
+// substep of the same step: a step whose joint forces nobody reads does not pay for them.
 #include "artic/artic.h"
 
 #include "math/mathx.h"
 
 #include <math.h>
 #include <string.h>
+
+static void incoming_compute(artic* a);
 
 // R D R^T for a diagonal D.
 static inline sym33 rotate_diagonal(sn_mat33 r, const sym33* d)
@@ -504,6 +509,16 @@ static void base_kick(artic* a, double h, sv6 terms)
 
 void artic_forward(artic* a, sn_vec3 gravity, double h)
 {
+	// The work arrays are about to be overwritten: a later substep of the same step (or a response
+	// computed between steps) still owes the last solve's joint forces; a new step replaces them.
+	if (a->incoming_pending)
+	{
+		if (!a->first_substep)
+		{
+			incoming_compute(a);
+		}
+		a->incoming_pending = false;
+	}
 	const sn_vec3 origin = a->base_pose.p;
 	a->origin = origin;
 	const sv6 minus_g = sv6_make(sn_v3(0, 0, 0), sn_scale(-a->gravity_scale, gravity));
@@ -654,6 +669,86 @@ static inline double dof_update(artic* a, int d, double h, double vmax, bool hav
 	return qd;
 }
 
+// The incoming joint forces of the last solve into a->incoming (the file header's "Incoming joint
+// forces"): overwritten by a step's first solve, accumulated by its later substeps.
+static void incoming_compute(artic* a)
+{
+	const int n = a->link_count;
+	// Each link's own share of its joint force, p0 + I da with the effective acceleration, into pa: two
+	// links at a time (math/lanes.h).
+	for (int i = 0; i < n; i += 2)
+	{
+		const int j = i + 1 < n ? i + 1 : i;
+		artic_work* wi = a->work + i;
+		artic_work* wj = a->work + j;
+		const vec3x2 r = vec3x2_pair(wi->r, wj->r), al = vec3x2_pair(wi->a.w, wj->a.w);
+		const sym33x2 ic = sym33x2_pair(&wi->ic, &wj->ic);
+		const vec3x2 f = vec3x2_scale(lane2_pair(a->links[i].mass, a->links[j].mass),
+									  vec3x2_add(vec3x2_pair(wi->a.v, wj->a.v), vec3x2_cross(al, r)));
+		const vec3x2 t = vec3x2_add(sym33x2_mul(&ic, al), vec3x2_cross(r, f));
+		const vec3x2 pw = vec3x2_add(vec3x2_pair(wi->p0.w, wj->p0.w), t);
+		const vec3x2 pv = vec3x2_add(vec3x2_pair(wi->p0.v, wj->p0.v), f);
+		wj->pa = sv6_make(vec3x2_lane(pw, 1), vec3x2_lane(pv, 1));
+		wi->pa = sv6_make(vec3x2_lane(pw, 0), vec3x2_lane(pv, 0));
+	}
+
+	// Inward: add the children's joint forces.
+	for (int i = n - 1; i > 0; --i)
+	{
+		artic_work* p = a->work + a->links[i].parent;
+		p->pa = sv6_add(p->pa, a->work[i].pa);
+	}
+	// Each link's joint force as impulse about its anchor (two links at a time).
+	const bool first = a->incoming_first;
+	const lane2 h2 = lane2_splat(a->incoming_h);
+	for (int i = 0; i < n; i += 2)
+	{
+		const int j = i + 1 < n ? i + 1 : i;
+		const artic_work* wi = a->work + i;
+		const artic_work* wj = a->work + j;
+		const vec3x2 fv = vec3x2_pair(wi->pa.v, wj->pa.v);
+		vec3x2 tw = vec3x2_sub(vec3x2_pair(wi->pa.w, wj->pa.w), vec3x2_cross(vec3x2_pair(wi->ra, wj->ra), fv));
+		vec3x2 tv = fv;
+		if (i == 0 && !a->fixed_base)
+		{
+			// A floating base has no inbound joint.
+			tw.x[0] = tw.y[0] = tw.z[0] = 0.0;
+			tv.x[0] = tv.y[0] = tv.z[0] = 0.0;
+		}
+		sv6* inc_i = a->incoming + i;
+		sv6* inc_j = a->incoming + j;
+		if (first)
+		{
+			tw = vec3x2_scale(h2, tw);
+			tv = vec3x2_scale(h2, tv);
+		}
+		else
+		{
+			tw = vec3x2_mul_add(vec3x2_pair(inc_i->w, inc_j->w), h2, tw);
+			tv = vec3x2_mul_add(vec3x2_pair(inc_i->v, inc_j->v), h2, tv);
+		}
+		*inc_j = sv6_make(vec3x2_lane(tw, 1), vec3x2_lane(tv, 1));
+		*inc_i = sv6_make(vec3x2_lane(tw, 0), vec3x2_lane(tv, 0));
+	}
+}
+
+void artic_incoming_settle(artic* a)
+{
+	if (a->incoming_pending)
+	{
+		incoming_compute(a);
+		a->incoming_pending = false;
+	}
+}
+
+const sv6* artic_incoming(const artic* a)
+{
+	// A cache filled on first read: the world is not shared between threads (sinew/world.h), and the
+	// articulation itself is never const where it was created.
+	artic_incoming_settle((artic*)a);
+	return a->incoming;
+}
+
 void artic_finish(artic* a, double h, bool have_rows)
 {
 	const int n = a->link_count;
@@ -727,62 +822,11 @@ void artic_finish(artic* a, double h, bool have_rows)
 		artic_link_kinematics(a, i);
 	}
 
-	// Each link's own share of its joint force, p0 + I da with the effective acceleration, into pa: two
-	// links at a time (math/lanes.h).
-	for (int i = 0; i < n; i += 2)
-	{
-		const int j = i + 1 < n ? i + 1 : i;
-		artic_work* wi = a->work + i;
-		artic_work* wj = a->work + j;
-		const vec3x2 r = vec3x2_pair(wi->r, wj->r), al = vec3x2_pair(wi->a.w, wj->a.w);
-		const sym33x2 ic = sym33x2_pair(&wi->ic, &wj->ic);
-		const vec3x2 f = vec3x2_scale(lane2_pair(a->links[i].mass, a->links[j].mass),
-									  vec3x2_add(vec3x2_pair(wi->a.v, wj->a.v), vec3x2_cross(al, r)));
-		const vec3x2 t = vec3x2_add(sym33x2_mul(&ic, al), vec3x2_cross(r, f));
-		const vec3x2 pw = vec3x2_add(vec3x2_pair(wi->p0.w, wj->p0.w), t);
-		const vec3x2 pv = vec3x2_add(vec3x2_pair(wi->p0.v, wj->p0.v), f);
-		wj->pa = sv6_make(vec3x2_lane(pw, 1), vec3x2_lane(pv, 1));
-		wi->pa = sv6_make(vec3x2_lane(pw, 0), vec3x2_lane(pv, 0));
-	}
-
-	// Inward: add the children's joint forces.
-	for (int i = n - 1; i > 0; --i)
-	{
-		artic_work* p = a->work + a->links[i].parent;
-		p->pa = sv6_add(p->pa, a->work[i].pa);
-	}
-	// Each link's joint force as impulse about its anchor (two links at a time).
-	const bool first = a->first_substep;
-	const lane2 h2 = lane2_splat(h);
-	for (int i = 0; i < n; i += 2)
-	{
-		const int j = i + 1 < n ? i + 1 : i;
-		const artic_work* wi = a->work + i;
-		const artic_work* wj = a->work + j;
-		const vec3x2 fv = vec3x2_pair(wi->pa.v, wj->pa.v);
-		vec3x2 tw = vec3x2_sub(vec3x2_pair(wi->pa.w, wj->pa.w), vec3x2_cross(vec3x2_pair(wi->ra, wj->ra), fv));
-		vec3x2 tv = fv;
-		if (i == 0 && !a->fixed_base)
-		{
-			// A floating base has no inbound joint.
-			tw.x[0] = tw.y[0] = tw.z[0] = 0.0;
-			tv.x[0] = tv.y[0] = tv.z[0] = 0.0;
-		}
-		sv6* inc_i = a->incoming + i;
-		sv6* inc_j = a->incoming + j;
-		if (first)
-		{
-			tw = vec3x2_scale(h2, tw);
-			tv = vec3x2_scale(h2, tv);
-		}
-		else
-		{
-			tw = vec3x2_mul_add(vec3x2_pair(inc_i->w, inc_j->w), h2, tw);
-			tv = vec3x2_mul_add(vec3x2_pair(inc_i->v, inc_j->v), h2, tv);
-		}
-		*inc_j = sv6_make(vec3x2_lane(tw, 1), vec3x2_lane(tv, 1));
-		*inc_i = sv6_make(vec3x2_lane(tw, 0), vec3x2_lane(tv, 0));
-	}
+	// The incoming joint forces are computed when they are read (artic_incoming), from what this solve
+	// leaves in the work arrays: a step that nobody asks them of skips that pass.
+	a->incoming_pending = true;
+	a->incoming_first = a->first_substep;
+	a->incoming_h = h;
 	a->first_substep = false;
 	a->max_speed = max_speed;
 }

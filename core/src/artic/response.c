@@ -242,7 +242,10 @@ sn_error sn_articulation_compute_response(sn_world* world, sn_articulation_id id
 		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "compute response: dofs %d and %d must be in 0..%d", dof_i,
 						  dof_j, a->dof_count - 1);
 	}
-	// The factorisation a solve of the next step would use (scratch only; the state is not touched).
+	// The factorisation a solve of the next step would use (scratch only; the state is not touched). The
+	// last step's joint forces are computed first, from the scratch this overwrites (artic_forward does
+	// so too, except for an articulation asleep since a step began).
+	artic_incoming_settle(a);
 	artic_forward(a, world->def.gravity, world->def.time_step / world->def.substeps);
 	for (int d = 0; d < a->dof_count; ++d)
 	{

@@ -93,7 +93,7 @@ static void write_artic(snap_writer* w, const artic* a)
 		snap_put_u64(w, info->user_data);
 		snap_put_quat(w, a->sph[i]);
 		put_sv6(w, a->link_force[i]);
-		put_sv6(w, a->incoming[i]);
+		put_sv6(w, artic_incoming(a)[i]);
 	}
 	for (int d = 0; d < a->dof_count; ++d)
 	{

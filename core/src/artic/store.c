@@ -1157,7 +1157,7 @@ uint64_t artic_state_hash(const sn_world* world, uint64_t h)
 		h = hash_bytes(h, a->sph, (size_t)a->link_count * sizeof(sn_quat));
 		h = hash_doubles(h, a->warm, (size_t)a->dof_count * ARTIC_WARM_SLOTS);
 		h = hash_doubles(h, a->effort, (size_t)a->dof_count);
-		h = hash_bytes(h, a->incoming, (size_t)a->link_count * sizeof(sv6));
+		h = hash_bytes(h, artic_incoming(a), (size_t)a->link_count * sizeof(sv6));
 	}
 	for (int m = 0; m < s->mimic_high; ++m)
 	{
