@@ -344,6 +344,105 @@ static void test_stiff_arm(void** state)
 
 // ---- drives on a ball joint, velocity drives ----------------------------------------------------------
 
+// ---- every dof driven: the drive path against the general rows ------------------------------------------
+
+// A tree on a fixed base with a drive on every dof (two subtrees; revolute joints about y and z, a
+// slider), under gravity, targets away from the start. `friction` on the last joint gives that dof a
+// friction row too, which sends the solve to the general rows (W and the drive block, artic/solve.c);
+// at 1e-300 N*m it changes nothing but the path.
+static sn_articulation_id driven_tree(sn_world* world, double kp, double kd, double max_force, double max_velocity,
+									  double friction)
+{
+	sn_link_def links[6];
+	links[0] = sn_default_link_def();
+	const sn_mat33 inertia = sn_mat33_diag(0.01, 0.02, 0.015);
+	links[1] = hinge_link(0, sn_v3(0, 0, 0), 1.5, 0.3, inertia);
+	links[2] = hinge_link(1, sn_v3(0.6, 0, 0), 1.0, 0.25, inertia);
+	links[2].parent_frame.q = quat_x_to_y(); // about link 1's z
+	links[2].child_frame.q = quat_x_to_y();
+	links[3] = hinge_link(2, sn_v3(0.5, 0, 0), 0.7, 0.2, inertia);
+	links[3].joint_type = SN_LINK_JOINT_PRISMATIC;
+	links[4] = hinge_link(0, sn_v3(0, 0.3, 0), 1.2, 0.4, inertia);
+	links[5] = hinge_link(4, sn_v3(0.8, 0, 0), 0.9, 0.3, inertia);
+	for (int i = 1; i < 6; ++i)
+	{
+		sn_drive* d = links[i].drive;
+		d->enabled = true;
+		d->stiffness = kp * (1.0 + 0.2 * i);
+		d->damping = kd;
+		d->target_position = links[i].joint_type == SN_LINK_JOINT_PRISMATIC ? 0.1 : 0.3 * (i % 2 == 0 ? 1 : -1);
+		d->target_velocity = 0.05 * i;
+		d->max_force = max_force;
+		d->max_velocity = max_velocity;
+	}
+	links[5].joint_friction = friction;
+	sn_articulation_def ad = sn_default_articulation_def();
+	sn_articulation_id id;
+	assert_sn_ok(sn_create_articulation(world, &ad, links, 6, &id));
+	return id;
+}
+
+static void test_drive_path_matches_rows(void** state)
+{
+	(void)state;
+	// kp from soft to stiff; force bounds that the drives reach (the path falls back for a window, or for
+	// the hold); a speed bound they reach; two step lengths. The two worlds must agree to rounding: the
+	// path solves the same block equations by another factorisation, and a stiff drive (a W ~ 1e4 here)
+	// amplifies rounding by about that much, hence 1e-9 relative to the quantity's scale. Where drives sit
+	// at a bound, a window whose solution lands within rounding of it is solved whole in one world and by
+	// the clamped single-drive sweep in the other (artic/drive.c), which agree to the sweep's convergence:
+	// 1e-7 there (measured 2.6e-9 of the 40 N bound at 1/60 s).
+	typedef struct
+	{
+		double kp, kd, max_force, max_velocity, dt;
+	} drive_path_case;
+	const drive_path_case cases[] = {
+		{ 50.0, 2.0, INFINITY, INFINITY, 0.001 },     { 1e4, 50.0, INFINITY, INFINITY, 0.001 },
+		{ 1e6, 1e3, INFINITY, INFINITY, 1.0 / 60.0 }, { 2e3, 20.0, 6.0, INFINITY, 0.001 },
+		{ 2e3, 20.0, INFINITY, 0.4, 0.001 },          { 1e5, 0.0, 40.0, 1.0, 1.0 / 60.0 },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); ++c)
+	{
+		const drive_path_case* dc = cases + c;
+		sn_world* path = make_world(SN_SOLVER_TGS, dc->dt);
+		sn_world* rows = make_world(SN_SOLVER_TGS, dc->dt);
+		sn_articulation_id ip = driven_tree(path, dc->kp, dc->kd, dc->max_force, dc->max_velocity, 0.0);
+		sn_articulation_id ir = driven_tree(rows, dc->kp, dc->kd, dc->max_force, dc->max_velocity, 1e-300);
+		double worst_q = 0.0, worst_qd = 0.0, worst_effort = 0.0, scale_qd = 0.0, scale_effort = 0.0;
+		for (int step = 0; step < 300; ++step)
+		{
+			assert_sn_ok(sn_world_step(path));
+			assert_sn_ok(sn_world_step(rows));
+			double ep[5], er[5];
+			assert_sn_ok(sn_articulation_get_drive_efforts(path, ip, ep, 5));
+			assert_sn_ok(sn_articulation_get_drive_efforts(rows, ir, er, 5));
+			for (int d = 0; d < 5; ++d)
+			{
+				worst_q = fmax(worst_q,
+							   fabs(sn_articulation_get_joint_position(path, ip, d) -
+									sn_articulation_get_joint_position(rows, ir, d)));
+				double qd = sn_articulation_get_joint_velocity(rows, ir, d);
+				worst_qd = fmax(worst_qd, fabs(sn_articulation_get_joint_velocity(path, ip, d) - qd));
+				scale_qd = fmax(scale_qd, fabs(qd));
+				worst_effort = fmax(worst_effort, fabs(ep[d] - er[d]));
+				scale_effort = fmax(scale_effort, fabs(er[d]));
+			}
+		}
+		print_message("drive path case %zu: |dq| %.2e rad, |dqd| %.2e of %.2e, |d effort| %.2e of %.2e\n", c, worst_q,
+					  worst_qd, scale_qd, worst_effort, scale_effort);
+		const double tol = isfinite(dc->max_force) || isfinite(dc->max_velocity) ? 1e-7 : 1e-9;
+		assert_below(worst_q, tol, "positions agree");
+		assert_below(worst_qd, tol * fmax(scale_qd, 1.0), "speeds agree");
+		assert_below(worst_effort, tol * fmax(scale_effort, 1.0), "efforts agree");
+		if (isfinite(dc->max_force))
+		{
+			assert_near(scale_effort, dc->max_force, 1e-9 * dc->max_force, "a drive reached its force bound");
+		}
+		sn_world_destroy(path);
+		sn_world_destroy(rows);
+	}
+}
+
 static void test_ball_joint_drives(void** state)
 {
 	(void)state;
@@ -467,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_stiff_arm),
 		cmocka_unit_test(test_drive_max_velocity),
 		cmocka_unit_test(test_ball_joint_drives),
+		cmocka_unit_test(test_drive_path_matches_rows),
 		cmocka_unit_test(test_velocity_drive_under_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

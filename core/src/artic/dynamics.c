@@ -555,6 +555,132 @@ sv6 artic_base_response(const artic* a, sv6 z)
 	return sv6_make(sn_v3(-x[0], -x[1], -x[2]), sn_v3(-x[3], -x[4], -x[5]));
 }
 
+// ---- the drive path (artic/solve.c): a fixed base whose every dof is driven ----------------------------
+
+void artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double* dinv)
+{
+	// The articulated-body induction of articulated_pass, factor part only, with D_i + extra_i: the
+	// factor of M + diag(extra), M the impulse passes' joint-space inertia (armature and h b included).
+	const int n = a->link_count;
+	for (int i = 1; i < n; ++i)
+	{
+		artic_work* w = a->work + i;
+		ainertia_from_rigid(&w->m.ia, a->links[i].mass, w->r, &w->ic);
+	}
+	for (int i = n - 1; i > 0; --i)
+	{
+		const artic_link* l = a->links + i;
+		artic_work* w = a->work + i;
+		artic_work* p = a->work + l->parent;
+		const bool into_parent = l->parent > 0; // a fixed base needs no articulated inertia
+		if (l->dof_count == 1)
+		{
+			const int d = l->dof;
+			const sv6 s = a->dw[d].s;
+			u6[d] = ainertia_mul(&w->m.ia, s);
+			dinv[d] = 1.0 / (sv6_dot(s, u6[d]) + l->armature + h * l->joint_damping + extra[d]);
+			if (into_parent)
+			{
+				one_dof_inward(&p->m.ia, &w->m.ia, sv6_scale(dinv[d], u6[d]), u6[d]);
+			}
+		}
+		else if (into_parent)
+		{
+			ainertia_add_to(&p->m.ia, &w->m.ia);
+		}
+	}
+}
+
+void artic_drive_respond(artic* a, const sv6* u6, const double* dinv, const double* g, double* y)
+{
+	// The impulse recursion of the file header with the factor of artic_drive_factor, one right-hand side:
+	// inward z_p += z_i + U_i D_i^-1 (g_i - S_i^T z_i) (u = g - S^T z kept in y), the fixed base does not
+	// move, outward y_i = D_i^-1 (u_i - U_i^T dv_p), dv_i = dv_p + S_i y_i. work[].m.z[0] holds z, then dv.
+	const int n = a->link_count;
+	artic_work* restrict work = a->work;
+	for (int i = 0; i < n; ++i)
+	{
+		work[i].m.z[0] = sv6_zero();
+	}
+	for (int i = n - 1; i > 0; --i)
+	{
+		const artic_link* l = a->links + i;
+		artic_work* w = work + i;
+		artic_work* p = work + l->parent;
+		sv6 z = w->m.z[0];
+		if (l->dof_count == 1)
+		{
+			const int d = l->dof;
+			const double u = g[d] - sv6_dot(a->dw[d].s, z);
+			y[d] = u;
+			z = sv6_mul_add(z, dinv[d] * u, u6[d]);
+		}
+		if (l->parent > 0)
+		{
+			p->m.z[0] = sv6_add(p->m.z[0], z);
+		}
+	}
+	work[0].m.z[0] = sv6_zero();
+	for (int i = 1; i < n; ++i)
+	{
+		const artic_link* l = a->links + i;
+		const sv6 dvp = work[l->parent].m.z[0];
+		sv6 dv = dvp;
+		if (l->dof_count == 1)
+		{
+			const int d = l->dof;
+			const double x = dinv[d] * (y[d] - sv6_dot(u6[d], dvp));
+			y[d] = x;
+			dv = sv6_mul_add(dv, x, a->dw[d].s);
+		}
+		work[i].m.z[0] = dv;
+	}
+}
+
+void artic_mass_times(artic* a, double h, const double* x, double* out)
+{
+	// Outward: the spatial velocity change dv_i = dv_p + S_i x_i (fixed base: dv_0 = 0). Inward: the force
+	// it takes, f_i = I_i dv_i + sum_c f_c, with I_i the rigid inertia about O (the centre c = O + r moves by
+	// dv.v + dw x r: f = m (dv.v + dw x r), torque about O: Ic dw + r x f); out_i = S_i^T f_i plus the
+	// armature and implicit damping's (J + h b) x_i, as the impulse passes' D carries them.
+	const int n = a->link_count;
+	artic_work* restrict work = a->work;
+	work[0].m.z[0] = sv6_zero();
+	for (int i = 1; i < n; ++i)
+	{
+		const artic_link* l = a->links + i;
+		sv6 dv = work[l->parent].m.z[0];
+		if (l->dof_count == 1)
+		{
+			dv = sv6_mul_add(dv, x[l->dof], a->dw[l->dof].s);
+		}
+		work[i].m.z[0] = dv;
+	}
+	for (int i = 0; i < n; ++i)
+	{
+		work[i].m.z[1] = sv6_zero();
+	}
+	for (int i = n - 1; i > 0; --i)
+	{
+		const artic_link* l = a->links + i;
+		artic_work* w = work + i;
+		const sv6 dv = w->m.z[0];
+		const sn_vec3 f = sn_scale(l->mass, sn_add(dv.v, sn_cross(dv.w, w->r)));
+		const sn_vec3 t = sn_add(sym33_mul(&w->ic, dv.w), sn_cross(w->r, f));
+		const sv6 total = sv6_add(w->m.z[1], sv6_make(t, f));
+		if (l->dof_count == 1)
+		{
+			const int d = l->dof;
+			out[d] = sv6_dot(a->dw[d].s, total) + (l->armature + h * l->joint_damping) * x[d];
+		}
+		if (l->parent > 0)
+		{
+			artic_work* p = work + l->parent;
+			p->m.z[1] = sv6_add(p->m.z[1], total);
+		}
+	}
+}
+
 void artic_impulse_response(artic* a, sv6 base_out[2])
 {
 	// Both right-hand sides at once, one per lane (math/lanes.h): every lane computes what the recursion

@@ -221,7 +221,7 @@ static void add_row(artic_rows* rs, artic_row_kind kind, int slot, int dof, doub
 	ar->slot = slot;
 	ar->key = dof;
 	ar->sign = sign;
-	ar->k = rs->w[slot * rs->k + slot];
+	ar->k = rs->fast ? 0.0 : rs->w[slot * rs->k + slot]; // the drive path has no W (drive_path_leave)
 	ar->inv_k = ar->k > 0.0 ? 1.0 / ar->k : 0.0;
 	ar->lo = rs->span_lo[slot];
 	ar->hi = rs->span_hi[slot];
@@ -321,6 +321,146 @@ static void choose_spans(artic* a)
 	}
 }
 
+// ---- the drive path -----------------------------------------------------------------------------------------
+//
+// When every dof of a fixed base carries a drive and no other row (no limit within reach, no friction, mimic
+// or contact), TGS solves the drive block of each window, (A^-1 + W) d = A^-1 (C - acc) - v (artic/drive.c),
+// without W. Here W = M^-1 (every dof is a slot; M the impulse passes' joint-space inertia). With
+// g = C - acc - A v (g_i = a_i times the block's right-hand side), let y solve (M + A) y = g. Then
+// M y = g - A y, so d = g - A y satisfies A^-1 d + M^-1 d = A^-1 g - y + y, the block's equation, and the
+// speeds change by M^-1 d = y. M + A is M with a_i added to joint i's D in the articulated-body induction
+// (as armature is): its factor is one O(n) pass per solve, and each window one O(n) impulse pass, where
+// the block needed W (k impulse passes), its Cholesky factor and an O(k^2) solve per window. The hold of
+// the kick is (J W J^T) P = -(qd* - qd) with J = I: P = -M (qd* - qd), one O(n) pass, after which every
+// dof moves at its start speed qd. The result is the block's up to rounding. A drive that would exceed
+// max_force or push past max_velocity in a window, or a hold beyond max_force, sends the solve back to
+// the general rows (drive_path_leave), which clamp them.
+static bool drive_path_applies(const artic* a, bool contacts)
+{
+	if (!a->fixed_base || contacts || a->mimic_count > 0 || a->rows.k != a->dof_count || a->rows.k == 0)
+	{
+		return false;
+	}
+	for (int d = 0; d < a->dof_count; ++d)
+	{
+		const artic_link* l = a->links + a->dof_link[d];
+		const sn_drive* dr = a->drives + d;
+		if (l->dof_count != 1 || !dr->enabled || dr->type != SN_DRIVE_FORCE ||
+			!(dr->stiffness > 0.0 || dr->damping > 0.0) || a->limit_near[d] != 0 || l->joint_friction > 0.0)
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+// A drive's coefficients without its response: C = fast_c - fast_cpos dx - fast_ctp (time left).
+static void drive_path_prepare(artic_rows* rs, int s, const sn_drive* drive, double x0, double hw)
+{
+	const double kp = drive->stiffness, kd = drive->damping;
+	rs->fast_a[s] = hw * (hw * kp + kd);
+	rs->fast_c[s] = hw * kd * drive->target_velocity + hw * kp * (drive->target_position - x0);
+	rs->fast_cpos[s] = hw * kp;
+	rs->fast_ctp[s] = hw * kp * drive->target_velocity;
+	rs->rows[rs->count - 1].drive_speed = drive->max_velocity;
+}
+
+// Back to the general rows for the rest of the solve: W, the rows' K, the drive coefficients, the block.
+static void drive_path_leave(artic* a, double hw)
+{
+	artic_rows* rs = &a->rows;
+	rs->fast = false;
+	artic_compute_response(a);
+	for (int i = 0; i < rs->count; ++i)
+	{
+		artic_row* ar = rs->rows + i;
+		ar->k = rs->w[ar->slot * rs->k + ar->slot];
+		ar->inv_k = ar->k > 0.0 ? 1.0 / ar->k : 0.0;
+		artic_drive_prepare(ar, a->drives + ar->key, ar->k, rs->x0[ar->slot], hw);
+	}
+	artic_drive_block_prepare(rs);
+}
+
+// The hold on the drive path; false (nothing applied) if a drive's share of it would exceed max_force.
+static bool drive_path_hold(artic* a, double h)
+{
+	artic_rows* rs = &a->rows;
+	double* kick = rs->fast_g;
+	double* p = rs->fast_y;
+	for (int s = 0; s < rs->k; ++s)
+	{
+		kick[s] = rs->v[s] - a->qd[rs->act_dof[s]];
+	}
+	artic_mass_times(a, h, kick, p);
+	for (int i = 0; i < rs->count; ++i)
+	{
+		const artic_row* ar = rs->rows + i;
+		if (!(fabs(p[ar->slot]) <= ar->bound * h))
+		{
+			return false;
+		}
+	}
+	for (int i = 0; i < rs->count; ++i)
+	{
+		artic_row* ar = rs->rows + i;
+		const double hold = -p[ar->slot];
+		if (hold != 0.0)
+		{
+			ar->hold = hold;
+			ar->total = hold;
+			rs->p[ar->slot] += hold;
+		}
+		rs->v[ar->slot] = a->qd[rs->act_dof[ar->slot]];
+	}
+	return true;
+}
+
+// A window of the drive path (rows in slot order, one drive each); false (nothing applied) if a drive
+// would exceed its force or speed bound.
+static bool drive_path_window(artic* a, double hw, double time_left)
+{
+	artic_rows* rs = &a->rows;
+	double* g = rs->fast_g;
+	double* y = rs->fast_y;
+	for (int i = 0; i < rs->count; ++i)
+	{
+		const artic_row* ar = rs->rows + i;
+		const int s = ar->slot;
+		const double c = rs->fast_c[s] - rs->fast_cpos[s] * rs->dx[s] - rs->fast_ctp[s] * time_left;
+		g[s] = (c - ar->acc) - rs->fast_a[s] * rs->v[s];
+	}
+	artic_drive_respond(a, rs->fast_u6, rs->fast_dinv, g, y);
+	for (int i = 0; i < rs->count; ++i)
+	{
+		const artic_row* ar = rs->rows + i;
+		const int s = ar->slot;
+		const double lambda = ar->acc + (g[s] - rs->fast_a[s] * y[s]);
+		if (!(fabs(lambda) <= ar->bound * hw))
+		{
+			return false;
+		}
+		const double v = rs->v[s] + y[s];
+		if ((lambda > 0.0 && v > ar->drive_speed) || (lambda < 0.0 && v < -ar->drive_speed))
+		{
+			return false;
+		}
+	}
+	for (int i = 0; i < rs->count; ++i)
+	{
+		artic_row* ar = rs->rows + i;
+		const int s = ar->slot;
+		const double delta = g[s] - rs->fast_a[s] * y[s];
+		if (delta != 0.0)
+		{
+			ar->acc += delta;
+			ar->total += delta;
+			rs->p[s] += delta;
+		}
+		rs->v[s] += y[s];
+	}
+	return true;
+}
+
 // The one-dof rows of an articulation (drive, friction, limits per active dof, in dof order).
 static void build_dof_rows(const sn_world* world, artic* a, double hw)
 {
@@ -330,6 +470,12 @@ static void build_dof_rows(const sn_world* world, artic* a, double hw)
 		int d = rs->act_dof[s];
 		const artic_link* l = a->links + a->dof_link[d];
 		double x0 = rs->x0[s];
+		if (rs->fast)
+		{
+			add_row(rs, ARTIC_ROW_DRIVE, s, d, 1.0, a->drives[d].max_force, 0.0);
+			drive_path_prepare(rs, s, a->drives + d, x0, hw);
+			continue; // the drive is the slot's only row
+		}
 		double r = rs->w[s * rs->k + s];
 		if (a->drives[d].enabled)
 		{
@@ -718,7 +864,11 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 		return;
 	}
 	choose_spans(a);
-	artic_compute_response(a);
+	rs->fast = tgs && drive_path_applies(a, contacts);
+	if (!rs->fast)
+	{
+		artic_compute_response(a);
+	}
 	for (int s = 0; s < rs->k; ++s)
 	{
 		rs->v[s] = 0.0;
@@ -742,10 +892,26 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 	double hw = h / windows;
 	build_dof_rows(world, a, hw);
 	artic_mimic_build_rows(world, index, a, hw, windows);
-	artic_drive_block_prepare(rs);
-	if (tgs)
+	if (rs->fast)
 	{
-		hold_kick(world, a, h);
+		rs->block_count = 0;
+		if (drive_path_hold(a, h))
+		{
+			artic_drive_factor(a, h, rs->fast_a, rs->fast_u6, rs->fast_dinv);
+		}
+		else
+		{
+			drive_path_leave(a, hw);
+			hold_kick(world, a, h);
+		}
+	}
+	else
+	{
+		artic_drive_block_prepare(rs);
+		if (tgs)
+		{
+			hold_kick(world, a, h);
+		}
 	}
 	warm_prepare(world, a, hw);
 	if (!tgs)
@@ -942,6 +1108,14 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 	if (sweep == ARTIC_SWEEP_TGS_POSITION)
 	{
 		window_begin(world, a);
+		if (rs->fast)
+		{
+			if (drive_path_window(a, hw, time_left))
+			{
+				return;
+			}
+			drive_path_leave(a, hw);
+		}
 	}
 	const bool block = !frozen && rs->block_count > 0 && drive_block(world, a, hw, time_left);
 	for (int i = 0; i < rs->count; ++i)

@@ -217,6 +217,14 @@ static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int w
 	r->hold_l = carve(c, hold * hold, sizeof(double));
 	r->hold_x = carve(c, hold, sizeof(double));
 	r->hold_inv = carve(c, hold, sizeof(double));
+	r->fast_a = carve(c, (size_t)k, sizeof(double));
+	r->fast_c = carve(c, (size_t)k, sizeof(double));
+	r->fast_cpos = carve(c, (size_t)k, sizeof(double));
+	r->fast_ctp = carve(c, (size_t)k, sizeof(double));
+	r->fast_g = carve(c, (size_t)k, sizeof(double));
+	r->fast_y = carve(c, (size_t)k, sizeof(double));
+	r->fast_u6 = carve(c, (size_t)k, sizeof(sv6));
+	r->fast_dinv = carve(c, (size_t)k, sizeof(double));
 }
 
 // Dofs that carry rows and the rows they need, for the articulation's model plus an optional mimic
