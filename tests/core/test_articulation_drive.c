@@ -350,8 +350,8 @@ static void test_stiff_arm(void** state)
 // slider), under gravity, targets away from the start. `friction` on the last joint gives that dof a
 // friction row too, which sends the solve to the general rows (W and the drive block, artic/solve.c);
 // at 1e-300 N*m it changes nothing but the path.
-static sn_articulation_id driven_tree(sn_world* world, double kp, double kd, double max_force, double max_velocity,
-									  double friction)
+static sn_articulation_id driven_tree(sn_world* world, bool floating, double kp, double kd, double max_force,
+									  double max_velocity, double friction)
 {
 	sn_link_def links[6];
 	links[0] = sn_default_link_def();
@@ -377,6 +377,13 @@ static sn_articulation_id driven_tree(sn_world* world, double kp, double kd, dou
 	}
 	links[5].joint_friction = friction;
 	sn_articulation_def ad = sn_default_articulation_def();
+	if (floating)
+	{
+		// A free tree that falls and spins while its drives hold its shape.
+		ad.fixed_base = false;
+		ad.base_angular_velocity = sn_v3(0.3, -0.5, 0.8);
+		ad.base_linear_velocity = sn_v3(0.2, 0.0, 1.0);
+	}
 	sn_articulation_id id;
 	assert_sn_ok(sn_create_articulation(world, &ad, links, 6, &id));
 	return id;
@@ -395,20 +402,28 @@ static void test_drive_path_matches_rows(void** state)
 	typedef struct
 	{
 		double kp, kd, max_force, max_velocity, dt;
+		bool floating;
 	} drive_path_case;
 	const drive_path_case cases[] = {
-		{ 50.0, 2.0, INFINITY, INFINITY, 0.001 },     { 1e4, 50.0, INFINITY, INFINITY, 0.001 },
-		{ 1e6, 1e3, INFINITY, INFINITY, 1.0 / 60.0 }, { 2e3, 20.0, 6.0, INFINITY, 0.001 },
-		{ 2e3, 20.0, INFINITY, 0.4, 0.001 },          { 1e5, 0.0, 40.0, 1.0, 1.0 / 60.0 },
+		{ 50.0, 2.0, INFINITY, INFINITY, 0.001, false },
+		{ 1e4, 50.0, INFINITY, INFINITY, 0.001, false },
+		{ 1e6, 1e3, INFINITY, INFINITY, 1.0 / 60.0, false },
+		{ 2e3, 20.0, 6.0, INFINITY, 0.001, false },
+		{ 2e3, 20.0, INFINITY, 0.4, 0.001, false },
+		{ 1e5, 0.0, 40.0, 1.0, 1.0 / 60.0, false },
+		{ 50.0, 2.0, INFINITY, INFINITY, 0.001, true },
+		{ 1e6, 1e3, INFINITY, INFINITY, 1.0 / 60.0, true },
+		{ 2e3, 20.0, 6.0, 0.4, 0.001, true },
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); ++c)
 	{
 		const drive_path_case* dc = cases + c;
 		sn_world* path = make_world(SN_SOLVER_TGS, dc->dt);
 		sn_world* rows = make_world(SN_SOLVER_TGS, dc->dt);
-		sn_articulation_id ip = driven_tree(path, dc->kp, dc->kd, dc->max_force, dc->max_velocity, 0.0);
-		sn_articulation_id ir = driven_tree(rows, dc->kp, dc->kd, dc->max_force, dc->max_velocity, 1e-300);
-		double worst_q = 0.0, worst_qd = 0.0, worst_effort = 0.0, scale_qd = 0.0, scale_effort = 0.0;
+		sn_articulation_id ip = driven_tree(path, dc->floating, dc->kp, dc->kd, dc->max_force, dc->max_velocity, 0.0);
+		sn_articulation_id ir =
+			driven_tree(rows, dc->floating, dc->kp, dc->kd, dc->max_force, dc->max_velocity, 1e-300);
+		double worst_q = 0.0, worst_qd = 0.0, worst_effort = 0.0, scale_qd = 0.0, scale_effort = 0.0, worst_base = 0.0;
 		for (int step = 0; step < 300; ++step)
 		{
 			assert_sn_ok(sn_world_step(path));
@@ -416,6 +431,9 @@ static void test_drive_path_matches_rows(void** state)
 			double ep[5], er[5];
 			assert_sn_ok(sn_articulation_get_drive_efforts(path, ip, ep, 5));
 			assert_sn_ok(sn_articulation_get_drive_efforts(rows, ir, er, 5));
+			const sn_articulation_def bp = sn_articulation_get_def(path, ip), br = sn_articulation_get_def(rows, ir);
+			worst_base = fmax(worst_base, sn_length(sn_sub(bp.base_pose.p, br.base_pose.p)));
+			worst_base = fmax(worst_base, sn_length(sn_sub(bp.base_angular_velocity, br.base_angular_velocity)));
 			for (int d = 0; d < 5; ++d)
 			{
 				worst_q = fmax(worst_q,
@@ -428,10 +446,11 @@ static void test_drive_path_matches_rows(void** state)
 				scale_effort = fmax(scale_effort, fabs(er[d]));
 			}
 		}
-		print_message("drive path case %zu: |dq| %.2e rad, |dqd| %.2e of %.2e, |d effort| %.2e of %.2e\n", c, worst_q,
-					  worst_qd, scale_qd, worst_effort, scale_effort);
+		print_message("drive path case %zu: |dq| %.2e rad, |dqd| %.2e of %.2e, |d effort| %.2e of %.2e, base %.2e\n", c,
+					  worst_q, worst_qd, scale_qd, worst_effort, scale_effort, worst_base);
 		const double tol = isfinite(dc->max_force) || isfinite(dc->max_velocity) ? 1e-7 : 1e-9;
 		assert_below(worst_q, tol, "positions agree");
+		assert_below(worst_base, tol, "the floating base's position (m) and spin (rad/s) agree");
 		assert_below(worst_qd, tol * fmax(scale_qd, 1.0), "speeds agree");
 		assert_below(worst_effort, tol * fmax(scale_effort, 1.0), "efforts agree");
 		if (isfinite(dc->max_force))

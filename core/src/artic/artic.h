@@ -182,30 +182,31 @@ typedef struct artic_rows
 	double* pp;       // pseudo impulse per active dof in the current window
 	double* wj;       // mimic rows' W J^T vectors (k_capacity each, mimic_capacity of them)
 	int wj_capacity;
-	// The drive path (artic/solve.c): every dof of a fixed base carries a drive and nothing else.
-	bool fast;           // this solve takes it: no W, no block; one pass of M + A per window
-	double* fast_a;      // [k_capacity] per slot: a = rho (rho kp + kd) of its drive, kg or kg*m^2
-	double* fast_c;      // b + rho kp (x_T - x_0): the drive's target term before dx and the time left, N*s
-	double* fast_cpos;   // rho kp: multiplies dx
-	double* fast_ctp;    // rho kp v_T: multiplies the time left
-	double* fast_g;      // a window's right-hand side (and the hold's kick)
-	double* fast_y;      // its solution: the speed changes
-	sv6* fast_u6;        // the factor of M + A: U = IA S
-	double* fast_dinv;   // and 1 / D
-	int block_count;     // drive rows solved together (artic/drive.c), 0 if none
-	int32_t* block_rows; // [k_capacity] their row indices
-	double* block_l;     // [k_capacity^2] Cholesky factor of A^-1 + W over those rows, by columns
-	bool block_span;     // every row of the block moves the same span of slots [lo, hi)
-	int32_t* block_col;  // [k_capacity] where each block row's column of W starts in w (slot * k)
-	int32_t* block_nz;   // [k_capacity] scratch of a sweep: the W columns of the changes that are not zero
-	double* block_d;     // [k_capacity] and those changes
-	double* block_x;     // [k_capacity] right-hand side, then solution
-	double* block_inv;   // [k_capacity] reciprocal pivots of block_l
-	int hold_capacity;   // k_capacity + wj_capacity: rows that may hold the kick (one per dof, the mimic rows)
-	int32_t* hold_rows;  // [hold_capacity] their row indices
-	double* hold_l;      // [hold_capacity^2] Cholesky factor of their J W J^T
-	double* hold_x;      // [hold_capacity] right-hand side, then solution
-	double* hold_inv;    // [hold_capacity] reciprocal pivots of that factor (0 for a dropped row)
+	// The drive path (artic/solve.c): every dof carries a drive and nothing else.
+	bool fast;         // this solve takes it: no W, no block; one pass of M + A per window
+	double* fast_a;    // [k_capacity] per slot: a = rho (rho kp + kd) of its drive, kg or kg*m^2
+	double* fast_c;    // b + rho kp (x_T - x_0): the drive's target term before dx and the time left, N*s
+	double* fast_cpos; // rho kp: multiplies dx
+	double* fast_ctp;  // rho kp v_T: multiplies the time left
+	double* fast_g;    // a window's right-hand side (and the hold's kick)
+	double* fast_y;    // its solution: the speed changes
+	sv6* fast_u6;      // the factor of M + A: U = IA S
+	double* fast_dinv; // and 1 / D
+	double fast_base_l[36], fast_base_dinv[6]; // a floating base: LDL^T factor of its articulated inertia
+	int block_count;                           // drive rows solved together (artic/drive.c), 0 if none
+	int32_t* block_rows;                       // [k_capacity] their row indices
+	double* block_l;                           // [k_capacity^2] Cholesky factor of A^-1 + W over those rows, by columns
+	bool block_span;                           // every row of the block moves the same span of slots [lo, hi)
+	int32_t* block_col;                        // [k_capacity] where each block row's column of W starts in w (slot * k)
+	int32_t* block_nz;  // [k_capacity] scratch of a sweep: the W columns of the changes that are not zero
+	double* block_d;    // [k_capacity] and those changes
+	double* block_x;    // [k_capacity] right-hand side, then solution
+	double* block_inv;  // [k_capacity] reciprocal pivots of block_l
+	int hold_capacity;  // k_capacity + wj_capacity: rows that may hold the kick (one per dof, the mimic rows)
+	int32_t* hold_rows; // [hold_capacity] their row indices
+	double* hold_l;     // [hold_capacity^2] Cholesky factor of their J W J^T
+	double* hold_x;     // [hold_capacity] right-hand side, then solution
+	double* hold_inv;   // [hold_capacity] reciprocal pivots of that factor (0 for a dropped row)
 	artic_row* rows;
 	void* block;
 	size_t block_size;
@@ -375,12 +376,16 @@ void artic_forward_midpoint(artic* a, sn_vec3 gravity, double h);
 // right-hand sides given in dw[].y[] (side by side, in the two lanes of sv6x2). The base's changes go to
 // base_out[0] and base_out[1].
 void artic_impulse_response(artic* a, sv6 base_out[2]);
-// The drive path of artic/solve.c (a fixed base, links of at most one dof, slot = dof). The factor of
-// M + diag(extra) (M the impulse passes' joint-space inertia) into u6 and dinv, with work[].m as scratch;
-// y = (M + diag(extra))^-1 g with that factor; out = M x.
-void artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double* dinv);
-void artic_drive_respond(artic* a, const sv6* u6, const double* dinv, const double* g, double* y);
-void artic_mass_times(artic* a, double h, const double* x, double* out);
+// The drive path of artic/solve.c (links of at most one dof, slot = dof, no base slots). The factor of
+// M + diag(extra) (M the impulse passes' joint-space inertia) into u6 and dinv, and for a floating base
+// the LDL^T factor of its articulated inertia (false if that fails), with work[].m as scratch;
+// y = (M + diag(extra))^-1 g with that factor; out = M x (false if a floating base's composite inertia
+// cannot be factored).
+bool artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double* dinv, double* base_l,
+						double* base_dinv);
+void artic_drive_respond(artic* a, const sv6* u6, const double* dinv, const double* base_l, const double* base_dinv,
+						 const double* g, double* y);
+bool artic_mass_times(artic* a, double h, const double* x, double* out);
 // Velocity change of a floating base for the articulated impulse z it receives: -IA_0^-1 z.
 sv6 artic_base_response(const artic* a, sv6 z);
 // End of a solve: velocities qd_free + M^-1 p, positions advanced by h qd_free + M^-1 y (both from

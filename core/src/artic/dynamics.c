@@ -557,12 +557,14 @@ sv6 artic_base_response(const artic* a, sv6 z)
 
 // ---- the drive path (artic/solve.c): a fixed base whose every dof is driven ----------------------------
 
-void artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double* dinv)
+bool artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double* dinv, double* base_l,
+						double* base_dinv)
 {
 	// The articulated-body induction of articulated_pass, factor part only, with D_i + extra_i: the
-	// factor of M + diag(extra), M the impulse passes' joint-space inertia (armature and h b included).
+	// factor of M + diag(extra), M the impulse passes' joint-space inertia (armature and h b included),
+	// and for a floating base the LDL^T factor of its articulated inertia.
 	const int n = a->link_count;
-	for (int i = 1; i < n; ++i)
+	for (int i = a->fixed_base ? 1 : 0; i < n; ++i)
 	{
 		artic_work* w = a->work + i;
 		ainertia_from_rigid(&w->m.ia, a->links[i].mass, w->r, &w->ic);
@@ -572,7 +574,7 @@ void artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double
 		const artic_link* l = a->links + i;
 		artic_work* w = a->work + i;
 		artic_work* p = a->work + l->parent;
-		const bool into_parent = l->parent > 0; // a fixed base needs no articulated inertia
+		const bool into_parent = l->parent > 0 || !a->fixed_base; // a fixed base needs no articulated inertia
 		if (l->dof_count == 1)
 		{
 			const int d = l->dof;
@@ -589,14 +591,32 @@ void artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double
 			ainertia_add_to(&p->m.ia, &w->m.ia);
 		}
 	}
+	if (a->fixed_base)
+	{
+		return true;
+	}
+	double dense[36];
+	ainertia_to_dense(&a->work[0].m.ia, dense);
+	return ldlt_factor(dense, 6, base_l, base_dinv);
 }
 
-void artic_drive_respond(artic* a, const sv6* u6, const double* dinv, const double* g, double* y)
+// -IA^-1 z for a floating base's factor: its velocity change for the articulated impulse z.
+static sv6 base_solve(const double* base_l, const double* base_dinv, sv6 z)
+{
+	double b[6] = { z.w.x, z.w.y, z.w.z, z.v.x, z.v.y, z.v.z }, x[6];
+	ldlt_solve(base_l, base_dinv, 6, b, x);
+	return sv6_make(sn_v3(-x[0], -x[1], -x[2]), sn_v3(-x[3], -x[4], -x[5]));
+}
+
+void artic_drive_respond(artic* a, const sv6* u6, const double* dinv, const double* base_l, const double* base_dinv,
+						 const double* g, double* y)
 {
 	// The impulse recursion of the file header with the factor of artic_drive_factor, one right-hand side:
-	// inward z_p += z_i + U_i D_i^-1 (g_i - S_i^T z_i) (u = g - S^T z kept in y), the fixed base does not
-	// move, outward y_i = D_i^-1 (u_i - U_i^T dv_p), dv_i = dv_p + S_i y_i. work[].m.z[0] holds z, then dv.
+	// inward z_p += z_i + U_i D_i^-1 (g_i - S_i^T z_i) (u = g - S^T z kept in y); the base moves by
+	// dv_0 = -IA_0^-1 z_0 (floating) or not at all; outward y_i = D_i^-1 (u_i - U_i^T dv_p),
+	// dv_i = dv_p + S_i y_i. work[].m.z[0] holds z, then dv.
 	const int n = a->link_count;
+	const bool floating = !a->fixed_base;
 	artic_work* restrict work = a->work;
 	for (int i = 0; i < n; ++i)
 	{
@@ -615,12 +635,12 @@ void artic_drive_respond(artic* a, const sv6* u6, const double* dinv, const doub
 			y[d] = u;
 			z = sv6_mul_add(z, dinv[d] * u, u6[d]);
 		}
-		if (l->parent > 0)
+		if (l->parent > 0 || floating)
 		{
 			p->m.z[0] = sv6_add(p->m.z[0], z);
 		}
 	}
-	work[0].m.z[0] = sv6_zero();
+	work[0].m.z[0] = floating ? base_solve(base_l, base_dinv, work[0].m.z[0]) : sv6_zero();
 	for (int i = 1; i < n; ++i)
 	{
 		const artic_link* l = a->links + i;
@@ -637,12 +657,22 @@ void artic_drive_respond(artic* a, const sv6* u6, const double* dinv, const doub
 	}
 }
 
-void artic_mass_times(artic* a, double h, const double* x, double* out)
+// The rigid spatial inertia of link i about O times dv: the centre c = O + r moves by dv.v + dw x r, so
+// f = m (dv.v + dw x r) and the torque about O is Ic dw + r x f.
+static sv6 rigid_times(const artic* a, int i, sv6 dv)
 {
-	// Outward: the spatial velocity change dv_i = dv_p + S_i x_i (fixed base: dv_0 = 0). Inward: the force
-	// it takes, f_i = I_i dv_i + sum_c f_c, with I_i the rigid inertia about O (the centre c = O + r moves by
-	// dv.v + dw x r: f = m (dv.v + dw x r), torque about O: Ic dw + r x f); out_i = S_i^T f_i plus the
-	// armature and implicit damping's (J + h b) x_i, as the impulse passes' D carries them.
+	const artic_work* w = a->work + i;
+	const sn_vec3 f = sn_scale(a->links[i].mass, sn_add(dv.v, sn_cross(dv.w, w->r)));
+	return sv6_make(sn_add(sym33_mul(&w->ic, dv.w), sn_cross(w->r, f)), f);
+}
+
+bool artic_mass_times(artic* a, double h, const double* x, double* out)
+{
+	// Outward: the spatial velocity change dv_i = dv_p + S_i x_i from a still base. A floating base, which
+	// no impulse acts on, then takes the change dv_0 that keeps the tree's momentum: the composite rigid
+	// inertia IC of every link about O gives IC dv_0 = -sum_i I_i dv_i, and dv_0 adds to every link.
+	// Inward: the force each link takes, f_i = I_i dv_i + sum_c f_c; out_i = S_i^T f_i plus the armature
+	// and implicit damping's (J + h b) x_i, as the impulse passes' D carries them.
 	const int n = a->link_count;
 	artic_work* restrict work = a->work;
 	work[0].m.z[0] = sv6_zero();
@@ -656,6 +686,29 @@ void artic_mass_times(artic* a, double h, const double* x, double* out)
 		}
 		work[i].m.z[0] = dv;
 	}
+	if (!a->fixed_base)
+	{
+		ainertia composite, one;
+		ainertia_from_rigid(&composite, a->links[0].mass, work[0].r, &work[0].ic);
+		sv6 momentum = sv6_zero();
+		for (int i = 1; i < n; ++i)
+		{
+			ainertia_from_rigid(&one, a->links[i].mass, work[i].r, &work[i].ic);
+			ainertia_add_to(&composite, &one);
+			momentum = sv6_add(momentum, rigid_times(a, i, work[i].m.z[0]));
+		}
+		double dense[36], l[36], dinv[6];
+		ainertia_to_dense(&composite, dense);
+		if (!ldlt_factor(dense, 6, l, dinv))
+		{
+			return false;
+		}
+		const sv6 dv0 = base_solve(l, dinv, momentum);
+		for (int i = 0; i < n; ++i)
+		{
+			work[i].m.z[0] = sv6_add(work[i].m.z[0], dv0);
+		}
+	}
 	for (int i = 0; i < n; ++i)
 	{
 		work[i].m.z[1] = sv6_zero();
@@ -664,10 +717,7 @@ void artic_mass_times(artic* a, double h, const double* x, double* out)
 	{
 		const artic_link* l = a->links + i;
 		artic_work* w = work + i;
-		const sv6 dv = w->m.z[0];
-		const sn_vec3 f = sn_scale(l->mass, sn_add(dv.v, sn_cross(dv.w, w->r)));
-		const sn_vec3 t = sn_add(sym33_mul(&w->ic, dv.w), sn_cross(w->r, f));
-		const sv6 total = sv6_add(w->m.z[1], sv6_make(t, f));
+		const sv6 total = sv6_add(w->m.z[1], rigid_times(a, i, w->m.z[0]));
 		if (l->dof_count == 1)
 		{
 			const int d = l->dof;
@@ -679,6 +729,7 @@ void artic_mass_times(artic* a, double h, const double* x, double* out)
 			p->m.z[1] = sv6_add(p->m.z[1], total);
 		}
 	}
+	return true;
 }
 
 void artic_impulse_response(artic* a, sv6 base_out[2])

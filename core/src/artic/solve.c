@@ -323,21 +323,24 @@ static void choose_spans(artic* a)
 
 // ---- the drive path -----------------------------------------------------------------------------------------
 //
-// When every dof of a fixed base carries a drive and no other row (no limit within reach, no friction, mimic
-// or contact), TGS solves the drive block of each window, (A^-1 + W) d = A^-1 (C - acc) - v (artic/drive.c),
-// without W. Here W = M^-1 (every dof is a slot; M the impulse passes' joint-space inertia). With
-// g = C - acc - A v (g_i = a_i times the block's right-hand side), let y solve (M + A) y = g. Then
-// M y = g - A y, so d = g - A y satisfies A^-1 d + M^-1 d = A^-1 g - y + y, the block's equation, and the
-// speeds change by M^-1 d = y. M + A is M with a_i added to joint i's D in the articulated-body induction
-// (as armature is): its factor is one O(n) pass per solve, and each window one O(n) impulse pass, where
-// the block needed W (k impulse passes), its Cholesky factor and an O(k^2) solve per window. The hold of
-// the kick is (J W J^T) P = -(qd* - qd) with J = I: P = -M (qd* - qd), one O(n) pass, after which every
-// dof moves at its start speed qd. The result is the block's up to rounding. A drive that would exceed
-// max_force or push past max_velocity in a window, or a hold beyond max_force, sends the solve back to
-// the general rows (drive_path_leave), which clamp them.
+// When every dof carries a drive and no other row (no limit within reach, no friction, mimic or contact),
+// TGS solves the drive block of each window, (A^-1 + W) d = A^-1 (C - acc) - v (artic/drive.c), without
+// W. Every dof is a slot, so W = J M^-1 J^T, with M the impulse passes' inertia over the dofs and, for a
+// floating base, its six velocities too (J selects the dofs). With g = C - acc - A v (g_i = a_i times the
+// block's right-hand side), let y solve (M + J^T A J) y = J^T g. Then M y = J^T (g - A J y), so
+// d = g - A J y satisfies A^-1 d + J M^-1 J^T d = A^-1 g - J y + J y, the block's equation (Woodbury), and
+// the velocities change by M^-1 J^T d = y. M + J^T A J is M with a_i added to joint i's D in the
+// articulated-body induction (as armature is): its factor is one O(n) pass per solve (and a 6 x 6 LDL^T at
+// a floating base), and each window one O(n) impulse pass, where the block needed W (k impulse passes),
+// its Cholesky factor and an O(k^2) solve per window. The hold of the kick is (J M^-1 J^T) P = -J kick:
+// the impulse on the dofs alone that undoes the kick's dof speeds, with the base (on which nothing acts)
+// free. So P = J M delta, where delta has the dof part -kick and the base part that keeps the tree's
+// momentum (artic_mass_times): one O(n) pass, after which every dof moves at its start speed qd. The result
+// is the block's up to rounding. A drive that would exceed max_force or push past max_velocity in a window,
+// or a hold beyond max_force, sends the solve back to the general rows (drive_path_leave), which clamp.
 static bool drive_path_applies(const artic* a, bool contacts)
 {
-	if (!a->fixed_base || contacts || a->mimic_count > 0 || a->rows.k != a->dof_count || a->rows.k == 0)
+	if (contacts || a->mimic_count > 0 || a->rows.k != a->dof_count || a->rows.k == 0)
 	{
 		return false;
 	}
@@ -391,7 +394,10 @@ static bool drive_path_hold(artic* a, double h)
 	{
 		kick[s] = rs->v[s] - a->qd[rs->act_dof[s]];
 	}
-	artic_mass_times(a, h, kick, p);
+	if (!artic_mass_times(a, h, kick, p))
+	{
+		return false;
+	}
 	for (int i = 0; i < rs->count; ++i)
 	{
 		const artic_row* ar = rs->rows + i;
@@ -429,7 +435,7 @@ static bool drive_path_window(artic* a, double hw, double time_left)
 		const double c = rs->fast_c[s] - rs->fast_cpos[s] * rs->dx[s] - rs->fast_ctp[s] * time_left;
 		g[s] = (c - ar->acc) - rs->fast_a[s] * rs->v[s];
 	}
-	artic_drive_respond(a, rs->fast_u6, rs->fast_dinv, g, y);
+	artic_drive_respond(a, rs->fast_u6, rs->fast_dinv, rs->fast_base_l, rs->fast_base_dinv, g, y);
 	for (int i = 0; i < rs->count; ++i)
 	{
 		const artic_row* ar = rs->rows + i;
@@ -895,11 +901,9 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 	if (rs->fast)
 	{
 		rs->block_count = 0;
-		if (drive_path_hold(a, h))
-		{
-			artic_drive_factor(a, h, rs->fast_a, rs->fast_u6, rs->fast_dinv);
-		}
-		else
+		// The factor first: the hold applies its impulses only when the path goes on.
+		if (!(artic_drive_factor(a, h, rs->fast_a, rs->fast_u6, rs->fast_dinv, rs->fast_base_l, rs->fast_base_dinv) &&
+			  drive_path_hold(a, h)))
 		{
 			drive_path_leave(a, hw);
 			hold_kick(world, a, h);
