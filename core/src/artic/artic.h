@@ -183,15 +183,19 @@ typedef struct artic_rows
 	double* wj;       // mimic rows' W J^T vectors (k_capacity each, mimic_capacity of them)
 	int wj_capacity;
 	// The drive path (artic/solve.c): every dof carries a drive and nothing else.
-	bool fast;         // this solve takes it: no W, no block; one pass of M + A per window
-	double* fast_a;    // [k_capacity] per slot: a = rho (rho kp + kd) of its drive, kg or kg*m^2
-	double* fast_c;    // b + rho kp (x_T - x_0): the drive's target term before dx and the time left, N*s
-	double* fast_cpos; // rho kp: multiplies dx
-	double* fast_ctp;  // rho kp v_T: multiplies the time left
-	double* fast_g;    // a window's right-hand side (and the hold's kick)
-	double* fast_y;    // its solution: the speed changes
-	sv6* fast_u6;      // the factor of M + A: U = IA S
-	double* fast_dinv; // and 1 / D
+	bool fast;          // this solve takes it: no W, no block; one pass of M + A per window
+	double* fast_a;     // [k_capacity] per slot: a = rho (rho kp + kd) of its drive, kg or kg*m^2
+	double* fast_c;     // b + rho kp (x_T - x_0): the drive's target term before dx and the time left, N*s
+	double* fast_cpos;  // rho kp: multiplies dx
+	double* fast_ctp;   // rho kp v_T: multiplies the time left
+	double* fast_bound; // max_force rho: a window's bound on each drive's impulse, N*s
+	double* fast_speed; // max_velocity, m/s or rad/s
+	double* fast_share; // each window's share of the slot's hold, N*s
+	double* fast_total; // the slot's drive impulse so far in the solve (the row's total), N*s
+	double* fast_g;     // a window's right-hand side (and the hold's kick)
+	double* fast_y;     // its solution: the speed changes
+	sv6* fast_u6;       // the factor of M + A: U = IA S
+	double* fast_dinv;  // and 1 / D
 	double fast_base_l[36], fast_base_dinv[6]; // a floating base: LDL^T factor of its articulated inertia
 	int block_count;                           // drive rows solved together (artic/drive.c), 0 if none
 	int32_t* block_rows;                       // [k_capacity] their row indices

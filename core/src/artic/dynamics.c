@@ -608,6 +608,48 @@ static sv6 base_solve(const double* base_l, const double* base_dinv, sv6 z)
 	return sv6_make(sn_v3(-x[0], -x[1], -x[2]), sn_v3(-x[3], -x[4], -x[5]));
 }
 
+// One spatial vector as three pairs of doubles (w.x w.y | w.z v.x | v.y v.z): its six components lie in
+// order in memory. The drive path's pass works on one right-hand side, so it pairs the components rather
+// than two right-hand sides as the impulse passes do (its sums are therefore in another order than sv6's).
+_Static_assert(sizeof(sv6) == 6 * sizeof(double), "sv6 is six doubles in a row");
+
+typedef struct sv6p
+{
+	lane2 a, b, c;
+} sv6p;
+
+static inline sv6p sv6p_load(const sv6* v)
+{
+	const double* p = &v->w.x;
+	return (sv6p){ lane2_load(p), lane2_load(p + 2), lane2_load(p + 4) };
+}
+
+static inline void sv6p_store(sv6* v, sv6p x)
+{
+	double* p = &v->w.x;
+	lane2_store(p, x.a);
+	lane2_store(p + 2, x.b);
+	lane2_store(p + 4, x.c);
+}
+
+static inline double sv6p_dot(sv6p x, sv6p y)
+{
+	const lane2 t = x.a * y.a + x.b * y.b + x.c * y.c;
+	return t[0] + t[1];
+}
+
+// x + s y
+static inline sv6p sv6p_mul_add(sv6p x, double s, sv6p y)
+{
+	const lane2 k = lane2_splat(s);
+	return (sv6p){ x.a + k * y.a, x.b + k * y.b, x.c + k * y.c };
+}
+
+static inline sv6p sv6p_add(sv6p x, sv6p y)
+{
+	return (sv6p){ x.a + y.a, x.b + y.b, x.c + y.c };
+}
+
 void artic_drive_respond(artic* a, const sv6* u6, const double* dinv, const double* base_l, const double* base_dinv,
 						 const double* g, double* y)
 {
@@ -618,42 +660,44 @@ void artic_drive_respond(artic* a, const sv6* u6, const double* dinv, const doub
 	const int n = a->link_count;
 	const bool floating = !a->fixed_base;
 	artic_work* restrict work = a->work;
+	const sv6p zero = { lane2_splat(0.0), lane2_splat(0.0), lane2_splat(0.0) };
 	for (int i = 0; i < n; ++i)
 	{
-		work[i].m.z[0] = sv6_zero();
+		sv6p_store(&work[i].m.z[0], zero);
 	}
 	for (int i = n - 1; i > 0; --i)
 	{
 		const artic_link* l = a->links + i;
-		artic_work* w = work + i;
-		artic_work* p = work + l->parent;
-		sv6 z = w->m.z[0];
+		sv6p z = sv6p_load(&work[i].m.z[0]);
 		if (l->dof_count == 1)
 		{
 			const int d = l->dof;
-			const double u = g[d] - sv6_dot(a->dw[d].s, z);
+			const double u = g[d] - sv6p_dot(sv6p_load(&a->dw[d].s), z);
 			y[d] = u;
-			z = sv6_mul_add(z, dinv[d] * u, u6[d]);
+			z = sv6p_mul_add(z, dinv[d] * u, sv6p_load(u6 + d));
 		}
 		if (l->parent > 0 || floating)
 		{
-			p->m.z[0] = sv6_add(p->m.z[0], z);
+			sv6* p = &work[l->parent].m.z[0];
+			sv6p_store(p, sv6p_add(sv6p_load(p), z));
 		}
 	}
-	work[0].m.z[0] = floating ? base_solve(base_l, base_dinv, work[0].m.z[0]) : sv6_zero();
+	if (floating)
+	{
+		work[0].m.z[0] = base_solve(base_l, base_dinv, work[0].m.z[0]);
+	}
 	for (int i = 1; i < n; ++i)
 	{
 		const artic_link* l = a->links + i;
-		const sv6 dvp = work[l->parent].m.z[0];
-		sv6 dv = dvp;
+		sv6p dv = sv6p_load(&work[l->parent].m.z[0]);
 		if (l->dof_count == 1)
 		{
 			const int d = l->dof;
-			const double x = dinv[d] * (y[d] - sv6_dot(u6[d], dvp));
+			const double x = dinv[d] * (y[d] - sv6p_dot(sv6p_load(u6 + d), dv));
 			y[d] = x;
-			dv = sv6_mul_add(dv, x, a->dw[d].s);
+			dv = sv6p_mul_add(dv, x, sv6p_load(&a->dw[d].s));
 		}
-		work[i].m.z[0] = dv;
+		sv6p_store(&work[i].m.z[0], dv);
 	}
 }
 

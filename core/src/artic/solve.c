@@ -365,7 +365,20 @@ static void drive_path_prepare(artic_rows* rs, int s, const sn_drive* drive, dou
 	rs->fast_c[s] = hw * kd * drive->target_velocity + hw * kp * (drive->target_position - x0);
 	rs->fast_cpos[s] = hw * kp;
 	rs->fast_ctp[s] = hw * kp * drive->target_velocity;
+	rs->fast_bound[s] = drive->max_force * hw;
+	rs->fast_speed[s] = drive->max_velocity;
+	rs->fast_share[s] = 0.0;
+	rs->fast_total[s] = 0.0;
 	rs->rows[rs->count - 1].drive_speed = drive->max_velocity;
+}
+
+// The rows' impulses over the solve, which the path keeps per slot, back into the rows.
+static void drive_path_sync(artic_rows* rs)
+{
+	for (int i = 0; i < rs->count; ++i)
+	{
+		rs->rows[i].total = rs->fast_total[rs->rows[i].slot];
+	}
 }
 
 // Back to the general rows for the rest of the solve: W, the rows' K, the drive coefficients, the block.
@@ -373,6 +386,7 @@ static void drive_path_leave(artic* a, double hw)
 {
 	artic_rows* rs = &a->rows;
 	rs->fast = false;
+	drive_path_sync(rs);
 	artic_compute_response(a);
 	for (int i = 0; i < rs->count; ++i)
 	{
@@ -416,53 +430,52 @@ static bool drive_path_hold(artic* a, double h)
 			ar->total = hold;
 			rs->p[ar->slot] += hold;
 		}
+		rs->fast_share[ar->slot] = ar->hold * (1.0 / a->windows); // each window's share, as window_begin
+		rs->fast_total[ar->slot] = ar->total;
 		rs->v[ar->slot] = a->qd[rs->act_dof[ar->slot]];
 	}
 	return true;
 }
 
-// A window of the drive path (rows in slot order, one drive each); false (nothing applied) if a drive
-// would exceed its force or speed bound.
-static bool drive_path_window(artic* a, double hw, double time_left)
+// A window of the drive path, from its start (each drive's impulse starts at its share of the hold, as
+// window_begin does; drives have no warm start or pseudo impulse); false (nothing applied) if a drive
+// would exceed its force or speed bound. Slot s is dof s and carries one drive row.
+static bool drive_path_window(artic* a, double time_left)
 {
 	artic_rows* rs = &a->rows;
-	double* g = rs->fast_g;
-	double* y = rs->fast_y;
-	for (int i = 0; i < rs->count; ++i)
+	const int k = rs->k;
+	double* restrict g = rs->fast_g;
+	double* restrict y = rs->fast_y;
+	const double* restrict share = rs->fast_share;
+	const double* restrict fa = rs->fast_a;
+	double* restrict v = rs->v;
+	for (int s = 0; s < k; ++s)
 	{
-		const artic_row* ar = rs->rows + i;
-		const int s = ar->slot;
 		const double c = rs->fast_c[s] - rs->fast_cpos[s] * rs->dx[s] - rs->fast_ctp[s] * time_left;
-		g[s] = (c - ar->acc) - rs->fast_a[s] * rs->v[s];
+		g[s] = (c - share[s]) - fa[s] * v[s];
 	}
 	artic_drive_respond(a, rs->fast_u6, rs->fast_dinv, rs->fast_base_l, rs->fast_base_dinv, g, y);
-	for (int i = 0; i < rs->count; ++i)
+	for (int s = 0; s < k; ++s)
 	{
-		const artic_row* ar = rs->rows + i;
-		const int s = ar->slot;
-		const double lambda = ar->acc + (g[s] - rs->fast_a[s] * y[s]);
-		if (!(fabs(lambda) <= ar->bound * hw))
+		const double delta = g[s] - fa[s] * y[s];
+		const double lambda = share[s] + delta;
+		const double end = v[s] + y[s];
+		if (!(fabs(lambda) <= rs->fast_bound[s]) || (lambda > 0.0 && end > rs->fast_speed[s]) ||
+			(lambda < 0.0 && end < -rs->fast_speed[s]))
 		{
 			return false;
 		}
-		const double v = rs->v[s] + y[s];
-		if ((lambda > 0.0 && v > ar->drive_speed) || (lambda < 0.0 && v < -ar->drive_speed))
-		{
-			return false;
-		}
+		g[s] = delta;
 	}
-	for (int i = 0; i < rs->count; ++i)
+	for (int s = 0; s < k; ++s)
 	{
-		artic_row* ar = rs->rows + i;
-		const int s = ar->slot;
-		const double delta = g[s] - rs->fast_a[s] * y[s];
+		const double delta = g[s];
 		if (delta != 0.0)
 		{
-			ar->acc += delta;
-			ar->total += delta;
+			rs->fast_total[s] += delta;
 			rs->p[s] += delta;
 		}
-		rs->v[s] += y[s];
+		v[s] += y[s];
 	}
 	return true;
 }
@@ -1109,17 +1122,18 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 	const bool frozen = sweep == ARTIC_SWEEP_TGS_VELOCITY;
 	// Time from the end of this window to the end of the solve (TGS sub-target, the drive note's eq. 41).
 	const double time_left = (sweep == ARTIC_SWEEP_TGS_POSITION) ? a->solve_h - window * hw : 0.0;
+	if (rs->fast)
+	{
+		// Only drives: TGS velocity sweeps freeze them (the drive note), position sweeps are windows.
+		if (frozen || drive_path_window(a, time_left))
+		{
+			return;
+		}
+		drive_path_leave(a, hw);
+	}
 	if (sweep == ARTIC_SWEEP_TGS_POSITION)
 	{
 		window_begin(world, a);
-		if (rs->fast)
-		{
-			if (drive_path_window(a, hw, time_left))
-			{
-				return;
-			}
-			drive_path_leave(a, hw);
-		}
 	}
 	const bool block = !frozen && rs->block_count > 0 && drive_block(world, a, hw, time_left);
 	for (int i = 0; i < rs->count; ++i)
@@ -1271,6 +1285,10 @@ static void end_one(sn_world* world, artic* a)
 		a->effort_set = false;
 	}
 	bool have_rows = rs->k > 0;
+	if (rs->fast)
+	{
+		drive_path_sync(rs);
+	}
 	if (have_rows)
 	{
 		const double inv_h = 1.0 / h;

@@ -221,6 +221,10 @@ static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int w
 	r->fast_c = carve(c, (size_t)k, sizeof(double));
 	r->fast_cpos = carve(c, (size_t)k, sizeof(double));
 	r->fast_ctp = carve(c, (size_t)k, sizeof(double));
+	r->fast_bound = carve(c, (size_t)k, sizeof(double));
+	r->fast_speed = carve(c, (size_t)k, sizeof(double));
+	r->fast_share = carve(c, (size_t)k, sizeof(double));
+	r->fast_total = carve(c, (size_t)k, sizeof(double));
 	r->fast_g = carve(c, (size_t)k, sizeof(double));
 	r->fast_y = carve(c, (size_t)k, sizeof(double));
 	r->fast_u6 = carve(c, (size_t)k, sizeof(sv6));
