@@ -446,6 +446,11 @@ sn_solver_stats sn_world_get_solver_stats(const sn_world* world)
 	st.direct_graph_edges = d->analysed && d->node_count > 0 ? d->adj_ptr[d->node_count] / 2 : 0;
 	st.direct_factor_blocks = d->analysed ? d->ldl.nnz : 0;
 	st.direct_unsettled_steps = d->unconverged;
+	if (world->artics != NULL)
+	{
+		st.artic_drive_path_windows = world->artics->path_windows;
+		st.artic_drive_path_leaves = world->artics->path_leaves;
+	}
 	return st;
 }
 

@@ -399,21 +399,25 @@ static void test_drive_path_matches_rows(void** state)
 	// at a bound, a window whose solution lands within rounding of it is solved whole in one world and by
 	// the clamped single-drive sweep in the other (artic/drive.c), which agree to the sweep's convergence:
 	// 1e-7 there (measured 2.6e-9 of the 40 N bound at 1/60 s).
+	// `both`: a force bound that the motion reaches only at times, so the path solves some windows and
+	// leaves in others (the fixed tree: 1,499 windows on the path and 113 returns in its 300 steps).
 	typedef struct
 	{
 		double kp, kd, max_force, max_velocity, dt;
-		bool floating;
+		bool floating, both;
 	} drive_path_case;
 	const drive_path_case cases[] = {
-		{ 50.0, 2.0, INFINITY, INFINITY, 0.001, false },
-		{ 1e4, 50.0, INFINITY, INFINITY, 0.001, false },
-		{ 1e6, 1e3, INFINITY, INFINITY, 1.0 / 60.0, false },
-		{ 2e3, 20.0, 6.0, INFINITY, 0.001, false },
-		{ 2e3, 20.0, INFINITY, 0.4, 0.001, false },
-		{ 1e5, 0.0, 40.0, 1.0, 1.0 / 60.0, false },
-		{ 50.0, 2.0, INFINITY, INFINITY, 0.001, true },
-		{ 1e6, 1e3, INFINITY, INFINITY, 1.0 / 60.0, true },
-		{ 2e3, 20.0, 6.0, 0.4, 0.001, true },
+		{ 50.0, 2.0, INFINITY, INFINITY, 0.001, false, false },
+		{ 1e4, 50.0, INFINITY, INFINITY, 0.001, false, false },
+		{ 1e6, 1e3, INFINITY, INFINITY, 1.0 / 60.0, false, false },
+		{ 2e3, 20.0, 6.0, INFINITY, 0.001, false, false },
+		{ 2e3, 20.0, INFINITY, 0.4, 0.001, false, false },
+		{ 1e5, 0.0, 40.0, 1.0, 1.0 / 60.0, false, false },
+		{ 2e3, 100.0, 100.0, INFINITY, 0.001, false, true },
+		{ 50.0, 2.0, INFINITY, INFINITY, 0.001, true, false },
+		{ 1e6, 1e3, INFINITY, INFINITY, 1.0 / 60.0, true, false },
+		{ 2e3, 20.0, 6.0, 0.4, 0.001, true, false },
+		{ 2e3, 100.0, 100.0, INFINITY, 0.001, true, true },
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); ++c)
 	{
@@ -424,10 +428,14 @@ static void test_drive_path_matches_rows(void** state)
 		sn_articulation_id ir =
 			driven_tree(rows, dc->floating, dc->kp, dc->kd, dc->max_force, dc->max_velocity, 1e-300);
 		double worst_q = 0.0, worst_qd = 0.0, worst_effort = 0.0, scale_qd = 0.0, scale_effort = 0.0, worst_base = 0.0;
+		long path_windows = 0, path_leaves = 0, rows_windows = 0;
 		for (int step = 0; step < 300; ++step)
 		{
 			assert_sn_ok(sn_world_step(path));
 			assert_sn_ok(sn_world_step(rows));
+			path_windows += sn_world_get_solver_stats(path).artic_drive_path_windows;
+			path_leaves += sn_world_get_solver_stats(path).artic_drive_path_leaves;
+			rows_windows += sn_world_get_solver_stats(rows).artic_drive_path_windows;
 			double ep[5], er[5];
 			assert_sn_ok(sn_articulation_get_drive_efforts(path, ip, ep, 5));
 			assert_sn_ok(sn_articulation_get_drive_efforts(rows, ir, er, 5));
@@ -446,9 +454,25 @@ static void test_drive_path_matches_rows(void** state)
 				scale_effort = fmax(scale_effort, fabs(er[d]));
 			}
 		}
-		print_message("drive path case %zu: |dq| %.2e rad, |dqd| %.2e of %.2e, |d effort| %.2e of %.2e, base %.2e\n", c,
-					  worst_q, worst_qd, scale_qd, worst_effort, scale_effort, worst_base);
-		const double tol = isfinite(dc->max_force) || isfinite(dc->max_velocity) ? 1e-7 : 1e-9;
+		print_message("drive path case %zu: |dq| %.2e rad, |dqd| %.2e of %.2e, |d effort| %.2e of %.2e, base %.2e; "
+					  "%ld windows on the path, %ld returns\n",
+					  c, worst_q, worst_qd, scale_qd, worst_effort, scale_effort, worst_base, path_windows,
+					  path_leaves);
+		// The paths were the ones meant: the friction row keeps the second world off the drive path; the
+		// first takes it in every window when no bound acts, and leaves it when one does.
+		assert_int_equal(rows_windows, 0);
+		const bool bounded = isfinite(dc->max_force) || isfinite(dc->max_velocity);
+		if (!bounded)
+		{
+			assert_int_equal(path_windows, 300L * 8L); // 300 steps of the default 8 windows
+			assert_int_equal(path_leaves, 0);
+		}
+		else
+		{
+			assert_true(path_leaves > 0);
+			assert_true(!dc->both || path_windows > 0);
+		}
+		const double tol = bounded ? 1e-7 : 1e-9;
 		assert_below(worst_q, tol, "positions agree");
 		assert_below(worst_base, tol, "the floating base's position (m) and spin (rad/s) agree");
 		assert_below(worst_qd, tol * fmax(scale_qd, 1.0), "speeds agree");

@@ -113,6 +113,10 @@ typedef struct sn_solver_stats
 	int direct_graph_edges;          // DIRECT: pairs of joints sharing a dynamic body
 	int direct_factor_blocks;        // DIRECT: off-diagonal blocks of the factor (edges plus fill-in)
 	uint64_t direct_unsettled_steps; // DIRECT: steps whose active set did not settle (bounds still held)
+	int artic_drive_path_windows;    // TGS windows of the last step whose drives took the articulation drive
+									 // path (every dof driven, nothing else acting: one pass of M + A)
+	int artic_drive_path_leaves;     // times in the last step such a solve went back to the general rows (a
+									 // drive at its force or speed bound)
 } sn_solver_stats;
 sn_solver_stats sn_world_get_solver_stats(const sn_world* world);
 

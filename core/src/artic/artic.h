@@ -193,7 +193,7 @@ typedef struct artic_rows
 	double* fast_share; // each window's share of the slot's hold, N*s
 	double* fast_total; // the slot's drive impulse so far in the solve (the row's total), N*s
 	double* fast_g;     // a window's right-hand side (and the hold's kick)
-	double* fast_y;     // its solution: the speed changes
+	double* fast_y;     // its solution: the speed changes (and the hold's impulses)
 	sv6* fast_u6;       // the factor of M + A: U = IA S
 	double* fast_dinv;  // and 1 / D
 	double fast_base_l[36], fast_base_dinv[6]; // a floating base: LDL^T factor of its articulated inertia
@@ -323,7 +323,8 @@ typedef struct artic_store
 	artic_mimic* mimics;
 	int mimic_capacity, mimic_high, mimic_count;
 	int32_t mimic_free;
-	int solving; // articulations with rows in the current solve (sweeps skip when 0)
+	int solving;                   // articulations with rows in the current solve (sweeps skip when 0)
+	int path_windows, path_leaves; // the last step's windows on the drive path, and returns from it (solve.c)
 } artic_store;
 
 // ---- artic/store.c -------------------------------------------------------------------------------------

@@ -75,7 +75,9 @@
 // the notes' single-drive increments, scales them by the diagonal and solves. For one drive this is the
 // notes' update exactly; for many it is the point all the single-drive sweeps converge to. When a
 // solution would exceed a drive's max_force, the sweep falls back to the single-drive updates with
-// clamping for that sweep.
+// clamping for that sweep. When every dof of the articulation is driven and nothing else acts, the same
+// block is solved without W by one articulated-body pass of M + A per window (artic/solve.c, "the drive
+// path").
 #include "artic/artic.h"
 
 #include <math.h>

@@ -509,8 +509,8 @@ static void base_kick(artic* a, double h, sv6 terms)
 
 void artic_forward(artic* a, sn_vec3 gravity, double h)
 {
-	// The work arrays are about to be overwritten: a later substep of the same step (or a response
-	// computed between steps) still owes the last solve's joint forces; a new step replaces them.
+	// The work arrays are about to be overwritten: a later substep of the same step still owes the last
+	// solve's joint forces (they add up over the step); a new step replaces them.
 	if (a->incoming_pending)
 	{
 		if (!a->first_substep)
@@ -555,7 +555,7 @@ sv6 artic_base_response(const artic* a, sv6 z)
 	return sv6_make(sn_v3(-x[0], -x[1], -x[2]), sn_v3(-x[3], -x[4], -x[5]));
 }
 
-// ---- the drive path (artic/solve.c): a fixed base whose every dof is driven ----------------------------
+// ---- the drive path (artic/solve.c): every dof driven, nothing else acting ------------------------------
 
 bool artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double* dinv, double* base_l,
 						double* base_dinv)

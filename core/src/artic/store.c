@@ -1024,6 +1024,8 @@ void artic_step_begin(sn_world* world)
 	{
 		s->items[i].first_substep = true;
 	}
+	s->path_windows = 0;
+	s->path_leaves = 0;
 	for (int m = 0; m < s->mimic_high; ++m)
 	{
 		s->mimics[m].step_impulse = 0.0;
