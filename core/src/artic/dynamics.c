@@ -548,11 +548,17 @@ void artic_forward_midpoint(artic* a, sn_vec3 gravity, double h)
 	base_kick(a, h, base_mid);
 }
 
-sv6 artic_base_response(const artic* a, sv6 z)
+// -IA^-1 z for a floating base's LDL^T factor of IA: its velocity change for the articulated impulse z.
+static sv6 base_solve(const double* base_l, const double* base_dinv, sv6 z)
 {
 	double b[6] = { z.w.x, z.w.y, z.w.z, z.v.x, z.v.y, z.v.z }, x[6];
-	ldlt_solve(a->base_l, a->base_dinv, 6, b, x);
+	ldlt_solve(base_l, base_dinv, 6, b, x);
 	return sv6_make(sn_v3(-x[0], -x[1], -x[2]), sn_v3(-x[3], -x[4], -x[5]));
+}
+
+sv6 artic_base_response(const artic* a, sv6 z)
+{
+	return base_solve(a->base_l, a->base_dinv, z);
 }
 
 // ---- the drive path (artic/solve.c): every dof driven, nothing else acting ------------------------------
@@ -598,14 +604,6 @@ bool artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double
 	double dense[36];
 	ainertia_to_dense(&a->work[0].m.ia, dense);
 	return ldlt_factor(dense, 6, base_l, base_dinv);
-}
-
-// -IA^-1 z for a floating base's factor: its velocity change for the articulated impulse z.
-static sv6 base_solve(const double* base_l, const double* base_dinv, sv6 z)
-{
-	double b[6] = { z.w.x, z.w.y, z.w.z, z.v.x, z.v.y, z.v.z }, x[6];
-	ldlt_solve(base_l, base_dinv, 6, b, x);
-	return sv6_make(sn_v3(-x[0], -x[1], -x[2]), sn_v3(-x[3], -x[4], -x[5]));
 }
 
 // One spatial vector as three pairs of doubles (w.x w.y | w.z v.x | v.y v.z): its six components lie in
