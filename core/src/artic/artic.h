@@ -172,6 +172,8 @@ typedef struct artic_rows
 	int32_t* act_dof; // dof of each active dof slot
 	int32_t* span_lo; // [k_capacity] first and one past the last active slot that the slot's speed couples
 	int32_t* span_hi; // with: its subtree of a fixed base (W is zero across them), all slots otherwise
+	bool interleaved; // a fixed base's subtrees interleave in slot order: the spans are all slots, and W is
+					  // still zero across the subtrees (artic/response.c)
 	double* w;        // k x k response, column by column: w[j * k + i] = r_ij (column j contiguous)
 	double* v;        // current speed of each active dof
 	double* x0;       // position at the start of the solve
@@ -325,6 +327,7 @@ typedef struct artic_store
 	int32_t mimic_free;
 	int solving;                   // articulations with rows in the current solve (sweeps skip when 0)
 	int path_windows, path_leaves; // the last step's windows on the drive path, and returns from it (solve.c)
+	int structured_holds;          // the last step's hold passes solved by one pass of the inertia (solve.c)
 } artic_store;
 
 // ---- artic/store.c -------------------------------------------------------------------------------------
@@ -445,6 +448,10 @@ typedef enum artic_sweep
 	ARTIC_SWEEP_TGS_POSITION,
 	ARTIC_SWEEP_TGS_VELOCITY,
 } artic_sweep;
+
+// The TGS hold solves rows that pivot one to one on every dof by one pass of the inertia rather than by a
+// factorisation (artic/solve.c, hold_structured). On by default; tests turn it off to compare the two.
+extern bool artic_structured_hold;
 
 // Rate beta of the pseudo speed -beta C that removes the fraction erp of a rigid row's error per solve
 // of `windows` windows of length hw (artic/solve.c): (1 - (1 - erp)^(1/windows)) / hw.

@@ -86,9 +86,15 @@ static void column_store(artic* a, int j, int lane)
 	const int k = rows->k, kd = rows->kd;
 	const int lo = rows->span_lo[j], hi = rows->span_hi[j];
 	double* column = rows->w + j * k;
+	// Across a fixed base the outward pass skipped the other subtrees, whose dofs still hold stale values:
+	// their entries are 0. The span says so when each subtree's slots are contiguous; when they interleave,
+	// the span is every slot and the subtree decides.
+	const int32_t tree = rows->interleaved ? a->subtree[a->dof_link[rows->act_dof[j]]] : -1;
 	for (int s = j; s < kd; ++s)
 	{
-		double r = s >= lo && s < hi ? a->dw[rows->act_dof[s]].y[lane] : 0.0;
+		const int dof = rows->act_dof[s];
+		const bool coupled = s >= lo && s < hi && (tree < 0 || a->subtree[a->dof_link[dof]] == tree);
+		const double r = coupled ? a->dw[dof].y[lane] : 0.0;
 		column[s] = r;
 		rows->w[s * k + j] = r;
 	}

@@ -87,6 +87,8 @@
 #include <math.h>
 #include <string.h>
 
+bool artic_structured_hold = true;
+
 static inline double clamp_accumulate(double* acc, double delta, double lo, double hi)
 {
 	double p = *acc + delta;
@@ -311,6 +313,8 @@ static void choose_spans(artic* a)
 		}
 		start = s;
 	}
+	// A fixed base whose subtrees' slots interleave: the spans cannot say where W is zero, the subtrees do.
+	rs->interleaved = a->fixed_base && !contiguous;
 	if (!contiguous)
 	{
 		for (int s = 0; s < rs->k; ++s)
@@ -645,6 +649,141 @@ static void hold_solve(const sn_world* world, artic* a, int m, int from)
 	}
 }
 
+// The hold by one pass of the inertia (structured rows). When every dof is an active slot (links of at
+// most one dof, no base slots) and the hold rows pivot one to one on the slots (a one-dof row on its slot,
+// J = +-e_s; a mimic row on its follower's slot, J = e_f + sum_t G_t e_t, whose other slots t are pivots
+// of bilateral one-dof rows), J is square, invertible and triangular in that order, and
+//   (J W J^T)^-1 = J^-T W^-1 J^-1,
+// with W^-1 the inverse of the response over every dof: the joint-space inertia M, or for a floating base
+// (which no row holds) its Schur complement M_dd - M_db M_bb^-1 M_bd, the impulse on the dofs alone that
+// changes their speeds by x while the tree keeps its momentum. artic_mass_times applies it in one O(n)
+// pass. So P = J^-T W^-1 J^-1 b costs two O(k) substitutions and that pass, where the factorisation
+// costs O(k^3) (k = 42 on a NAO with a drive on every leader and 17 mimic followers). A held limit on a
+// follower's slot lies in the span of the rows before it (its mimic row and the leaders' bilateral rows):
+// the factorisation drops it (P = 0), and so does this. The two agree to rounding. Any other set of rows
+// takes the factorisation. False (nothing written but x) if the rows are not so structured or a floating
+// base's inertia is singular.
+enum
+{
+	PIVOT_BILATERAL = 1, // a drive or friction row's slot
+	PIVOT_FOLLOWER = 2,  // a mimic row's follower
+	PIVOT_LIMIT = 3      // a held limit's slot
+};
+
+static bool hold_pivots(const artic* a, int m)
+{
+	const artic_rows* rs = &a->rows;
+	double* mark = rs->dx;
+	int pivots = 0;
+	for (int i = 0; i < m; ++i)
+	{
+		const artic_row* ar = rs->rows + rs->hold_rows[i];
+		const bool mimic = ar->kind == ARTIC_ROW_MIMIC;
+		const int s = mimic ? ar->mslot[0] : ar->slot;
+		if (unilateral(ar) && mark[s] == PIVOT_FOLLOWER)
+		{
+			continue; // dropped
+		}
+		if (mark[s] != 0.0 || a->links[a->dof_link[rs->act_dof[s]]].dof_count != 1 || (mimic && ar->mgear[0] != 1.0))
+		{
+			return false;
+		}
+		mark[s] = mimic ? PIVOT_FOLLOWER : (unilateral(ar) ? PIVOT_LIMIT : PIVOT_BILATERAL);
+		pivots += 1;
+	}
+	for (int i = 0; i < m; ++i)
+	{
+		const artic_row* ar = rs->rows + rs->hold_rows[i];
+		for (int t = 1; ar->kind == ARTIC_ROW_MIMIC && t < ar->mcount; ++t)
+		{
+			if (mark[ar->mslot[t]] != PIVOT_BILATERAL)
+			{
+				return false;
+			}
+		}
+	}
+	return pivots == rs->k;
+}
+
+static bool hold_structured(artic* a, int m, double h)
+{
+	artic_rows* rs = &a->rows;
+	const int k = rs->k;
+	if (rs->kd != k || k != a->dof_count || m < k)
+	{
+		return false;
+	}
+	// Pivots are marked in dx (zero outside hold_gather), and cleared again before returning.
+	double* mark = rs->dx;
+	bool ok = hold_pivots(a, m);
+	double* x = rs->hold_x;
+	double* sv = rs->fast_y; // by slot: J^-1 b, the speed changes on the slots
+	double* g = rs->fast_g;  // by dof, then by slot: W^-1 J^-1 b
+	if (ok)
+	{
+		for (int i = 0; i < m; ++i)
+		{
+			const artic_row* ar = rs->rows + rs->hold_rows[i];
+			if (ar->kind != ARTIC_ROW_MIMIC && mark[ar->slot] != PIVOT_FOLLOWER)
+			{
+				sv[ar->slot] = ar->sign * x[i]; // sign is +-1: its own reciprocal
+			}
+		}
+		for (int i = 0; i < m; ++i)
+		{
+			const artic_row* ar = rs->rows + rs->hold_rows[i];
+			if (ar->kind == ARTIC_ROW_MIMIC)
+			{
+				double v = x[i];
+				for (int t = 1; t < ar->mcount; ++t)
+				{
+					v -= ar->mgear[t] * sv[ar->mslot[t]];
+				}
+				sv[ar->mslot[0]] = v;
+			}
+		}
+		for (int s = 0; s < k; ++s)
+		{
+			g[rs->act_dof[s]] = sv[s];
+		}
+		ok = artic_mass_times(a, h, g, sv);
+	}
+	if (ok)
+	{
+		for (int s = 0; s < k; ++s)
+		{
+			g[s] = sv[rs->act_dof[s]];
+		}
+		// J^T P = g: a follower's slot has its mimic row alone; each one-dof pivot then takes what is left.
+		for (int i = 0; i < m; ++i)
+		{
+			const artic_row* ar = rs->rows + rs->hold_rows[i];
+			if (ar->kind == ARTIC_ROW_MIMIC)
+			{
+				const double p = g[ar->mslot[0]];
+				x[i] = p;
+				for (int t = 1; t < ar->mcount; ++t)
+				{
+					g[ar->mslot[t]] -= ar->mgear[t] * p;
+				}
+			}
+		}
+		for (int i = 0; i < m; ++i)
+		{
+			const artic_row* ar = rs->rows + rs->hold_rows[i];
+			if (ar->kind != ARTIC_ROW_MIMIC)
+			{
+				x[i] = mark[ar->slot] == PIVOT_FOLLOWER ? 0.0 : ar->sign * g[ar->slot];
+			}
+		}
+	}
+	for (int s = 0; s < k; ++s)
+	{
+		mark[s] = 0.0;
+	}
+	return ok;
+}
+
 // The hold's target speed for a unilateral row: an inelastic limit at the start of the step, which closes
 // its gap c_0 > 0 by the end of the step and stops there (J v >= -c_0 / h), or for c_0 <= 0 stops the
 // approach (J v >= 0; the error itself is the split impulse's).
@@ -699,7 +838,7 @@ static void hold_kick(const sn_world* world, artic* a, double h)
 		artic_row* ar = rs->rows + i;
 		ar->held = !unilateral(ar) || jacobian_dot(world, a, ar, rs->v) < hold_floor(ar, h) - HOLD_SLACK;
 	}
-	int m = 0, bilateral = 0;
+	int m = 0, bilateral = 0, factored = 0; // factored: rows of the factor the last pass left in hold_l
 	for (int pass = 0; pass < HOLD_PASSES; ++pass)
 	{
 		m = hold_gather(a, &bilateral);
@@ -707,7 +846,15 @@ static void hold_kick(const sn_world* world, artic* a, double h)
 		{
 			rs->hold_x[i] = hold_rhs(world, a, rs->rows + rs->hold_rows[i], h);
 		}
-		hold_solve(world, a, m, pass == 0 ? 0 : bilateral);
+		if (artic_structured_hold && hold_structured(a, m, h))
+		{
+			world->artics->structured_holds += 1;
+		}
+		else
+		{
+			hold_solve(world, a, m, factored >= bilateral ? bilateral : 0);
+			factored = m;
+		}
 		bool changed = false;
 		for (int i = 0; i < m; ++i)
 		{

@@ -1026,6 +1026,7 @@ void artic_step_begin(sn_world* world)
 	}
 	s->path_windows = 0;
 	s->path_leaves = 0;
+	s->structured_holds = 0;
 	for (int m = 0; m < s->mimic_high; ++m)
 	{
 		s->mimics[m].step_impulse = 0.0;
