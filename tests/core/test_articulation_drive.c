@@ -391,6 +391,47 @@ static sn_articulation_id driven_tree(sn_world* world, bool floating, double kp,
 	return id;
 }
 
+// The largest differences between two worlds that step the same articulation by two routes, and the
+// scales they are measured against (the second world's speeds and efforts).
+typedef struct route_diff
+{
+	double q, qd, scale_qd, effort, scale_effort, base;
+} route_diff;
+
+// After a step of both: dofs joint positions, speeds and drive efforts, and the floating base's position
+// and spin.
+static void route_diff_add(route_diff* r, const sn_world* wa, sn_articulation_id ia, const sn_world* wb,
+						   sn_articulation_id ib, int dofs)
+{
+	double ea[8], eb[8];
+	assert_true(dofs <= 8);
+	assert_sn_ok(sn_articulation_get_drive_efforts(wa, ia, ea, dofs));
+	assert_sn_ok(sn_articulation_get_drive_efforts(wb, ib, eb, dofs));
+	const sn_articulation_def da = sn_articulation_get_def(wa, ia), db = sn_articulation_get_def(wb, ib);
+	r->base = fmax(r->base, sn_length(sn_sub(da.base_pose.p, db.base_pose.p)));
+	r->base = fmax(r->base, sn_length(sn_sub(da.base_angular_velocity, db.base_angular_velocity)));
+	for (int d = 0; d < dofs; ++d)
+	{
+		r->q = fmax(
+			r->q, fabs(sn_articulation_get_joint_position(wa, ia, d) - sn_articulation_get_joint_position(wb, ib, d)));
+		const double qd = sn_articulation_get_joint_velocity(wb, ib, d);
+		r->qd = fmax(r->qd, fabs(sn_articulation_get_joint_velocity(wa, ia, d) - qd));
+		r->scale_qd = fmax(r->scale_qd, fabs(qd));
+		r->effort = fmax(r->effort, fabs(ea[d] - eb[d]));
+		r->scale_effort = fmax(r->scale_effort, fabs(eb[d]));
+	}
+}
+
+// Both routes agree to tol: positions (m or rad) and the base absolutely, speeds and efforts relative to
+// their scale (at least 1).
+static void route_diff_check(const route_diff* r, double tol)
+{
+	assert_below(r->q, tol, "positions agree");
+	assert_below(r->base, tol, "the floating base's position (m) and spin (rad/s) agree");
+	assert_below(r->qd, tol * fmax(r->scale_qd, 1.0), "speeds agree");
+	assert_below(r->effort, tol * fmax(r->scale_effort, 1.0), "efforts agree");
+}
+
 static void test_drive_path_matches_rows(void** state)
 {
 	(void)state;
@@ -429,7 +470,7 @@ static void test_drive_path_matches_rows(void** state)
 		sn_articulation_id ip = driven_tree(path, dc->floating, dc->kp, dc->kd, dc->max_force, dc->max_velocity, 0.0);
 		sn_articulation_id ir =
 			driven_tree(rows, dc->floating, dc->kp, dc->kd, dc->max_force, dc->max_velocity, 1e-300);
-		double worst_q = 0.0, worst_qd = 0.0, worst_effort = 0.0, scale_qd = 0.0, scale_effort = 0.0, worst_base = 0.0;
+		route_diff r = { 0 };
 		long path_windows = 0, path_leaves = 0, rows_windows = 0;
 		for (int step = 0; step < 300; ++step)
 		{
@@ -438,28 +479,11 @@ static void test_drive_path_matches_rows(void** state)
 			path_windows += sn_world_get_solver_stats(path).artic_drive_path_windows;
 			path_leaves += sn_world_get_solver_stats(path).artic_drive_path_leaves;
 			rows_windows += sn_world_get_solver_stats(rows).artic_drive_path_windows;
-			double ep[5], er[5];
-			assert_sn_ok(sn_articulation_get_drive_efforts(path, ip, ep, 5));
-			assert_sn_ok(sn_articulation_get_drive_efforts(rows, ir, er, 5));
-			const sn_articulation_def bp = sn_articulation_get_def(path, ip), br = sn_articulation_get_def(rows, ir);
-			worst_base = fmax(worst_base, sn_length(sn_sub(bp.base_pose.p, br.base_pose.p)));
-			worst_base = fmax(worst_base, sn_length(sn_sub(bp.base_angular_velocity, br.base_angular_velocity)));
-			for (int d = 0; d < 5; ++d)
-			{
-				worst_q = fmax(worst_q,
-							   fabs(sn_articulation_get_joint_position(path, ip, d) -
-									sn_articulation_get_joint_position(rows, ir, d)));
-				double qd = sn_articulation_get_joint_velocity(rows, ir, d);
-				worst_qd = fmax(worst_qd, fabs(sn_articulation_get_joint_velocity(path, ip, d) - qd));
-				scale_qd = fmax(scale_qd, fabs(qd));
-				worst_effort = fmax(worst_effort, fabs(ep[d] - er[d]));
-				scale_effort = fmax(scale_effort, fabs(er[d]));
-			}
+			route_diff_add(&r, path, ip, rows, ir, 5);
 		}
 		print_message("drive path case %zu: |dq| %.2e rad, |dqd| %.2e of %.2e, |d effort| %.2e of %.2e, base %.2e; "
 					  "%ld windows on the path, %ld returns\n",
-					  c, worst_q, worst_qd, scale_qd, worst_effort, scale_effort, worst_base, path_windows,
-					  path_leaves);
+					  c, r.q, r.qd, r.scale_qd, r.effort, r.scale_effort, r.base, path_windows, path_leaves);
 		// The paths were the ones meant: the friction row keeps the second world off the drive path; the
 		// first takes it in every window when no bound acts, and leaves it when one does.
 		assert_int_equal(rows_windows, 0);
@@ -474,14 +498,10 @@ static void test_drive_path_matches_rows(void** state)
 			assert_true(path_leaves > 0);
 			assert_true(!dc->both || path_windows > 0);
 		}
-		const double tol = bounded ? 1e-7 : 1e-9;
-		assert_below(worst_q, tol, "positions agree");
-		assert_below(worst_base, tol, "the floating base's position (m) and spin (rad/s) agree");
-		assert_below(worst_qd, tol * fmax(scale_qd, 1.0), "speeds agree");
-		assert_below(worst_effort, tol * fmax(scale_effort, 1.0), "efforts agree");
+		route_diff_check(&r, bounded ? 1e-7 : 1e-9);
 		if (isfinite(dc->max_force))
 		{
-			assert_near(scale_effort, dc->max_force, 1e-9 * dc->max_force, "a drive reached its force bound");
+			assert_near(r.scale_effort, dc->max_force, 1e-9 * dc->max_force, "a drive reached its force bound");
 		}
 		sn_world_destroy(path);
 		sn_world_destroy(rows);
@@ -572,8 +592,8 @@ static void test_structured_hold_matches_factor(void** state)
 		sn_world* slow = make_world(SN_SOLVER_TGS, hc->dt);
 		sn_articulation_id idf = mimic_tree(fast, hc->floating, hc->kp, hc->kd);
 		sn_articulation_id ids = mimic_tree(slow, hc->floating, hc->kp, hc->kd);
-		double worst_q = 0.0, worst_qd = 0.0, scale_qd = 0.0, worst_effort = 0.0, scale_effort = 0.0;
-		double worst_base = 0.0, worst_mimic = 0.0;
+		route_diff r = { 0 };
+		double worst_mimic = 0.0;
 		long structured = 0, structured_off = 0;
 		for (int step = 0; step < 300; ++step)
 		{
@@ -584,23 +604,7 @@ static void test_structured_hold_matches_factor(void** state)
 			assert_sn_ok(sn_world_step(slow));
 			structured_off += sn_world_get_solver_stats(slow).artic_structured_holds;
 			artic_structured_hold = true;
-			double ef[7], es[7];
-			assert_sn_ok(sn_articulation_get_drive_efforts(fast, idf, ef, 7));
-			assert_sn_ok(sn_articulation_get_drive_efforts(slow, ids, es, 7));
-			const sn_articulation_def bf = sn_articulation_get_def(fast, idf), bs = sn_articulation_get_def(slow, ids);
-			worst_base = fmax(worst_base, sn_length(sn_sub(bf.base_pose.p, bs.base_pose.p)));
-			worst_base = fmax(worst_base, sn_length(sn_sub(bf.base_angular_velocity, bs.base_angular_velocity)));
-			for (int d = 0; d < 7; ++d)
-			{
-				worst_q = fmax(worst_q,
-							   fabs(sn_articulation_get_joint_position(fast, idf, d) -
-									sn_articulation_get_joint_position(slow, ids, d)));
-				const double qd = sn_articulation_get_joint_velocity(slow, ids, d);
-				worst_qd = fmax(worst_qd, fabs(sn_articulation_get_joint_velocity(fast, idf, d) - qd));
-				scale_qd = fmax(scale_qd, fabs(qd));
-				worst_effort = fmax(worst_effort, fabs(ef[d] - es[d]));
-				scale_effort = fmax(scale_effort, fabs(es[d]));
-			}
+			route_diff_add(&r, fast, idf, slow, ids, 7);
 			sn_mimic_id mf, ms;
 			assert_int_equal(sn_world_get_mimic_joints(fast, &mf, 1), 1);
 			assert_int_equal(sn_world_get_mimic_joints(slow, &ms, 1), 1);
@@ -609,13 +613,10 @@ static void test_structured_hold_matches_factor(void** state)
 		}
 		print_message("structured hold case %zu: |dq| %.2e rad, |dqd| %.2e of %.2e, |d effort| %.2e of %.2e, base "
 					  "%.2e, mimic error %.2e; %ld hold passes structured in 300 steps\n",
-					  c, worst_q, worst_qd, scale_qd, worst_effort, scale_effort, worst_base, worst_mimic, structured);
+					  c, r.q, r.qd, r.scale_qd, r.effort, r.scale_effort, r.base, worst_mimic, structured);
 		assert_true(structured > 0);
 		assert_int_equal(structured_off, 0);
-		assert_below(worst_q, 1e-9, "positions agree");
-		assert_below(worst_base, 1e-9, "the floating base's position (m) and spin (rad/s) agree");
-		assert_below(worst_qd, 1e-9 * fmax(scale_qd, 1.0), "speeds agree");
-		assert_below(worst_effort, 1e-9 * fmax(scale_effort, 1.0), "efforts agree");
+		route_diff_check(&r, 1e-9);
 		assert_below(worst_mimic, 1e-9, "mimic errors agree");
 		sn_world_destroy(fast);
 		sn_world_destroy(slow);
