@@ -5,7 +5,8 @@
 // reads one speed. Both are M^-1 at the same state, so they must agree to rounding on any tree: parents in
 // any order (subtrees interleave), revolute, prismatic, spherical and fixed joints, fixed and floating
 // bases, drives, friction, limits and mimic joints making any subset of the dofs active. Then the TGS
-// hold's structured route against the factorisation on random trees under PD control.
+// hold's structured route against the factorisation, and the drive path against the general rows, on
+// random trees under PD control.
 #include "artic_support.h"
 
 #include "artic/artic.h"
@@ -31,8 +32,8 @@ static int below(int n)
 // A random tree of n links (n - 1 joints), each joint a random type about a random axis, and up to two
 // mimic joints (follower first; one the world refuses is left out). Rows: random drives, limits within
 // reach of the start and friction; or, when driven, a PD drive on every dof but the mimic followers, with
-// a limit within reach on some. The same seed gives the same tree.
-static sn_articulation_id random_tree(sn_world* world, int n, bool floating, bool driven)
+// a limit within reach on some (drives_only: no mimic joints or limits). The same seed gives the same tree.
+static sn_articulation_id random_tree(sn_world* world, int n, bool floating, bool driven, bool drives_only)
 {
 	sn_link_def links[12];
 	links[0] = sn_default_link_def();
@@ -67,7 +68,7 @@ static sn_articulation_id random_tree(sn_world* world, int n, bool floating, boo
 	// Mimic pairs: distinct dofs, none in two pairs.
 	int follower[2] = { -1, -1 }, leader[2] = { -1, -1 };
 	bool used[36] = { false };
-	for (int m = 0; m < 2 && dofs >= 2; ++m)
+	for (int m = 0; m < 2 && dofs >= 2 && !drives_only; ++m)
 	{
 		const int f = below(dofs), l = below(dofs);
 		if (f != l && !used[f] && !used[l] && uniform() < 0.7)
@@ -94,7 +95,7 @@ static sn_articulation_id random_tree(sn_world* world, int n, bool floating, boo
 				links[i].drive[d].enabled = true;
 				links[i].drive[d].stiffness = 100.0 * uniform();
 				links[i].drive[d].damping = 0.1 + 2.0 * uniform();
-				if (driven && row < 0.2)
+				if (driven && !drives_only && row < 0.2)
 				{
 					links[i].limit[d] = near;
 				}
@@ -149,7 +150,7 @@ static void test_response_matches_impulse_pass(void** state)
 		const int n = 3 + below(10);
 		const double dt = 0.002;
 		sn_world* world = make_world(SN_SOLVER_PGS, dt);
-		const sn_articulation_id id = random_tree(world, n, floating, false);
+		const sn_articulation_id id = random_tree(world, n, floating, false, false);
 		for (int step = 0; step < 3; ++step)
 		{
 			assert_sn_ok(sn_world_step(world));
@@ -229,7 +230,7 @@ static void test_structured_hold_on_random_trees(void** state)
 			rng_state = (uint64_t)seed * 0x9E3779B97F4A7C15ULL;
 			n = 3 + below(10);
 			w[r] = make_world(SN_SOLVER_TGS, 0.002);
-			id[r] = random_tree(w[r], n, floating, true);
+			id[r] = random_tree(w[r], n, floating, true, false);
 		}
 		const int dofs = sn_articulation_get_dof_count(w[0], id[0]);
 		long structured = 0;
@@ -267,11 +268,72 @@ static void test_structured_hold_on_random_trees(void** state)
 	assert_true(structured_trees < trees);
 }
 
+static void test_drive_path_on_random_trees(void** state)
+{
+	(void)state;
+	// Random trees with a PD drive on every dof and nothing else, stepped in TGS twice: on the drive path
+	// (artic/solve.c: one pass of M + A per window) and on the general rows (W and the drive block). Trees
+	// with a spherical joint are not for the path and take the rows in both. The two agree to rounding:
+	// 1e-9 rad, as for the drive tests.
+	int path_trees = 0, trees = 0;
+	double worst = 0.0;
+	for (int seed = 1; seed <= 120; ++seed)
+	{
+		const bool floating = (seed % 3) == 0;
+		sn_world* w[2];
+		sn_articulation_id id[2];
+		int n = 0;
+		for (int r = 0; r < 2; ++r)
+		{
+			rng_state = (uint64_t)seed * 0x9E3779B97F4A7C15ULL;
+			n = 3 + below(10);
+			w[r] = make_world(SN_SOLVER_TGS, 0.002);
+			id[r] = random_tree(w[r], n, floating, true, true);
+		}
+		const int dofs = sn_articulation_get_dof_count(w[0], id[0]);
+		long windows = 0, windows_off = 0;
+		double diff = 0.0;
+		for (int step = 0; step < 100; ++step)
+		{
+			artic_drive_path = true;
+			assert_sn_ok(sn_world_step(w[0]));
+			windows += sn_world_get_solver_stats(w[0]).artic_drive_path_windows;
+			artic_drive_path = false;
+			assert_sn_ok(sn_world_step(w[1]));
+			windows_off += sn_world_get_solver_stats(w[1]).artic_drive_path_windows;
+			artic_drive_path = true;
+			for (int d = 0; d < dofs; ++d)
+			{
+				diff = fmax(diff,
+							fabs(sn_articulation_get_joint_position(w[0], id[0], d) -
+								 sn_articulation_get_joint_position(w[1], id[1], d)));
+			}
+		}
+		assert_int_equal(windows_off, 0);
+		trees += 1;
+		path_trees += windows > 0 ? 1 : 0;
+		worst = fmax(worst, diff);
+		if (!(diff <= 1e-9))
+		{
+			print_message("seed %d: %d links, %d dofs, %s base: the drive path and the rows differ by %.3e rad\n", seed,
+						  n, dofs, floating ? "floating" : "fixed", diff);
+		}
+		assert_below(diff, 1e-9, "the drive path agrees with the general rows");
+		sn_world_destroy(w[0]);
+		sn_world_destroy(w[1]);
+	}
+	print_message("%d random trees with drives alone, %d took the drive path; worst difference %.2e rad\n", trees,
+				  path_trees, worst);
+	assert_true(path_trees > 20);
+	assert_true(path_trees < trees);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_response_matches_impulse_pass),
 		cmocka_unit_test(test_structured_hold_on_random_trees),
+		cmocka_unit_test(test_drive_path_on_random_trees),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -449,9 +449,12 @@ typedef enum artic_sweep
 	ARTIC_SWEEP_TGS_VELOCITY,
 } artic_sweep;
 
-// The TGS hold solves rows that pivot one to one on every dof by one pass of the inertia rather than by a
-// factorisation (artic/solve.c, hold_structured). On by default; tests turn it off to compare the two.
+// Two exact shortcuts of artic/solve.c, on by default; tests turn them off to compare each with the route
+// it replaces. The TGS hold solves rows that pivot one to one on every dof by one pass of the inertia
+// rather than by a factorisation (hold_structured); drives alone take the drive path (one pass of M + A
+// per window) rather than the general rows.
 extern bool artic_structured_hold;
+extern bool artic_drive_path;
 
 // Rate beta of the pseudo speed -beta C that removes the fraction erp of a rigid row's error per solve
 // of `windows` windows of length hw (artic/solve.c): (1 - (1 - erp)^(1/windows)) / hw.

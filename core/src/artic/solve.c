@@ -88,6 +88,7 @@
 #include <string.h>
 
 bool artic_structured_hold = true;
+bool artic_drive_path = true;
 
 static inline double clamp_accumulate(double* acc, double delta, double lo, double hi)
 {
@@ -1035,7 +1036,7 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 		return;
 	}
 	choose_spans(a);
-	rs->fast = tgs && drive_path_applies(a, contacts);
+	rs->fast = tgs && artic_drive_path && drive_path_applies(a, contacts);
 	if (!rs->fast)
 	{
 		artic_compute_response(a);
