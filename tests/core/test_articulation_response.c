@@ -34,7 +34,7 @@ static int below(int n)
 // mimic joints (follower first; one the world refuses is left out). Rows: random drives, limits within
 // reach of the start and friction; or, when driven, a PD drive on every dof but the mimic followers, with
 // a limit within reach on some (drives_only: no mimic joints or limits). The same seed gives the same tree.
-static sn_articulation_id random_tree(sn_world* world, int n, bool floating, bool driven, bool drives_only)
+static sn_articulation_id random_tree(sn_world* world, int n, bool floating, bool driven, bool drives_only, double gear)
 {
 	sn_link_def links[12];
 	links[0] = sn_default_link_def();
@@ -66,17 +66,22 @@ static sn_articulation_id random_tree(sn_world* world, int n, bool floating, boo
 		links[i].armature = uniform() < 0.3 ? 0.01 * uniform() : 0.0;
 		links[i].joint_damping = uniform() < 0.3 ? 0.5 * uniform() : 0.0;
 	}
-	// Mimic pairs: distinct dofs, none in two pairs.
-	int follower[2] = { -1, -1 }, leader[2] = { -1, -1 };
+	// Mimic joints: a follower and one or two leaders, distinct dofs, none in two mimic joints.
+	int follower[2] = { -1, -1 }, leader[2] = { -1, -1 }, leader2[2] = { -1, -1 };
 	bool used[36] = { false };
 	for (int m = 0; m < 2 && dofs >= 2 && !drives_only; ++m)
 	{
-		const int f = below(dofs), l = below(dofs);
+		const int f = below(dofs), l = below(dofs), l2 = below(dofs);
 		if (f != l && !used[f] && !used[l] && uniform() < 0.7)
 		{
 			follower[m] = f;
 			leader[m] = l;
 			used[f] = used[l] = true;
+			if (l2 != f && l2 != l && !used[l2] && uniform() < 0.3)
+			{
+				leader2[m] = l2;
+				used[l2] = true;
+			}
 		}
 	}
 	for (int i = 1; i < n; ++i)
@@ -90,18 +95,25 @@ static sn_articulation_id random_tree(sn_world* world, int n, bool floating, boo
 			const double row = uniform();
 			const double x = links[i].initial_position[d];
 			const sn_limit near = { .enabled = true, .lower = x - 0.001, .upper = x + 0.001 }; // within reach
-			if (driven ? !follows : row < 0.35)
+			// Driven: some joints are left to a limit alone (a held limit is then its slot's only row), and
+			// some followers have one.
+			const bool drive = driven ? !follows && row >= 0.15 : row < 0.35;
+			if (driven && !drive && !drives_only && (!follows || row < 0.5))
+			{
+				links[i].limit[d] = near; // a follower's limit lies in the span of its mimic row and leaders'
+			}
+			else if (drive)
 			{
 				links[i].drive[d] = sn_default_drive();
 				links[i].drive[d].enabled = true;
 				links[i].drive[d].stiffness = 100.0 * uniform();
 				links[i].drive[d].damping = 0.1 + 2.0 * uniform();
-				if (driven && !drives_only && row < 0.2)
+				if (driven && !drives_only && row < 0.35)
 				{
 					links[i].limit[d] = near;
 				}
 			}
-			else if (row < 0.6)
+			else if (!driven && row < 0.6)
 			{
 				links[i].limit[d] = near;
 			}
@@ -128,10 +140,12 @@ static sn_articulation_id random_tree(sn_world* world, int n, bool floating, boo
 		}
 		sn_mimic_def md = sn_default_mimic_def();
 		md.articulation = id;
-		md.dof_count = 2;
+		md.dof_count = leader2[m] >= 0 ? 3 : 2;
 		md.dofs[0] = follower[m];
 		md.dofs[1] = leader[m];
-		md.gearing[1] = 2.0 * (uniform() - 0.5);
+		md.dofs[2] = leader2[m];
+		md.gearing[1] = gear * 2.0 * (uniform() - 0.5);
+		md.gearing[2] = gear * 2.0 * (uniform() - 0.5);
 		md.offset = 0.0;
 		sn_mimic_id mid;
 		(void)sn_create_mimic_joint(world, &md, &mid);
@@ -151,7 +165,7 @@ static void test_response_matches_impulse_pass(void** state)
 		const int n = 3 + below(10);
 		const double dt = 0.002;
 		sn_world* world = make_world(SN_SOLVER_PGS, dt);
-		const sn_articulation_id id = random_tree(world, n, floating, false, false);
+		const sn_articulation_id id = random_tree(world, n, floating, false, false, 1.0);
 		for (int step = 0; step < 3; ++step)
 		{
 			assert_sn_ok(sn_world_step(world));
@@ -211,9 +225,10 @@ static void test_response_matches_impulse_pass(void** state)
 static void test_structured_hold_on_random_trees(void** state)
 {
 	(void)state;
-	// Random trees under PD control (a drive on every dof but the mimic followers, limits within reach on
-	// some), stepped in TGS twice: with the hold's structured route (artic/solve.c, hold_structured) and
-	// with the factorisation alone. The route must take the trees whose rows pivot one to one on the dofs
+	// Random trees under PD control (a drive on most dofs but the mimic followers, limits within reach on
+	// some, and some joints held by a limit alone; followers with limits; mimic joints of two and three
+	// dofs, with gearings up to 5 on every fourth tree), stepped in TGS twice: with the hold's structured
+	// route (artic/solve.c, hold_structured) and with the factorisation alone. The route must take the trees whose rows pivot one to one on the dofs
 	// (one-dof joints, followers whose leaders are driven) and leave the others (spherical joints, a
 	// follower of a follower's leader...) to the factorisation; either way the two worlds agree to
 	// rounding. Tolerance: 1e-9 rad, as for the drive tests (gains up to 100 N*m/rad, 1e2 amplification of
@@ -231,7 +246,7 @@ static void test_structured_hold_on_random_trees(void** state)
 			rng_state = (uint64_t)seed * 0x9E3779B97F4A7C15ULL;
 			n = 3 + below(10);
 			w[r] = make_world(SN_SOLVER_TGS, 0.002);
-			id[r] = random_tree(w[r], n, floating, true, false);
+			id[r] = random_tree(w[r], n, floating, true, false, (seed % 4) == 0 ? 5.0 : 1.0);
 		}
 		const int dofs = sn_articulation_get_dof_count(w[0], id[0]);
 		long structured = 0;
@@ -249,6 +264,11 @@ static void test_structured_hold_on_random_trees(void** state)
 				diff = fmax(diff,
 							fabs(sn_articulation_get_joint_position(w[0], id[0], d) -
 								 sn_articulation_get_joint_position(w[1], id[1], d)));
+				// Speeds (rad/s or m/s) held to the same bound times the step, 0.002 s.
+				diff = fmax(diff,
+							0.002 *
+								fabs(sn_articulation_get_joint_velocity(w[0], id[0], d) -
+									 sn_articulation_get_joint_velocity(w[1], id[1], d)));
 			}
 		}
 		trees += 1;
@@ -289,7 +309,7 @@ static void test_drive_path_on_random_trees(void** state)
 			rng_state = (uint64_t)seed * 0x9E3779B97F4A7C15ULL;
 			n = 3 + below(10);
 			w[r] = make_world(SN_SOLVER_TGS, 0.002);
-			id[r] = random_tree(w[r], n, floating, true, true);
+			id[r] = random_tree(w[r], n, floating, true, true, 1.0);
 		}
 		const int dofs = sn_articulation_get_dof_count(w[0], id[0]);
 		long windows = 0, windows_off = 0;
@@ -344,7 +364,7 @@ static void test_snapshot_continues_random_trees(void** state)
 		const bool floating = (seed % 3) == 0;
 		const int n = 3 + below(10);
 		sn_world* world = make_world((seed % 2) == 0 ? SN_SOLVER_TGS : SN_SOLVER_PGS, 0.002);
-		const sn_articulation_id id = random_tree(world, n, floating, (seed % 4) < 2, (seed % 4) == 0);
+		const sn_articulation_id id = random_tree(world, n, floating, (seed % 4) < 2, (seed % 4) == 0, 1.0);
 		for (int step = 0; step < 40; ++step)
 		{
 			assert_sn_ok(sn_world_step(world));

@@ -548,9 +548,14 @@ static void build_dof_rows(const sn_world* world, artic* a, double hw)
 // ---- the hold (TGS; file header, step 3) -------------------------------------------------------------------
 
 // The hold rows: bilateral rows first (one per slot: a later row on the same slot has the same Jacobian
-// up to sign), then the held limits on slots no bilateral row holds. The bilateral part is the same in
-// every active-set pass, so its factor is kept (*bilateral: its size). dx (zero before the first window)
-// marks the slots taken.
+// up to sign), then the held limits on slots the bilateral rows do not already fix. A slot is fixed by a
+// one-dof bilateral row on it, or, when it is a mimic row's follower, by that row together with one-dof
+// bilateral rows on all of its other slots: a limit there lies in their span, so it is left out. (The
+// factorisation would drop it too, but it decides by its own pivot relative to the row's K, and the
+// rounding in that pivot grows with the mimic row's K ~ G^2 W: at a gearing of some tens it kept such a
+// limit with a pivot of 1e-5 and an impulse of 1e9.) The bilateral part is the same in every active-set
+// pass, so its factor is kept (*bilateral: its size). dx (zero before the first window) marks the slots
+// fixed, and is cleared again.
 static int hold_gather(artic* a, int* bilateral)
 {
 	artic_rows* rs = &a->rows;
@@ -574,6 +579,20 @@ static int hold_gather(artic* a, int* bilateral)
 		rs->hold_rows[m++] = i;
 	}
 	*bilateral = m;
+	// Followers fixed by their mimic row (one-dof rows precede mimic rows: their marks are all in).
+	for (int i = 0; i < m; ++i)
+	{
+		const artic_row* ar = rs->rows + rs->hold_rows[i];
+		bool fixed = ar->kind == ARTIC_ROW_MIMIC;
+		for (int t = 1; fixed && t < ar->mcount; ++t)
+		{
+			fixed = rs->dx[ar->mslot[t]] == 1.0;
+		}
+		if (fixed)
+		{
+			rs->dx[ar->mslot[0]] = 2.0;
+		}
+	}
 	for (int i = 0; i < rs->count; ++i)
 	{
 		const artic_row* ar = rs->rows + i;
@@ -583,13 +602,9 @@ static int hold_gather(artic* a, int* bilateral)
 			rs->dx[ar->slot] = 1.0;
 		}
 	}
-	for (int i = 0; i < m; ++i)
+	for (int s = 0; s < rs->k; ++s)
 	{
-		const artic_row* ar = rs->rows + rs->hold_rows[i];
-		if (ar->kind != ARTIC_ROW_MIMIC)
-		{
-			rs->dx[ar->slot] = 0.0;
-		}
+		rs->dx[s] = 0.0;
 	}
 	return m;
 }
@@ -659,11 +674,10 @@ static void hold_solve(const sn_world* world, artic* a, int m, int from)
 // (which no row holds) its Schur complement M_dd - M_db M_bb^-1 M_bd, the impulse on the dofs alone that
 // changes their speeds by x while the tree keeps its momentum. artic_mass_times applies it in one O(n)
 // pass. So P = J^-T W^-1 J^-1 b costs two O(k) substitutions and that pass, where the factorisation
-// costs O(k^3) (k = 42 on a NAO with a drive on every leader and 17 mimic followers). A held limit on a
-// follower's slot lies in the span of the rows before it (its mimic row and the leaders' bilateral rows):
-// the factorisation drops it (P = 0), and so does this. The two agree to rounding. Any other set of rows
-// takes the factorisation. False (nothing written but x) if the rows are not so structured or a floating
-// base's inertia is singular.
+// costs O(k^3) (k = 42 on a NAO with a drive on every leader and 17 mimic followers). (A held limit on a
+// follower's slot would lie in the span of its mimic row and the leaders' rows: hold_gather leaves it
+// out.) The two agree to rounding. Any other set of rows takes the factorisation. False (nothing written
+// but x) if the rows are not so structured or a floating base's inertia is singular.
 enum
 {
 	PIVOT_BILATERAL = 1, // a drive or friction row's slot
@@ -681,10 +695,6 @@ static bool hold_pivots(const artic* a, int m)
 		const artic_row* ar = rs->rows + rs->hold_rows[i];
 		const bool mimic = ar->kind == ARTIC_ROW_MIMIC;
 		const int s = mimic ? ar->mslot[0] : ar->slot;
-		if (unilateral(ar) && mark[s] == PIVOT_FOLLOWER)
-		{
-			continue; // dropped
-		}
 		if (mark[s] != 0.0 || a->links[a->dof_link[rs->act_dof[s]]].dof_count != 1 || (mimic && ar->mgear[0] != 1.0))
 		{
 			return false;
@@ -703,14 +713,14 @@ static bool hold_pivots(const artic* a, int m)
 			}
 		}
 	}
-	return pivots == rs->k;
+	return pivots == rs->k && pivots == m;
 }
 
 static bool hold_structured(artic* a, int m, double h)
 {
 	artic_rows* rs = &a->rows;
 	const int k = rs->k;
-	if (rs->kd != k || k != a->dof_count || m < k)
+	if (rs->kd != k || k != a->dof_count || m != k)
 	{
 		return false;
 	}
@@ -725,7 +735,7 @@ static bool hold_structured(artic* a, int m, double h)
 		for (int i = 0; i < m; ++i)
 		{
 			const artic_row* ar = rs->rows + rs->hold_rows[i];
-			if (ar->kind != ARTIC_ROW_MIMIC && mark[ar->slot] != PIVOT_FOLLOWER)
+			if (ar->kind != ARTIC_ROW_MIMIC)
 			{
 				sv[ar->slot] = ar->sign * x[i]; // sign is +-1: its own reciprocal
 			}
@@ -774,7 +784,7 @@ static bool hold_structured(artic* a, int m, double h)
 			const artic_row* ar = rs->rows + rs->hold_rows[i];
 			if (ar->kind != ARTIC_ROW_MIMIC)
 			{
-				x[i] = mark[ar->slot] == PIVOT_FOLLOWER ? 0.0 : ar->sign * g[ar->slot];
+				x[i] = ar->sign * g[ar->slot];
 			}
 		}
 	}
