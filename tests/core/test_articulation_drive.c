@@ -348,6 +348,23 @@ static void test_stiff_arm(void** state)
 
 // ---- every dof driven: the drive path against the general rows ------------------------------------------
 
+// The first five links of the driven trees below, and the base: two subtrees of the base, a hinge about
+// another axis and a slider in the first.
+static const sn_mat33 tree_inertia = { { 0.01, 0, 0 }, { 0, 0.02, 0 }, { 0, 0, 0.015 } };
+
+static void tree_links(sn_link_def* links)
+{
+	const sn_mat33 inertia = tree_inertia;
+	links[0] = sn_default_link_def();
+	links[1] = hinge_link(0, sn_v3(0, 0, 0), 1.5, 0.3, inertia);
+	links[2] = hinge_link(1, sn_v3(0.6, 0, 0), 1.0, 0.25, inertia);
+	links[2].parent_frame.q = quat_x_to_y(); // about link 1's z
+	links[2].child_frame.q = quat_x_to_y();
+	links[3] = hinge_link(2, sn_v3(0.5, 0, 0), 0.7, 0.2, inertia);
+	links[3].joint_type = SN_LINK_JOINT_PRISMATIC;
+	links[4] = hinge_link(0, sn_v3(0, 0.3, 0), 1.2, 0.4, inertia);
+}
+
 // A tree on a fixed base with a drive on every dof (two subtrees; revolute joints about y and z, a
 // slider), under gravity, targets away from the start. `friction` on the last joint gives that dof a
 // friction row too, which sends the solve to the general rows (W and the drive block, artic/solve.c);
@@ -356,15 +373,8 @@ static sn_articulation_id driven_tree(sn_world* world, bool floating, double kp,
 									  double max_velocity, double friction)
 {
 	sn_link_def links[6];
-	links[0] = sn_default_link_def();
-	const sn_mat33 inertia = sn_mat33_diag(0.01, 0.02, 0.015);
-	links[1] = hinge_link(0, sn_v3(0, 0, 0), 1.5, 0.3, inertia);
-	links[2] = hinge_link(1, sn_v3(0.6, 0, 0), 1.0, 0.25, inertia);
-	links[2].parent_frame.q = quat_x_to_y(); // about link 1's z
-	links[2].child_frame.q = quat_x_to_y();
-	links[3] = hinge_link(2, sn_v3(0.5, 0, 0), 0.7, 0.2, inertia);
-	links[3].joint_type = SN_LINK_JOINT_PRISMATIC;
-	links[4] = hinge_link(0, sn_v3(0, 0.3, 0), 1.2, 0.4, inertia);
+	tree_links(links);
+	const sn_mat33 inertia = tree_inertia;
 	links[5] = hinge_link(4, sn_v3(0.8, 0, 0), 0.9, 0.3, inertia);
 	for (int i = 1; i < 6; ++i)
 	{
@@ -514,15 +524,8 @@ static void test_drive_path_matches_rows(void** state)
 static sn_articulation_id mimic_tree(sn_world* world, bool floating, double kp, double kd)
 {
 	sn_link_def links[8];
-	links[0] = sn_default_link_def();
-	const sn_mat33 inertia = sn_mat33_diag(0.01, 0.02, 0.015);
-	links[1] = hinge_link(0, sn_v3(0, 0, 0), 1.5, 0.3, inertia);
-	links[2] = hinge_link(1, sn_v3(0.6, 0, 0), 1.0, 0.25, inertia);
-	links[2].parent_frame.q = quat_x_to_y(); // about link 1's z
-	links[2].child_frame.q = quat_x_to_y();
-	links[3] = hinge_link(2, sn_v3(0.5, 0, 0), 0.7, 0.2, inertia);
-	links[3].joint_type = SN_LINK_JOINT_PRISMATIC;
-	links[4] = hinge_link(0, sn_v3(0, 0.3, 0), 1.2, 0.4, inertia);
+	tree_links(links);
+	const sn_mat33 inertia = tree_inertia;
 	links[5] = hinge_link(4, sn_v3(0.8, 0, 0), 0.9, 0.3, inertia); // starts outside its limit
 	links[5].limit[0] = (sn_limit){ .enabled = true, .lower = -0.2, .upper = 0.2 };
 	links[5].initial_position[0] = 0.45;

@@ -222,18 +222,26 @@ static void test_response_matches_impulse_pass(void** state)
 	assert_true(interleaved > 10);
 }
 
-static void test_structured_hold_on_random_trees(void** state)
+// What a shortcut counts in the solver stats when it is taken.
+static long count_structured_holds(sn_solver_stats st)
 {
-	(void)state;
-	// Random trees under PD control (a drive on most dofs but the mimic followers, limits within reach on
-	// some, and some joints held by a limit alone; followers with limits; mimic joints of two and three
-	// dofs, with gearings up to 5 on every fourth tree), stepped in TGS twice: with the hold's structured
-	// route (artic/solve.c, hold_structured) and with the factorisation alone. The route must take the trees whose rows pivot one to one on the dofs
-	// (one-dof joints, followers whose leaders are driven) and leave the others (spherical joints, a
-	// follower of a follower's leader...) to the factorisation; either way the two worlds agree to
-	// rounding. Tolerance: 1e-9 rad, as for the drive tests (gains up to 100 N*m/rad, 1e2 amplification of
-	// rounding at most).
-	int structured_trees = 0, trees = 0;
+	return st.artic_structured_holds;
+}
+
+static long count_drive_path_windows(sn_solver_stats st)
+{
+	return st.artic_drive_path_windows;
+}
+
+// 120 random trees under PD control (random_tree's driven mode), each stepped 100 times in TGS in two
+// worlds: with an exact shortcut of artic/solve.c switched on and off. Their joint positions, and their
+// speeds times the 0.002 s step, agree within 1e-9 (the drive tests' bound: gains up to 100 N*m/rad amplify
+// rounding 1e2 at most). The shortcut must be taken on some trees, never with the switch off, and not on all
+// trees. gear: the mimic gearing scale of every fourth tree.
+static void compare_routes(bool* shortcut, long (*taken)(sn_solver_stats), bool drives_only, double gear,
+						   const char* name)
+{
+	int taken_trees = 0, trees = 0;
 	double worst = 0.0;
 	for (int seed = 1; seed <= 120; ++seed)
 	{
@@ -246,107 +254,67 @@ static void test_structured_hold_on_random_trees(void** state)
 			rng_state = (uint64_t)seed * 0x9E3779B97F4A7C15ULL;
 			n = 3 + below(10);
 			w[r] = make_world(SN_SOLVER_TGS, 0.002);
-			id[r] = random_tree(w[r], n, floating, true, false, (seed % 4) == 0 ? 5.0 : 1.0);
+			id[r] = random_tree(w[r], n, floating, true, drives_only, (seed % 4) == 0 ? gear : 1.0);
 		}
 		const int dofs = sn_articulation_get_dof_count(w[0], id[0]);
-		long structured = 0;
+		long on = 0, off = 0;
 		double diff = 0.0;
 		for (int step = 0; step < 100; ++step)
 		{
-			artic_structured_hold = true;
+			*shortcut = true;
 			assert_sn_ok(sn_world_step(w[0]));
-			structured += sn_world_get_solver_stats(w[0]).artic_structured_holds;
-			artic_structured_hold = false;
+			on += taken(sn_world_get_solver_stats(w[0]));
+			*shortcut = false;
 			assert_sn_ok(sn_world_step(w[1]));
-			artic_structured_hold = true;
+			off += taken(sn_world_get_solver_stats(w[1]));
+			*shortcut = true;
 			for (int d = 0; d < dofs; ++d)
 			{
 				diff = fmax(diff,
 							fabs(sn_articulation_get_joint_position(w[0], id[0], d) -
 								 sn_articulation_get_joint_position(w[1], id[1], d)));
-				// Speeds (rad/s or m/s) held to the same bound times the step, 0.002 s.
 				diff = fmax(diff,
 							0.002 *
 								fabs(sn_articulation_get_joint_velocity(w[0], id[0], d) -
 									 sn_articulation_get_joint_velocity(w[1], id[1], d)));
 			}
 		}
+		assert_int_equal(off, 0);
 		trees += 1;
-		structured_trees += structured > 0 ? 1 : 0;
+		taken_trees += on > 0 ? 1 : 0;
 		worst = fmax(worst, diff);
 		if (!(diff <= 1e-9))
 		{
-			print_message("seed %d: %d links, %d dofs, %s base: the routes differ by %.3e rad\n", seed, n, dofs,
-						  floating ? "floating" : "fixed", diff);
+			print_message("seed %d: %d links, %d dofs, %s base: with and without the %s, %.3e apart\n", seed, n, dofs,
+						  floating ? "floating" : "fixed", name, diff);
 		}
-		assert_below(diff, 1e-9, "the structured hold agrees with the factorisation");
+		assert_below(diff, 1e-9, "the shortcut agrees with the route it replaces");
 		sn_world_destroy(w[0]);
 		sn_world_destroy(w[1]);
 	}
-	print_message("%d random driven trees, %d took the structured hold; worst difference %.2e rad\n", trees,
-				  structured_trees, worst);
-	assert_true(structured_trees > 20);
-	assert_true(structured_trees < trees);
+	print_message("%d random trees, %d took the %s; worst difference %.2e\n", trees, taken_trees, name, worst);
+	assert_true(taken_trees > 20);
+	assert_true(taken_trees < trees);
+}
+
+static void test_structured_hold_on_random_trees(void** state)
+{
+	(void)state;
+	// A drive on most dofs but the mimic followers, limits within reach on some, some joints held by a
+	// limit alone, followers with limits; mimic joints of two and three dofs, with gearings up to 5 on every
+	// fourth tree. The hold's structured route (artic/solve.c, hold_structured) must take the trees whose
+	// rows pivot one to one on the dofs and leave the others (spherical joints, a leader without a
+	// bilateral row...) to the factorisation; either way the worlds agree.
+	compare_routes(&artic_structured_hold, count_structured_holds, false, 5.0, "structured hold");
 }
 
 static void test_drive_path_on_random_trees(void** state)
 {
 	(void)state;
-	// Random trees with a PD drive on every dof and nothing else, stepped in TGS twice: on the drive path
-	// (artic/solve.c: one pass of M + A per window) and on the general rows (W and the drive block). Trees
-	// with a spherical joint are not for the path and take the rows in both. The two agree to rounding:
-	// 1e-9 rad, as for the drive tests.
-	int path_trees = 0, trees = 0;
-	double worst = 0.0;
-	for (int seed = 1; seed <= 120; ++seed)
-	{
-		const bool floating = (seed % 3) == 0;
-		sn_world* w[2];
-		sn_articulation_id id[2];
-		int n = 0;
-		for (int r = 0; r < 2; ++r)
-		{
-			rng_state = (uint64_t)seed * 0x9E3779B97F4A7C15ULL;
-			n = 3 + below(10);
-			w[r] = make_world(SN_SOLVER_TGS, 0.002);
-			id[r] = random_tree(w[r], n, floating, true, true, 1.0);
-		}
-		const int dofs = sn_articulation_get_dof_count(w[0], id[0]);
-		long windows = 0, windows_off = 0;
-		double diff = 0.0;
-		for (int step = 0; step < 100; ++step)
-		{
-			artic_drive_path = true;
-			assert_sn_ok(sn_world_step(w[0]));
-			windows += sn_world_get_solver_stats(w[0]).artic_drive_path_windows;
-			artic_drive_path = false;
-			assert_sn_ok(sn_world_step(w[1]));
-			windows_off += sn_world_get_solver_stats(w[1]).artic_drive_path_windows;
-			artic_drive_path = true;
-			for (int d = 0; d < dofs; ++d)
-			{
-				diff = fmax(diff,
-							fabs(sn_articulation_get_joint_position(w[0], id[0], d) -
-								 sn_articulation_get_joint_position(w[1], id[1], d)));
-			}
-		}
-		assert_int_equal(windows_off, 0);
-		trees += 1;
-		path_trees += windows > 0 ? 1 : 0;
-		worst = fmax(worst, diff);
-		if (!(diff <= 1e-9))
-		{
-			print_message("seed %d: %d links, %d dofs, %s base: the drive path and the rows differ by %.3e rad\n", seed,
-						  n, dofs, floating ? "floating" : "fixed", diff);
-		}
-		assert_below(diff, 1e-9, "the drive path agrees with the general rows");
-		sn_world_destroy(w[0]);
-		sn_world_destroy(w[1]);
-	}
-	print_message("%d random trees with drives alone, %d took the drive path; worst difference %.2e rad\n", trees,
-				  path_trees, worst);
-	assert_true(path_trees > 20);
-	assert_true(path_trees < trees);
+	// A PD drive on every dof and nothing else: the drive path (one pass of M + A per window) against the
+	// general rows (W and the drive block). Trees with a spherical joint are not for the path and take the
+	// rows in both worlds.
+	compare_routes(&artic_drive_path, count_drive_path_windows, true, 1.0, "drive path");
 }
 
 static void test_snapshot_continues_random_trees(void** state)
