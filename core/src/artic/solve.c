@@ -38,6 +38,13 @@
 //      stays an implicit Euler step of its springs, stable at any gain. Rows whose Jacobians are
 //      dependent (a drive and a friction row on one dof, a mimic over driven dofs) are dropped from the
 //      system by the factorisation, and P_hold is clamped to each row's bounds over the step.
+//      An impact (a limit whose speed before the kick already carries it past its floor) is not the
+//      kick's: n steps of tau/n would stop it in the first, with the springs soft at that scale. When the
+//      rows include springs, hold_impact stops it first, with the rigid mimic rows and without the
+//      springs, and the hold then holds only the kick (a limit at its floor, or at its speed before the
+//      kick if that could not be stopped). Held rigid in an impact, a drive took its impulse and handed
+//      it back as speed window by window; through a mimic row of large gearing that fed the next step's
+//      impact, and the world diverged.
 //   4. Warm start (Catto's sequential impulses): rigid rows (limits, friction, rigid mimic rows) carry
 //      the part of last step's force that the hold does not explain, F_warm = (P_total - P_hold) / h,
 //      scaled by the world's warm_start, and each window applies its share F_warm rho at its start, as
@@ -803,16 +810,29 @@ static double hold_floor(const artic_row* ar, double h)
 	return ar->c0 > 0.0 ? -ar->c0 / h : 0.0;
 }
 
+// What the kick's hold holds a limit at: its floor; or, after hold_impact (split), its speed before the
+// kick when that is lower (an impact hold_impact could not stop): the hold then holds only the kick.
+static double hold_target(const sn_world* world, const artic* a, const artic_row* ar, double h, bool split)
+{
+	const double least = hold_floor(ar, h);
+	if (!split)
+	{
+		return least;
+	}
+	const double before = jacobian_dot(world, a, ar, a->rows.pp);
+	return before < least ? before : least;
+}
+
 // The hold's right-hand side (J W J^T) P = rhs for a row, with qd (the speeds before the kick) in pp.
-// Bilateral rows hold the kick: J (kick + W J^T P) = 0. Unilateral ones are held at their floor:
-// J (qd* + W J^T P) = floor, as an inelastic contact would be (and only while they push, see below).
-static double hold_rhs(const sn_world* world, const artic* a, const artic_row* ar, double h)
+// Bilateral rows hold the kick: J (kick + W J^T P) = 0. Unilateral ones are held at hold_target (their
+// floor): J (qd* + W J^T P) = floor, as an inelastic contact would be (and only while they push, see below).
+static double hold_rhs(const sn_world* world, const artic* a, const artic_row* ar, double h, bool split)
 {
 	const artic_rows* rs = &a->rows;
 	double now = jacobian_dot(world, a, ar, rs->v);
 	if (unilateral(ar))
 	{
-		return hold_floor(ar, h) - now;
+		return hold_target(world, a, ar, h, split) - now;
 	}
 	return jacobian_dot(world, a, ar, rs->pp) - now;
 }
@@ -833,6 +853,122 @@ enum
 // than held: resting contacts whose speed is rounding noise would otherwise flip in and out of the set.
 #define HOLD_SLACK 1e-9
 
+// Impacts, before the kick is held: limits whose speed before the kick already carries them past their
+// floor are stopped as inelastic contacts, together with the rigid mimic rows (which carry an impact on to
+// their other dofs) and without the springs (drives, soft mimic rows) and friction, which an impact in n
+// steps of tau/n would find soft at the window's scale. Holding the impact with the drives rigid, as the
+// kick's hold does, would load it onto them, and each window would then hand a drive's share back as
+// speed: through a mimic row of large gearing onto a limit this fed the next step's impact, and the
+// world diverged (gearings of 10 and more: test_mimic_impact_does_not_load_drives). The impulse P_A solves
+//   (J W J^T) P_A = floor - J qd   (limits),   0   (rigid mimic rows: the impact moves the mimic along)
+// over those rows, with active-set passes as the hold's (a limit that would pull is released, then what
+// is left is clamped); it is applied to the speeds before and after the kick alike, and becomes part of
+// each row's hold (its windows' shares and no part of the warm start).
+static bool hold_impact(const sn_world* world, artic* a, double h)
+{
+	artic_rows* rs = &a->rows;
+	bool springs = false, any = false;
+	for (int i = 0; i < rs->count; ++i)
+	{
+		artic_row* ar = rs->rows + i;
+		springs = springs || ar->kind == ARTIC_ROW_DRIVE || (ar->soft && !unilateral(ar));
+		ar->held = unilateral(ar) && jacobian_dot(world, a, ar, rs->pp) < hold_floor(ar, h) - HOLD_SLACK;
+		any = any || ar->held;
+	}
+	if (!springs || !any)
+	{
+		return false;
+	}
+	int m = 0;
+	for (int pass = 0; pass < HOLD_PASSES + 1; ++pass)
+	{
+		m = 0;
+		for (int i = 0; i < rs->count; ++i)
+		{
+			const artic_row* ar = rs->rows + i;
+			if (ar->kind == ARTIC_ROW_MIMIC && !ar->soft)
+			{
+				rs->hold_rows[m] = i;
+				rs->hold_x[m++] = 0.0;
+			}
+		}
+		for (int i = 0; i < rs->count; ++i)
+		{
+			const artic_row* ar = rs->rows + i;
+			if (ar->held && rs->dx[ar->slot] == 0.0)
+			{
+				rs->dx[ar->slot] = 1.0;
+				rs->hold_rows[m] = i;
+				rs->hold_x[m++] = hold_floor(ar, h) - jacobian_dot(world, a, ar, rs->pp);
+			}
+		}
+		for (int s = 0; s < rs->k; ++s)
+		{
+			rs->dx[s] = 0.0; // the marks of one limit per slot (dx is zero before the first window)
+		}
+		hold_solve(world, a, m, 0);
+		bool changed = false;
+		for (int i = 0; i < m; ++i)
+		{
+			artic_row* ar = rs->rows + rs->hold_rows[i];
+			if (unilateral(ar) && rs->hold_x[i] < 0.0)
+			{
+				ar->held = false;
+				changed = true;
+			}
+		}
+		// A limit that the impact's impulses would carry past its floor joins it.
+		for (int r = 0; r < rs->count && !changed; ++r)
+		{
+			artic_row* ar = rs->rows + r;
+			if (ar->held || !unilateral(ar))
+			{
+				continue;
+			}
+			double jv = jacobian_dot(world, a, ar, rs->pp);
+			for (int i = 0; i < m; ++i)
+			{
+				jv += jacobian_coupling(world, a, ar, rs->rows + rs->hold_rows[i]) * rs->hold_x[i];
+			}
+			if (jv < hold_floor(ar, h) - HOLD_SLACK)
+			{
+				ar->held = true;
+				changed = true;
+			}
+		}
+		if (!changed)
+		{
+			break;
+		}
+	}
+	// Applied to the speeds after the kick (v) and before it (pp) alike: vp, zero until the windows,
+	// keeps v's old values meanwhile.
+	for (int s = 0; s < rs->k; ++s)
+	{
+		rs->vp[s] = rs->v[s];
+	}
+	for (int i = 0; i < m; ++i)
+	{
+		artic_row* ar = rs->rows + rs->hold_rows[i];
+		double lo, hi;
+		row_bounds(ar, h, &lo, &hi);
+		double p = rs->hold_x[i];
+		p = p < lo ? lo : (p > hi ? hi : p);
+		if (p != 0.0)
+		{
+			ar->hold = p;
+			ar->total = p;
+			jacobian_apply(world, a, ar, p, rs->v, rs->p);
+		}
+	}
+	for (int s = 0; s < rs->k; ++s)
+	{
+		rs->pp[s] += rs->v[s] - rs->vp[s];
+		rs->vp[s] = 0.0;
+	}
+	return true;
+}
+
 static void hold_kick(const sn_world* world, artic* a, double h)
 {
 	artic_rows* rs = &a->rows;
@@ -844,10 +980,12 @@ static void hold_kick(const sn_world* world, artic* a, double h)
 	{
 		base_slots_set(rs, a->base_v_start, rs->pp);
 	}
+	const bool split = hold_impact(world, a, h);
 	for (int i = 0; i < rs->count; ++i)
 	{
 		artic_row* ar = rs->rows + i;
-		ar->held = !unilateral(ar) || jacobian_dot(world, a, ar, rs->v) < hold_floor(ar, h) - HOLD_SLACK;
+		ar->held =
+			!unilateral(ar) || jacobian_dot(world, a, ar, rs->v) < hold_target(world, a, ar, h, split) - HOLD_SLACK;
 	}
 	int m = 0, bilateral = 0, factored = 0; // factored: rows of the factor the last pass left in hold_l
 	for (int pass = 0; pass < HOLD_PASSES; ++pass)
@@ -855,7 +993,7 @@ static void hold_kick(const sn_world* world, artic* a, double h)
 		m = hold_gather(a, &bilateral);
 		for (int i = 0; i < m; ++i)
 		{
-			rs->hold_x[i] = hold_rhs(world, a, rs->rows + rs->hold_rows[i], h);
+			rs->hold_x[i] = hold_rhs(world, a, rs->rows + rs->hold_rows[i], h, split);
 		}
 		if (artic_structured_hold && hold_structured(a, m, h))
 		{
@@ -888,7 +1026,7 @@ static void hold_kick(const sn_world* world, artic* a, double h)
 			{
 				jv += jacobian_coupling(world, a, ar, rs->rows + rs->hold_rows[i]) * rs->hold_x[i];
 			}
-			if (jv < hold_floor(ar, h) - HOLD_SLACK)
+			if (jv < hold_target(world, a, ar, h, split) - HOLD_SLACK)
 			{
 				ar->held = true;
 				changed = true;
@@ -908,13 +1046,13 @@ static void hold_kick(const sn_world* world, artic* a, double h)
 		artic_row* ar = rs->rows + rs->hold_rows[i];
 		double lo, hi;
 		row_bounds(ar, h, &lo, &hi);
-		double p = rs->hold_x[i];
+		double p = ar->hold + rs->hold_x[i]; // with the impact's part (hold_impact)
 		p = p < lo ? lo : (p > hi ? hi : p);
-		if (p != 0.0)
+		if (p != ar->hold)
 		{
+			jacobian_apply(world, a, ar, p - ar->hold, rs->v, rs->p);
 			ar->hold = p;
 			ar->total = p;
-			jacobian_apply(world, a, ar, p, rs->v, rs->p);
 		}
 	}
 }
@@ -1261,12 +1399,13 @@ static inline void correct_row(const sn_world* world, artic* a, artic_row* ar, d
 	}
 	if (fabs(c) <= 1e-12)
 	{
-		// An error at rounding level (a rigid row held exactly leaves 1e-17 here) needs no correction: the
-		// row's pseudo impulse is withdrawn rather than kept chasing it.
+		// An error at rounding level (a rigid row held exactly leaves 1e-17 here) needs no correction. A row
+		// that carries a pseudo impulse keeps its coordinate still (target 0) under the other rows' pseudo
+		// speeds, which is where the target -beta c tends as c does: withdrawing the impulse instead (as
+		// once) jumped at the band's edge, and let the others' corrections undo the row in the next window.
 		if (ar->push != 0.0)
 		{
-			jacobian_apply(world, a, ar, -ar->push, a->rows.vp, a->rows.pp);
-			ar->push = 0.0;
+			push_row(world, a, ar, 0.0, hw);
 		}
 		return;
 	}
