@@ -853,17 +853,76 @@ enum
 // than held: resting contacts whose speed is rounding noise would otherwise flip in and out of the set.
 #define HOLD_SLACK 1e-9
 
+// The rigid mimic rows an impact moves: those that share a dof with a held limit or with another such
+// row (the limits' components of the graph of rigid mimic rows over the slots). Their indices go to
+// hold_rows with a zero right-hand side; returns their count. dx marks the slots reached, and is cleared.
+static int hold_impact_mimics(artic* a)
+{
+	artic_rows* rs = &a->rows;
+	for (int i = 0; i < rs->count; ++i)
+	{
+		const artic_row* ar = rs->rows + i;
+		if (ar->held && unilateral(ar))
+		{
+			rs->dx[ar->slot] = 1.0;
+		}
+	}
+	int m = 0;
+	for (bool grew = true; grew;)
+	{
+		grew = false;
+		for (int i = 0; i < rs->count; ++i)
+		{
+			artic_row* ar = rs->rows + i;
+			if (ar->kind != ARTIC_ROW_MIMIC || ar->soft || ar->held)
+			{
+				continue; // a mimic row's held flag marks it taken here (the hold sets it again)
+			}
+			bool touches = false;
+			for (int t = 0; t < ar->mcount && !touches; ++t)
+			{
+				touches = rs->dx[ar->mslot[t]] != 0.0;
+			}
+			if (touches)
+			{
+				for (int t = 0; t < ar->mcount; ++t)
+				{
+					rs->dx[ar->mslot[t]] = 1.0;
+				}
+				ar->held = true;
+				rs->hold_rows[m] = i;
+				rs->hold_x[m++] = 0.0;
+				grew = true;
+			}
+		}
+	}
+	for (int i = 0; i < m; ++i)
+	{
+		rs->rows[rs->hold_rows[i]].held = false;
+	}
+	for (int s = 0; s < rs->k; ++s)
+	{
+		rs->dx[s] = 0.0;
+	}
+	return m;
+}
+
 // Impacts, before the kick is held: limits whose speed before the kick already carries them past their
-// floor are stopped as inelastic contacts, together with the rigid mimic rows (which carry an impact on to
-// their other dofs) and without the springs (drives, soft mimic rows) and friction, which an impact in n
-// steps of tau/n would find soft at the window's scale. Holding the impact with the drives rigid, as the
-// kick's hold does, would load it onto them, and each window would then hand a drive's share back as
-// speed: through a mimic row of large gearing onto a limit this fed the next step's impact, and the
-// world diverged (gearings of 10 and more: test_mimic_impact_does_not_load_drives). The impulse P_A solves
-//   (J W J^T) P_A = floor - J qd   (limits),   0   (rigid mimic rows: the impact moves the mimic along)
-// over those rows, with active-set passes as the hold's (a limit that would pull is released, then what
-// is left is clamped); it is applied to the speeds before and after the kick alike, and becomes part of
-// each row's hold (its windows' shares and no part of the warm start).
+// floor are stopped as inelastic contacts, together with the rigid mimic rows that link their dofs to
+// others (hold_impact_mimics: they carry the impact on, rigidly), and without the springs (drives, soft
+// mimic rows and soft limits) and friction, which an impact in n steps of tau/n would find soft at the
+// window's scale. Holding the impact with the drives rigid, as the kick's hold does, would load it onto
+// them, and each window would then hand a drive's share back as speed: through a mimic row of large
+// gearing onto a limit this fed the next step's impact, and the world diverged (gearings of 10 and more:
+// test_mimic_impact_does_not_load_drives). Rigid mimic rows that share no dof with the impact (directly
+// or through such rows) are left to the windows, which correct what the tree's inertia passes on to
+// them: a factor over all of them every step cost the PR2 a further 1.4%. The impulse P_A solves
+//   (J W J^T) P_A = floor - J qd   (limits),   0   (those mimic rows: the impact moves them along)
+// over those rows, with active-set passes as the hold's (a limit that would pull is released, one that
+// the impulses would carry past its floor joins, then what is left is clamped); a follower's limit whose
+// leaders all have one lies in their span and is left out, as hold_gather does. P_A is applied to the
+// speeds before and after the kick alike, and becomes part of each row's hold (its windows' shares, and
+// no part of the warm start).
 static bool hold_impact(const sn_world* world, artic* a, double h)
 {
 	artic_rows* rs = &a->rows;
@@ -872,7 +931,7 @@ static bool hold_impact(const sn_world* world, artic* a, double h)
 	{
 		artic_row* ar = rs->rows + i;
 		springs = springs || ar->kind == ARTIC_ROW_DRIVE || (ar->soft && !unilateral(ar));
-		ar->held = unilateral(ar) && jacobian_dot(world, a, ar, rs->pp) < hold_floor(ar, h) - HOLD_SLACK;
+		ar->held = unilateral(ar) && !ar->soft && jacobian_dot(world, a, ar, rs->pp) < hold_floor(ar, h) - HOLD_SLACK;
 		any = any || ar->held;
 	}
 	if (!springs || !any)
@@ -882,29 +941,44 @@ static bool hold_impact(const sn_world* world, artic* a, double h)
 	int m = 0;
 	for (int pass = 0; pass < HOLD_PASSES + 1; ++pass)
 	{
-		m = 0;
+		const int mimics = m = hold_impact_mimics(a);
+		// dx marks (zero before the first window, cleared again): 1 a slot with a held limit, 2 a follower's
+		// slot whose leaders all have one (its limit then lies in the span of theirs and the mimic row's,
+		// and is left out, as hold_gather does), 3 a slot whose limit is taken (one per slot).
 		for (int i = 0; i < rs->count; ++i)
 		{
 			const artic_row* ar = rs->rows + i;
-			if (ar->kind == ARTIC_ROW_MIMIC && !ar->soft)
+			if (ar->held && unilateral(ar))
 			{
-				rs->hold_rows[m] = i;
-				rs->hold_x[m++] = 0.0;
+				rs->dx[ar->slot] = 1.0;
+			}
+		}
+		for (int i = 0; i < mimics; ++i)
+		{
+			const artic_row* ar = rs->rows + rs->hold_rows[i];
+			bool fixed = rs->dx[ar->mslot[0]] == 1.0;
+			for (int t = 1; fixed && t < ar->mcount; ++t)
+			{
+				fixed = rs->dx[ar->mslot[t]] != 0.0;
+			}
+			if (fixed)
+			{
+				rs->dx[ar->mslot[0]] = 2.0;
 			}
 		}
 		for (int i = 0; i < rs->count; ++i)
 		{
 			const artic_row* ar = rs->rows + i;
-			if (ar->held && rs->dx[ar->slot] == 0.0)
+			if (ar->held && rs->dx[ar->slot] == 1.0)
 			{
-				rs->dx[ar->slot] = 1.0;
+				rs->dx[ar->slot] = 3.0;
 				rs->hold_rows[m] = i;
 				rs->hold_x[m++] = hold_floor(ar, h) - jacobian_dot(world, a, ar, rs->pp);
 			}
 		}
 		for (int s = 0; s < rs->k; ++s)
 		{
-			rs->dx[s] = 0.0; // the marks of one limit per slot (dx is zero before the first window)
+			rs->dx[s] = 0.0;
 		}
 		hold_solve(world, a, m, 0);
 		bool changed = false;
@@ -921,7 +995,7 @@ static bool hold_impact(const sn_world* world, artic* a, double h)
 		for (int r = 0; r < rs->count && !changed; ++r)
 		{
 			artic_row* ar = rs->rows + r;
-			if (ar->held || !unilateral(ar))
+			if (ar->held || !unilateral(ar) || ar->soft)
 			{
 				continue;
 			}
@@ -1402,7 +1476,10 @@ static inline void correct_row(const sn_world* world, artic* a, artic_row* ar, d
 		// An error at rounding level (a rigid row held exactly leaves 1e-17 here) needs no correction. A row
 		// that carries a pseudo impulse keeps its coordinate still (target 0) under the other rows' pseudo
 		// speeds, which is where the target -beta c tends as c does: withdrawing the impulse instead (as
-		// once) jumped at the band's edge, and let the others' corrections undo the row in the next window.
+		// once) jumped at the band's edge, and two worlds 1e-14 apart parted by 8.8e-4 rad when they crossed
+		// it in different windows. A row without one is left alone (holding every exact row so would cost
+		// the PR2's free step 16%, its ten mimic rows each window); it takes one as soon as its error
+		// leaves the band, a window later.
 		if (ar->push != 0.0)
 		{
 			push_row(world, a, ar, 0.0, hw);
