@@ -4,9 +4,11 @@
 // sn_articulation_compute_response runs the whole recursion of artic/dynamics.c for one unit impulse and
 // reads one speed. Both are M^-1 at the same state, so they must agree to rounding on any tree: parents in
 // any order (subtrees interleave), revolute, prismatic, spherical and fixed joints, fixed and floating
-// bases, drives, friction, limits and mimic joints making any subset of the dofs active. Then the TGS
-// hold's structured route against the factorisation, and the drive path against the general rows, on
-// random trees under PD control; and a world restored from a snapshot continuing bit for bit.
+// bases, drives, friction, limits and mimic joints making any subset of the dofs active, and on floating
+// bases a contact on one link (its path's dofs active, and the base's six slots, whose rows are checked
+// against the whole recursion's base response). Then the TGS hold's structured route against the
+// factorisation, and the drive path against the general rows, on random trees under PD control; and a
+// world restored from a snapshot continuing bit for bit.
 #include "artic_support.h"
 
 #include "artic/artic.h"
@@ -156,7 +158,7 @@ static sn_articulation_id random_tree(sn_world* world, int n, bool floating, boo
 static void test_response_matches_impulse_pass(void** state)
 {
 	(void)state;
-	int trees = 0, interleaved = 0, entries = 0;
+	int trees = 0, interleaved = 0, entries = 0, based = 0;
 	double worst = 0.0;
 	for (int seed = 1; seed <= 300; ++seed)
 	{
@@ -166,43 +168,88 @@ static void test_response_matches_impulse_pass(void** state)
 		const double dt = 0.002;
 		sn_world* world = make_world(SN_SOLVER_PGS, dt);
 		const sn_articulation_id id = random_tree(world, n, floating, false, false, 1.0);
+		// On a floating tree, a contact on one link (marked by hand below; the shape alone touches nothing)
+		// makes every dof on its path to the root active and adds the base's six slots.
+		const int touching = floating ? 1 + below(n - 1) : 0;
+		if (floating)
+		{
+			sn_shape_def sd = sn_default_shape_def();
+			sd.body = sn_articulation_get_link_body(world, id, touching);
+			sn_shape_id shape;
+			assert_sn_ok(sn_create_shape(world, &sd, &shape));
+		}
 		for (int step = 0; step < 3; ++step)
 		{
 			assert_sn_ok(sn_world_step(world));
 		}
 		// The solve of the next step, begun by hand: its rows and W at this state (PGS: W is always built).
+		artic* a = artic_get(world, id);
+		if (floating)
+		{
+			artic_mark_contact_link(a, touching);
+		}
 		artic_solve_begin(world, dt, false, 1);
-		const artic* a = artic_get(world, id);
-		const int k = a->rows.kd;
-		assert_int_equal(a->rows.k, k); // no contacts: no base slots
+		const int kd = a->rows.kd, k = a->rows.k;
+		assert_int_equal(k, floating ? kd + 6 : kd); // the base's slots with a contact on a floating base
 		if (k == 0)
 		{
 			sn_world_destroy(world);
 			continue;
 		}
 		trees += 1;
+		based += k > kd ? 1 : 0;
 		interleaved += a->rows.interleaved ? 1 : 0;
 		double scale = 0.0, diff = 0.0;
 		// Copy W first: the public call below runs the free motion again over the work arrays.
-		double w[36 * 36];
-		int act[36];
+		double w[42 * 42];
+		int act[42];
 		for (int s = 0; s < k; ++s)
 		{
-			act[s] = a->rows.act_dof[s];
+			act[s] = s < kd ? a->rows.act_dof[s] : -1;
 			for (int t = 0; t < k; ++t)
 			{
 				w[t * k + s] = a->rows.w[t * k + s];
 				scale = fmax(scale, fabs(w[t * k + s]));
 			}
 		}
-		for (int s = 0; s < k; ++s)
+		for (int s = 0; s < kd; ++s)
 		{
-			for (int t = 0; t < k; ++t)
+			for (int t = 0; t < kd; ++t)
 			{
 				double r = 0.0;
 				assert_sn_ok(sn_articulation_compute_response(world, id, act[s], act[t], &r));
 				diff = fmax(diff, fabs(w[t * k + s] - r));
 				entries += 1;
+			}
+			if (k > kd)
+			{
+				// The base's response to dof s's unit impulse (w, then v about the world origin) by the whole
+				// recursion (artic_impulse_response, after the call above has factored this state), against
+				// W's base row and, by symmetry, its base column.
+				for (int d = 0; d < a->dof_count; ++d)
+				{
+					a->dw[d].y[0] = 0.0;
+					a->dw[d].y[1] = 0.0;
+				}
+				a->dw[act[s]].y[0] = 1.0;
+				sv6 base[2];
+				artic_impulse_response(a, base);
+				const double b[6] = { base[0].w.x, base[0].w.y, base[0].w.z, base[0].v.x, base[0].v.y, base[0].v.z };
+				for (int c = 0; c < 6; ++c)
+				{
+					diff = fmax(diff, fabs(w[(kd + c) * k + s] - b[c]));
+					diff = fmax(diff, fabs(w[s * k + kd + c] - b[c]));
+					entries += 2;
+				}
+			}
+		}
+		for (int c = kd; c < k; ++c)
+		{
+			// The base block, IA_0^-1: symmetric, with a positive diagonal.
+			assert_true(w[c * k + c] > 0.0);
+			for (int r = kd; r < k; ++r)
+			{
+				diff = fmax(diff, fabs(w[c * k + r] - w[r * k + c]));
 			}
 		}
 		worst = fmax(worst, diff / scale);
@@ -216,10 +263,12 @@ static void test_response_matches_impulse_pass(void** state)
 		assert_below(diff, 1e-12 * scale, "W is M^-1 over the active dofs");
 		sn_world_destroy(world);
 	}
-	print_message("%d trees with rows (%d with interleaved fixed-base subtrees), %d entries, worst %.2e relative\n",
-				  trees, interleaved, entries, worst);
+	print_message("%d trees with rows (%d with interleaved fixed-base subtrees, %d with base slots), %d entries, "
+				  "worst %.2e relative\n",
+				  trees, interleaved, based, entries, worst);
 	assert_true(trees > 200);
 	assert_true(interleaved > 10);
+	assert_true(based > 80);
 }
 
 // What a shortcut counts in the solver stats when it is taken.
