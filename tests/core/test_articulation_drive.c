@@ -970,6 +970,69 @@ static void test_matched_mimic_limits_meet_at_once(void** state)
 	}
 }
 
+// A driven joint swung into its limit (no gravity): its drive pulls towards 1 rad, past the stop at
+// 0.05 rad, with kp 10 N*m/rad, so it rests pressed against the stop with an effort of kp (1 - 0.05) =
+// 9.5 N*m. The impact is the limit's alone (hold_impact leaves the drives out): the joint stops without
+// rebounding (no speed below -1e-6 rad/s after it, and at rest within 1e-6 rad/s from 0.5 s on), and the
+// drive's effort never exceeds what its spring and damper can give (kp (1 - q) + kd |qd| <= 10.2 N*m
+// here, plus 1%). On a fixed base and on a floating one (a second link as its body), at 1 ms and 1/60 s.
+static void test_driven_joint_stops_at_its_limit(void** state)
+{
+	(void)state;
+	const double dts[] = { 0.001, 1.0 / 60.0 };
+	for (int floating = 0; floating < 2; ++floating)
+	{
+		for (int d = 0; d < 2; ++d)
+		{
+			sn_world* world = make_world(SN_SOLVER_TGS, dts[d]);
+			assert_sn_ok(sn_world_set_gravity(world, sn_v3(0, 0, 0)));
+			sn_link_def links[2];
+			links[0] = sn_default_link_def();
+			links[0].mass = 2.0;
+			links[1] = hinge_link(0, sn_v3(0.1, 0.0, 0.0), 1.0, 0.3, tree_inertia);
+			links[1].initial_velocity[0] = 2.0;
+			links[1].limit[0] = (sn_limit){ .enabled = true, .lower = -1.0, .upper = 0.05 };
+			links[1].drive[0] = sn_default_drive();
+			links[1].drive[0].enabled = true;
+			links[1].drive[0].stiffness = 10.0;
+			links[1].drive[0].damping = 0.1;
+			links[1].drive[0].target_position = 1.0;
+			sn_articulation_def ad = sn_default_articulation_def();
+			ad.fixed_base = floating == 0;
+			sn_articulation_id id;
+			assert_sn_ok(sn_create_articulation(world, &ad, links, 2, &id));
+			const int steps = (int)(1.0 / dts[d] + 0.5);
+			double most_effort = 0.0, rebound = 0.0, late = 0.0;
+			bool stopped = false;
+			for (int step = 0; step < steps; ++step)
+			{
+				assert_sn_ok(sn_world_step(world));
+				const double q = sn_articulation_get_joint_position(world, id, 0);
+				const double qd = sn_articulation_get_joint_velocity(world, id, 0);
+				double effort = 0.0;
+				assert_sn_ok(sn_articulation_get_drive_efforts(world, id, &effort, 1));
+				most_effort = fmax(most_effort, fabs(effort));
+				stopped = stopped || q >= 0.05 - 1e-9;
+				if (stopped)
+				{
+					rebound = fmax(rebound, -qd);
+				}
+				if (step * dts[d] >= 0.5)
+				{
+					late = fmax(late, fabs(qd));
+				}
+			}
+			print_message("%s base, dt %.4g s: most drive effort %.4g N*m, rebound %.2e rad/s, late speed %.2e\n",
+						  floating ? "floating" : "fixed", dts[d], most_effort, rebound, late);
+			assert_true(stopped);
+			assert_below(most_effort, 1.01 * 10.2, "the drive's effort is its spring's and damper's");
+			assert_below(rebound, 1e-6, "an inelastic stop");
+			assert_below(late, 1e-6, "at rest against the stop");
+			sn_world_destroy(world);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -985,6 +1048,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_base_subtrees_stay_apart),
 		cmocka_unit_test(test_mimic_impact_does_not_load_drives),
 		cmocka_unit_test(test_matched_mimic_limits_meet_at_once),
+		cmocka_unit_test(test_driven_joint_stops_at_its_limit),
 		cmocka_unit_test(test_velocity_drive_under_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
