@@ -853,6 +853,46 @@ enum
 // than held: resting contacts whose speed is rounding noise would otherwise flip in and out of the set.
 #define HOLD_SLACK 1e-9
 
+// One active-set update after a solve of the hold's m rows (hold_x): a held limit whose impulse would pull
+// is released; if none is, a limit not held that its speed (before the kick for the impact: pp; after it:
+// v) plus the rows' impulses would carry below its target joins (the impact's target is the floor, and it
+// leaves soft limits out). Returns whether the set changed.
+static bool hold_active_set(const sn_world* world, artic* a, int m, double h, bool impact, bool split)
+{
+	artic_rows* rs = &a->rows;
+	bool changed = false;
+	for (int i = 0; i < m; ++i)
+	{
+		artic_row* ar = rs->rows + rs->hold_rows[i];
+		if (unilateral(ar) && rs->hold_x[i] < 0.0)
+		{
+			ar->held = false;
+			changed = true;
+		}
+	}
+	const double* speed = impact ? rs->pp : rs->v;
+	for (int r = 0; r < rs->count && !changed; ++r)
+	{
+		artic_row* ar = rs->rows + r;
+		if (ar->held || !unilateral(ar) || (impact && ar->soft))
+		{
+			continue;
+		}
+		double jv = jacobian_dot(world, a, ar, speed);
+		for (int i = 0; i < m; ++i)
+		{
+			jv += jacobian_coupling(world, a, ar, rs->rows + rs->hold_rows[i]) * rs->hold_x[i];
+		}
+		const double target = impact ? hold_floor(ar, h) : hold_target(world, a, ar, h, split);
+		if (jv < target - HOLD_SLACK)
+		{
+			ar->held = true;
+			changed = true;
+		}
+	}
+	return changed;
+}
+
 // The rigid mimic rows an impact moves: those that share a dof with a held limit or with another such
 // row (the limits' components of the graph of rigid mimic rows over the slots). Their indices go to
 // hold_rows with a zero right-hand side; returns their count. dx marks the slots reached, and is cleared.
@@ -981,36 +1021,7 @@ static bool hold_impact(const sn_world* world, artic* a, double h)
 			rs->dx[s] = 0.0;
 		}
 		hold_solve(world, a, m, 0);
-		bool changed = false;
-		for (int i = 0; i < m; ++i)
-		{
-			artic_row* ar = rs->rows + rs->hold_rows[i];
-			if (unilateral(ar) && rs->hold_x[i] < 0.0)
-			{
-				ar->held = false;
-				changed = true;
-			}
-		}
-		// A limit that the impact's impulses would carry past its floor joins it.
-		for (int r = 0; r < rs->count && !changed; ++r)
-		{
-			artic_row* ar = rs->rows + r;
-			if (ar->held || !unilateral(ar) || ar->soft)
-			{
-				continue;
-			}
-			double jv = jacobian_dot(world, a, ar, rs->pp);
-			for (int i = 0; i < m; ++i)
-			{
-				jv += jacobian_coupling(world, a, ar, rs->rows + rs->hold_rows[i]) * rs->hold_x[i];
-			}
-			if (jv < hold_floor(ar, h) - HOLD_SLACK)
-			{
-				ar->held = true;
-				changed = true;
-			}
-		}
-		if (!changed)
+		if (!hold_active_set(world, a, m, h, true, false))
 		{
 			break;
 		}
@@ -1078,35 +1089,7 @@ static void hold_kick(const sn_world* world, artic* a, double h)
 			hold_solve(world, a, m, factored >= bilateral ? bilateral : 0);
 			factored = m;
 		}
-		bool changed = false;
-		for (int i = 0; i < m; ++i)
-		{
-			artic_row* ar = rs->rows + rs->hold_rows[i];
-			if (unilateral(ar) && rs->hold_x[i] < 0.0)
-			{
-				ar->held = false;
-				changed = true;
-			}
-		}
-		for (int r = 0; r < rs->count && !changed; ++r)
-		{
-			artic_row* ar = rs->rows + r;
-			if (ar->held || !unilateral(ar))
-			{
-				continue;
-			}
-			double jv = jacobian_dot(world, a, ar, rs->v);
-			for (int i = 0; i < m; ++i)
-			{
-				jv += jacobian_coupling(world, a, ar, rs->rows + rs->hold_rows[i]) * rs->hold_x[i];
-			}
-			if (jv < hold_target(world, a, ar, h, split) - HOLD_SLACK)
-			{
-				ar->held = true;
-				changed = true;
-			}
-		}
-		if (!changed)
+		if (!hold_active_set(world, a, m, h, false, split))
 		{
 			break;
 		}
