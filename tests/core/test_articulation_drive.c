@@ -352,6 +352,30 @@ static void test_stiff_arm(void** state)
 // another axis and a slider in the first.
 static const sn_mat33 tree_inertia = { { 0.01, 0, 0 }, { 0, 0.02, 0 }, { 0, 0, 0.015 } };
 
+// A position drive (target velocity 0) of gains kp and kd towards target.
+static sn_drive position_drive(double kp, double kd, double target)
+{
+	sn_drive d = sn_default_drive();
+	d.enabled = true;
+	d.stiffness = kp;
+	d.damping = kd;
+	d.target_position = target;
+	return d;
+}
+
+// An articulation def with a fixed base, or a floating one that falls and spins.
+static sn_articulation_def tree_def(bool floating)
+{
+	sn_articulation_def ad = sn_default_articulation_def();
+	if (floating)
+	{
+		ad.fixed_base = false;
+		ad.base_angular_velocity = sn_v3(0.3, -0.5, 0.8);
+		ad.base_linear_velocity = sn_v3(0.2, 0.0, 1.0);
+	}
+	return ad;
+}
+
 static void tree_links(sn_link_def* links)
 {
 	const sn_mat33 inertia = tree_inertia;
@@ -388,14 +412,7 @@ static sn_articulation_id driven_tree(sn_world* world, bool floating, double kp,
 		d->max_velocity = max_velocity;
 	}
 	links[5].joint_friction = friction;
-	sn_articulation_def ad = sn_default_articulation_def();
-	if (floating)
-	{
-		// A free tree that falls and spins while its drives hold its shape.
-		ad.fixed_base = false;
-		ad.base_angular_velocity = sn_v3(0.3, -0.5, 0.8);
-		ad.base_linear_velocity = sn_v3(0.2, 0.0, 1.0);
-	}
+	const sn_articulation_def ad = tree_def(floating); // floating: falls and spins while its drives hold its shape
 	sn_articulation_id id;
 	assert_sn_ok(sn_create_articulation(world, &ad, links, 6, &id));
 	return id;
@@ -547,13 +564,7 @@ static sn_articulation_id mimic_tree(sn_world* world, bool floating, double kp, 
 		d->target_position = links[i].joint_type == SN_LINK_JOINT_PRISMATIC ? 0.1 : 0.5 * (i % 2 == 0 ? 1 : -1);
 		d->target_velocity = 0.05 * i;
 	}
-	sn_articulation_def ad = sn_default_articulation_def();
-	if (floating)
-	{
-		ad.fixed_base = false;
-		ad.base_angular_velocity = sn_v3(0.3, -0.5, 0.8);
-		ad.base_linear_velocity = sn_v3(0.2, 0.0, 1.0);
-	}
+	const sn_articulation_def ad = tree_def(floating);
 	sn_articulation_id id;
 	assert_sn_ok(sn_create_articulation(world, &ad, links, 8, &id));
 	sn_mimic_def md = sn_default_mimic_def();
@@ -643,11 +654,7 @@ static sn_articulation_id interleaved_tree(sn_world* world, int which)
 	const double target[5] = { 0.0, -0.6, 0.4, 0.9, -0.3 };
 	for (int i = 1; i < 5; ++i)
 	{
-		all[i].drive[0] = sn_default_drive();
-		all[i].drive[0].enabled = true;
-		all[i].drive[0].stiffness = 400.0;
-		all[i].drive[0].damping = 4.0;
-		all[i].drive[0].target_position = target[i];
+		all[i].drive[0] = position_drive(400.0, 4.0, target[i]);
 		all[i].limit[0] = (sn_limit){ .enabled = true, .lower = -0.5, .upper = 0.5 };
 	}
 	all[2].initial_position[0] = 0.8;
@@ -844,10 +851,7 @@ static void test_mimic_impact_does_not_load_drives(void** state)
 		links[1] = hinge_link(0, sn_v3(0.0, 0.0, 0.0), 1.28, 0.2, tree_inertia); // driven leader, dof 0
 		links[1].initial_position[0] = 0.020;
 		links[1].initial_velocity[0] = -0.055;
-		links[1].drive[0] = sn_default_drive();
-		links[1].drive[0].enabled = true;
-		links[1].drive[0].stiffness = 32.4;
-		links[1].drive[0].damping = 0.96;
+		links[1].drive[0] = position_drive(32.4, 0.96, 0.0);
 		links[2] = hinge_link(0, sn_v3(0.3, 0.0, 0.0), 0.229, 0.15, tree_inertia); // held leader, dof 1
 		links[2].initial_position[0] = 0.036;
 		links[2].initial_velocity[0] = 0.622;
@@ -921,11 +925,7 @@ static void test_matched_mimic_limits_meet_at_once(void** state)
 		links[1].limit[0] = (sn_limit){ .enabled = true, .lower = -0.1, .upper = 0.1 };
 		links[1].initial_position[0] = 0.095;
 		links[1].initial_velocity[0] = 1.0;
-		links[1].drive[0] = sn_default_drive();
-		links[1].drive[0].enabled = true;
-		links[1].drive[0].stiffness = 100.0;
-		links[1].drive[0].damping = 1.0;
-		links[1].drive[0].target_position = 0.1;                                 // holding the leader at its stop
+		links[1].drive[0] = position_drive(100.0, 1.0, 0.1);                     // holding the leader at its stop
 		links[2] = hinge_link(0, sn_v3(0.5, 0.0, 0.0), 0.1, 0.05, tree_inertia); // the follower, dof 1
 		links[2].limit[0] = (sn_limit){ .enabled = true, .lower = -0.1 * g, .upper = 0.1 * g };
 		links[2].initial_position[0] = 0.095 * g;
@@ -992,11 +992,7 @@ static void test_driven_joint_stops_at_its_limit(void** state)
 			links[1] = hinge_link(0, sn_v3(0.1, 0.0, 0.0), 1.0, 0.3, tree_inertia);
 			links[1].initial_velocity[0] = 2.0;
 			links[1].limit[0] = (sn_limit){ .enabled = true, .lower = -1.0, .upper = 0.05 };
-			links[1].drive[0] = sn_default_drive();
-			links[1].drive[0].enabled = true;
-			links[1].drive[0].stiffness = 10.0;
-			links[1].drive[0].damping = 0.1;
-			links[1].drive[0].target_position = 1.0;
+			links[1].drive[0] = position_drive(10.0, 0.1, 1.0);
 			sn_articulation_def ad = sn_default_articulation_def();
 			ad.fixed_base = floating == 0;
 			sn_articulation_id id;
