@@ -471,9 +471,13 @@ static void capacity(const test_server* s, int max_worlds, double seconds, bool 
 			sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
 			m.which_command = sinew_v1_ClientMessage_clone_world_tag;
 			m.command.clone_world.world_id = template;
-			uint64_t id = test_created(c, &m);
-			test_set_mode(c, id, sinew_v1_TimeMode_TIME_REALTIME, 1.0);
-			w.ids[w.count++] = id;
+			w.ids[w.count++] = test_created(c, &m);
+		}
+		// Every world's schedule starts again from now: a world still behind from a larger trial would
+		// otherwise carry its backlog (up to max_catchup_ms) into this one.
+		for (int i = 0; i < w.count; ++i)
+		{
+			test_set_mode(c, w.ids[i], sinew_v1_TimeMode_TIME_REALTIME, 1.0);
 		}
 		test_sleep_ms(500); // settle
 		bool ok = all_realtime(c, &w, n, seconds, &keeping);
