@@ -206,6 +206,7 @@ typedef struct artic_rows
 	int32_t* block_col;                        // [k_capacity] where each block row's column of W starts in w (slot * k)
 	int32_t* block_nz;  // [k_capacity] scratch of a sweep: the W columns of the changes that are not zero
 	double* block_d;    // [k_capacity] and those changes
+	double* block_v;    // [k_capacity] scratch of a sweep: the speeds after the block's changes, by slot
 	double* block_x;    // [k_capacity] right-hand side, then solution
 	double* block_inv;  // [k_capacity] reciprocal pivots of block_l
 	int hold_capacity;  // k_capacity + wj_capacity: rows that may hold the kick (one per dof, the mimic rows)

@@ -1339,28 +1339,31 @@ static bool drive_block(const sn_world* world, artic* a, double hw, double time_
 	for (int i = 0; i < m; ++i)
 	{
 		const artic_row* ar = rs->rows + rs->block_rows[i];
-		double bound = ar->bound * hw;
-		double lambda = ar->acc + rs->block_x[i];
-		if (!(fabs(lambda) <= bound))
+		if (!(fabs(ar->acc + rs->block_x[i]) <= ar->bound * hw))
 		{
 			return false;
-		}
-		if (ar->drive_speed < INFINITY)
-		{
-			// The drive's end speed with every drive's change.
-			double v = rs->v[ar->slot];
-			for (int j = 0; j < m; ++j)
-			{
-				v += rs->w[rs->rows[rs->block_rows[j]].slot * rs->k + ar->slot] * rs->block_x[j];
-			}
-			if ((lambda > 0.0 && v > ar->drive_speed) || (lambda < 0.0 && v < -ar->drive_speed))
-			{
-				return false;
-			}
 		}
 	}
 	if (!rs->block_span)
 	{
+		for (int i = 0; i < m; ++i)
+		{
+			const artic_row* ar = rs->rows + rs->block_rows[i];
+			const double lambda = ar->acc + rs->block_x[i];
+			if (ar->drive_speed < INFINITY)
+			{
+				// The drive's end speed with every drive's change.
+				double v = rs->v[ar->slot];
+				for (int j = 0; j < m; ++j)
+				{
+					v += rs->w[rs->rows[rs->block_rows[j]].slot * rs->k + ar->slot] * rs->block_x[j];
+				}
+				if ((lambda > 0.0 && v > ar->drive_speed) || (lambda < 0.0 && v < -ar->drive_speed))
+				{
+					return false;
+				}
+			}
+		}
 		for (int i = 0; i < m; ++i)
 		{
 			artic_row* ar = rs->rows + rs->block_rows[i];
@@ -1375,11 +1378,12 @@ static bool drive_block(const sn_world* world, artic* a, double hw, double time_
 		return true;
 	}
 	// Every row moves the same slots: the speeds take the rows' changes in row order, as row-by-row
-	// applications would, two slots at a time (a drive row's Jacobian is +e_slot).
+	// applications would, two slots at a time (a drive row's Jacobian is +e_slot), into block_v first:
+	// the drives' speed bounds are checked on those end speeds, and only then do they replace v.
 	const artic_row* first = rs->rows + rs->block_rows[0];
 	const double* x = rs->block_x;
 	const double* w = rs->w;
-	double* v = rs->v;
+	double* v = rs->block_v;
 	// The rows whose change is not zero (a zero change is not applied at all), in row order, two at a time.
 	double* d = rs->block_d;
 	int32_t* col = rs->block_nz;
@@ -1393,6 +1397,7 @@ static bool drive_block(const sn_world* world, artic* a, double hw, double time_
 		}
 	}
 	const int lo = first->lo, hi = first->hi;
+	memcpy(v + lo, rs->v + lo, (size_t)(hi - lo) * sizeof(double));
 	int c = 0;
 	for (; c + 2 <= count; c += 2)
 	{
@@ -1413,6 +1418,16 @@ static bool drive_block(const sn_world* world, artic* a, double hw, double time_
 	{
 		artic_axpy(v, d[c], w + col[c], lo, hi);
 	}
+	for (int i = 0; i < m; ++i)
+	{
+		const artic_row* ar = rs->rows + rs->block_rows[i];
+		const double lambda = ar->acc + x[i], end = v[ar->slot];
+		if ((lambda > 0.0 && end > ar->drive_speed) || (lambda < 0.0 && end < -ar->drive_speed))
+		{
+			return false;
+		}
+	}
+	memcpy(rs->v + lo, v + lo, (size_t)(hi - lo) * sizeof(double));
 	for (int i = 0; i < m; ++i)
 	{
 		artic_row* ar = rs->rows + rs->block_rows[i];

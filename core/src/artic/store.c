@@ -209,6 +209,7 @@ static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int w
 	r->block_col = carve(c, (size_t)k, sizeof(int32_t));
 	r->block_nz = carve(c, (size_t)k, sizeof(int32_t));
 	r->block_d = carve(c, (size_t)k, sizeof(double));
+	r->block_v = carve(c, (size_t)k, sizeof(double));
 	r->block_l = carve(c, (size_t)k * (size_t)k, sizeof(double));
 	r->block_x = carve(c, (size_t)k, sizeof(double));
 	r->block_inv = carve(c, (size_t)k, sizeof(double));
