@@ -2,6 +2,7 @@
 // formulas worked by hand, for both drive types and both solvers; static deflection F / kp at any time
 // step; symmetry; force limits and the effort readout; the very stiff 7-link arm; drives on a ball joint.
 #include "artic_support.h"
+#include "contact_support.h"
 
 #include "artic/artic.h"
 
@@ -1100,17 +1101,7 @@ static void test_driven_joint_stops_at_its_limit_on_the_ground(void** state)
 				late = fmax(late, fabs(qd));
 			}
 		}
-		sn_contact c[8];
-		const int n = sn_body_get_contacts(world, sd.body, c, 8);
-		double lift = 0.0;
-		for (int i = 0; i < n && i < 8; ++i)
-		{
-			const double sign = sn_body_id_equals(c[i].body_b, sd.body) ? 1.0 : -1.0;
-			for (int k = 0; k < c[i].point_count; ++k)
-			{
-				lift += sign * c[i].points[k].force.z;
-			}
-		}
+		const double lift = contact_force_z(world, sd.body);
 		const double base_speed = sn_length(sn_body_get_linear_velocity(world, sd.body));
 		const double weight = (base_mass + 1.0) * g;
 		print_message("%s: most drive effort %.4g N*m, rebound %.2e rad/s, late joint speed %.2e rad/s, lowest base "

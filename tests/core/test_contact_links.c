@@ -5,6 +5,7 @@
 //     of platform and box, so drives feel contact loads through the articulation;
 //   - an arm holds a tool body by a fixed joint at its tip: the drive's effort is the moment of both;
 //   - a four-bar linkage closed by a maximal joint between two links of one articulation stays closed.
+#include "contact_support.h"
 #include "core_support.h"
 
 #include <math.h>
@@ -21,23 +22,6 @@ static void step_ok(sn_world* world, int steps)
 			fail_msg("step failed: %s (%s)", sn_error_name(err), sn_world_last_error_detail(world));
 		}
 	}
-}
-
-// The z force the contacts of a body push it with (N, on the body), summed over its manifolds.
-static double contact_force_z(const sn_world* world, sn_body_id body)
-{
-	sn_contact c[8];
-	int n = sn_body_get_contacts(world, body, c, 8);
-	double f = 0.0;
-	for (int i = 0; i < n && i < 8; ++i)
-	{
-		double sign = sn_body_id_equals(c[i].body_b, body) ? 1.0 : -1.0;
-		for (int k = 0; k < c[i].point_count; ++k)
-		{
-			f += sign * c[i].points[k].force.z;
-		}
-	}
-	return f;
 }
 
 static sn_vec3 v3(double x, double y, double z)
