@@ -364,6 +364,25 @@ static sn_drive position_drive(double kp, double kd, double target)
 	return d;
 }
 
+// A rigid mimic joint on articulation id: q_follower + sum_i gearing[i] q_leaders[i] + offset = 0.
+static sn_mimic_id add_mimic(sn_world* world, sn_articulation_id id, int follower, int leader_count, const int* leaders,
+							 const double* gearing, double offset)
+{
+	sn_mimic_def md = sn_default_mimic_def();
+	md.articulation = id;
+	md.dof_count = 1 + leader_count;
+	md.dofs[0] = follower;
+	for (int i = 0; i < leader_count; ++i)
+	{
+		md.dofs[1 + i] = leaders[i];
+		md.gearing[1 + i] = gearing[i];
+	}
+	md.offset = offset;
+	sn_mimic_id mid;
+	assert_sn_ok(sn_create_mimic_joint(world, &md, &mid));
+	return mid;
+}
+
 // An articulation def with a fixed base, or a floating one that falls and spins.
 static sn_articulation_def tree_def(bool floating)
 {
@@ -568,15 +587,7 @@ static sn_articulation_id mimic_tree(sn_world* world, bool floating, double kp, 
 	const sn_articulation_def ad = tree_def(floating);
 	sn_articulation_id id;
 	assert_sn_ok(sn_create_articulation(world, &ad, links, 8, &id));
-	sn_mimic_def md = sn_default_mimic_def();
-	md.articulation = id;
-	md.dof_count = 2;
-	md.dofs[0] = 5; // q_5 + 1.5 q_1 + 0.05 = 0
-	md.dofs[1] = 1;
-	md.gearing[1] = 1.5;
-	md.offset = 0.05;
-	sn_mimic_id mid;
-	assert_sn_ok(sn_create_mimic_joint(world, &md, &mid));
+	add_mimic(world, id, 5, 1, (const int[]){ 1 }, (const double[]){ 1.5 }, 0.05); // q_5 + 1.5 q_1 + 0.05 = 0
 	return id;
 }
 
@@ -865,16 +876,7 @@ static void test_mimic_impact_does_not_load_drives(void** state)
 		sn_articulation_def ad = sn_default_articulation_def();
 		sn_articulation_id id;
 		assert_sn_ok(sn_create_articulation(world, &ad, links, 4, &id));
-		sn_mimic_def md = sn_default_mimic_def();
-		md.articulation = id;
-		md.dof_count = 3;
-		md.dofs[0] = 2;
-		md.dofs[1] = 1;
-		md.dofs[2] = 0;
-		md.gearing[1] = g1;
-		md.gearing[2] = g0;
-		sn_mimic_id mid;
-		assert_sn_ok(sn_create_mimic_joint(world, &md, &mid));
+		const sn_mimic_id mid = add_mimic(world, id, 2, 2, (const int[]){ 1, 0 }, (const double[]){ g1, g0 }, 0.0);
 		double fastest = 0.0, outside = 0.0, mimic = 0.0;
 		for (int step = 0; step < 1000; ++step)
 		{
@@ -934,14 +936,8 @@ static void test_matched_mimic_limits_meet_at_once(void** state)
 		sn_articulation_def ad = sn_default_articulation_def();
 		sn_articulation_id id;
 		assert_sn_ok(sn_create_articulation(world, &ad, links, 3, &id));
-		sn_mimic_def md = sn_default_mimic_def();
-		md.articulation = id;
-		md.dof_count = 2;
-		md.dofs[0] = 1;
-		md.dofs[1] = 0;
-		md.gearing[1] = -g; // q_1 - g q_0 = 0
-		sn_mimic_id mid;
-		assert_sn_ok(sn_create_mimic_joint(world, &md, &mid));
+		const sn_mimic_id mid =
+			add_mimic(world, id, 1, 1, (const int[]){ 0 }, (const double[]){ -g }, 0.0); // q_1 - g q_0 = 0
 		double fastest = 0.0, outside = 0.0, mimic = 0.0;
 		for (int step = 0; step < 500; ++step)
 		{
