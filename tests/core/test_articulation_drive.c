@@ -1036,10 +1036,9 @@ static void test_driven_joint_stops_at_its_limit(void** state)
 // arm ending steps with small residual speeds: measured 2.1e-6 rad/s away from the stop in TGS and
 // 2.4e-5 in PGS, and up to 7e-3 into it; a rebound is of the order of the impact speed). It must be at
 // rest within 1e-6 rad/s from 0.5 s on, the drive's effort within what its spring and damper give
-// (10.2 N*m, plus 1%), the slab
-// must not sink through the plane (its centre at least 0.05 m less the 0.5 mm slop) and must end at rest
-// on it, carried by the contacts: their force is the weight of both links to 1e-6 (the drive and the
-// stop act between the links and cancel).
+// (10.2 N*m, plus 1%), the slab must not sink through the plane (its centre at least 0.05 m less the
+// 0.5 mm slop) and must end at rest on it, carried by the contacts: their force is the weight of both
+// links to 1e-6 (the drive and the stop act between the links and cancel).
 static void test_driven_joint_stops_at_its_limit_on_the_ground(void** state)
 {
 	(void)state;
