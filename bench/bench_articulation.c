@@ -5,11 +5,15 @@
 //   arm     the 7-link driven arm (kp = 1e6 N*m/rad, kd = 1e3 N*m*s/rad, targets 0.5 rad) at dt = 1 ms
 //           and 1/60 s, 5 s, with the root joint's settled deviation against its exact gravity sag
 //   worlds  1000 independent worlds holding one 10-link chain each, stepped 1000 times each,
-//           interleaved (world 0 step 1, world 1 step 1, ..., world 0 step 2, ...)
+//           interleaved (world 0 step 1, world 1 step 1, ..., world 0 step 2, ...): each world with its own
+//           step scratch (sn_world_step), and all of them with one lent scratch (sn_world_step_with), as
+//           the server's workers step them
 //   capacity  the world of bench_server's real-time capacity (ten thin 0.5 m links, without and with a
 //           PD drive on every dof, the server's default world: TGS, 1 ms) in the core alone, without the
 //           server: its time per step, and how many such worlds one core could step at 1 kHz if the
-//           server cost nothing (an upper bound on what bench_server measures)
+//           server cost nothing (an upper bound on what bench_server measures); then 1000 such worlds with
+//           their PD drives stepped in turn, 200 steps each, each with its own step scratch and with one lent
+//           to all (what a server's worker does)
 // Prints a table and BENCH key=value lines: steps per second, nanoseconds per link per step,
 // link-steps per second.
 #include "clock.h"
@@ -27,7 +31,9 @@ static void usage(void)
 	fprintf(stderr,
 			"usage: bench_articulation [--seconds S] [--n N]... [--solver pgs|tgs]... [--worlds W]\n"
 			"  [--only chain|arm|worlds|capacity] [--terms midpoint|explicit] [--drives none|pd]\n"
-			"  --drives: the capacity world without or with its PD drives only (default both)\n");
+			"  [--scratch own|lent]\n"
+			"  --drives: the capacity world without or with its PD drives only (default both)\n"
+			"  --scratch: the worlds each with their own step scratch, or one lent to all (default both)\n");
 }
 
 static int solver_from_name(const char* name)
@@ -162,19 +168,23 @@ static void bench_arm(double seconds, const sn_solver* solvers, int solver_count
 }
 
 static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int solver_count, const bool* terms,
-						 int term_count)
+						 int term_count, const bool* lent, int lent_count)
 {
 	const int n = 10;
 	printf("# %d worlds x one %d-link chain, %d steps each, interleaved, dt = 1 ms\n", worlds, n, steps);
-	printf("# %-7s %-9s %14s %16s %18s\n", "solver", "terms", "world-steps/s", "ns/link/step", "link-steps/s");
+	printf("# %-7s %-9s %-8s %14s %16s %18s\n", "solver", "terms", "scratch", "world-steps/s", "ns/link/step",
+		   "link-steps/s");
 	artic_world* scenes = calloc((size_t)worlds, sizeof(artic_world));
-	if (scenes == NULL)
+	sn_step_scratch* scratch = NULL;
+	if (scenes == NULL || sn_step_scratch_create(NULL, &scratch) != SN_ERR_OK)
 	{
 		exit(1);
 	}
-	for (int run = 0; run < term_count * solver_count; ++run)
+	for (int run = 0; run < term_count * solver_count * lent_count; ++run)
 	{
-		int ti = run / solver_count, si = run % solver_count;
+		int ti = run / (solver_count * lent_count), si = run / lent_count % solver_count;
+		sn_step_scratch* use = lent[run % lent_count] ? scratch : NULL;
+		const char* scratch_name = use != NULL ? "lent" : "own";
 		for (int w = 0; w < worlds; ++w)
 		{
 			if (create_chain(scenes + w, n, solvers[si], 0.001, terms[ti]) != SN_ERR_OK)
@@ -189,19 +199,19 @@ static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int so
 		{
 			for (int w = 0; w < worlds; ++w)
 			{
-				failed += sn_world_step(scenes[w].world) != SN_ERR_OK;
+				failed += sn_world_step_with(scenes[w].world, use) != SN_ERR_OK;
 			}
 		}
 		double elapsed = bench_now() - t0;
 		double world_steps = (double)worlds * steps;
 		double ns = 1e9 * elapsed / (world_steps * n);
 		const char* name = sn_solver_name(solvers[si]);
-		printf("  %-7s %-9s %14.1f %16.1f %18.4g\n", name, terms_name(terms[ti]), world_steps / elapsed, ns,
-			   world_steps * n / elapsed);
-		printf("BENCH scene=worlds solver=%s velocity_terms=%s worlds=%d links=%d steps=%d world_steps_per_s=%.1f "
-			   "ns_per_link_step=%.1f link_steps_per_s=%.4g failed_steps=%d\n",
-			   name, terms_name(terms[ti]), worlds, n, steps, world_steps / elapsed, ns, world_steps * n / elapsed,
-			   failed);
+		printf("  %-7s %-9s %-8s %14.1f %16.1f %18.4g\n", name, terms_name(terms[ti]), scratch_name,
+			   world_steps / elapsed, ns, world_steps * n / elapsed);
+		printf("BENCH scene=worlds solver=%s velocity_terms=%s scratch=%s worlds=%d links=%d steps=%d "
+			   "world_steps_per_s=%.1f ns_per_link_step=%.1f link_steps_per_s=%.4g failed_steps=%d\n",
+			   name, terms_name(terms[ti]), scratch_name, worlds, n, steps, world_steps / elapsed, ns,
+			   world_steps * n / elapsed, failed);
 		fflush(stdout);
 		for (int w = 0; w < worlds; ++w)
 		{
@@ -209,6 +219,7 @@ static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int so
 		}
 	}
 	free(scenes);
+	sn_step_scratch_destroy(scratch);
 }
 
 // The articulation bench_server's capacity section builds through the protocol (its build_articulation:
@@ -298,6 +309,55 @@ static void bench_capacity(double seconds, int drives)
 	}
 }
 
+// The capacity world with its PD drives, `worlds` of them stepped in turn (200 steps each), each with its own
+// step scratch or all with one lent scratch: the cost of a step among many, as a server's worker pays it.
+static void bench_capacity_worlds(int worlds, const bool* lent, int lent_count)
+{
+	const int steps = 200;
+	printf("# %d capacity worlds with PD drives, stepped in turn, %d steps each\n", worlds, steps);
+	printf("# %-8s %14s %22s\n", "scratch", "us/step", "worlds/core at 1 kHz");
+	artic_world* scenes = calloc((size_t)worlds, sizeof(artic_world));
+	sn_step_scratch* scratch = NULL;
+	if (scenes == NULL || sn_step_scratch_create(NULL, &scratch) != SN_ERR_OK)
+	{
+		exit(1);
+	}
+	for (int run = 0; run < lent_count; ++run)
+	{
+		sn_step_scratch* use = lent[run] ? scratch : NULL;
+		for (int w = 0; w < worlds; ++w)
+		{
+			if (create_capacity_world(scenes + w, true) != SN_ERR_OK)
+			{
+				fprintf(stderr, "could not build capacity world %d\n", w);
+				exit(1);
+			}
+		}
+		int failed = 0;
+		double t0 = bench_now();
+		for (int st = 0; st < steps; ++st)
+		{
+			for (int w = 0; w < worlds; ++w)
+			{
+				failed += sn_world_step_with(scenes[w].world, use) != SN_ERR_OK;
+			}
+		}
+		double us = 1e6 * (bench_now() - t0) / ((double)worlds * steps);
+		const char* name = use != NULL ? "lent" : "own";
+		printf("  %-8s %14.3f %22.0f\n", name, us, 1000.0 / us);
+		printf("BENCH scene=capacity_worlds drives=pd scratch=%s worlds=%d links=10 steps=%d us_per_step=%.3f "
+			   "worlds_per_core_1khz=%.0f failed_steps=%d\n",
+			   name, worlds, steps, us, 1000.0 / us, failed);
+		fflush(stdout);
+		for (int w = 0; w < worlds; ++w)
+		{
+			sn_world_destroy(scenes[w].world);
+		}
+	}
+	free(scenes);
+	sn_step_scratch_destroy(scratch);
+}
+
 int main(int argc, char** argv)
 {
 	double seconds = 5.0;
@@ -310,6 +370,8 @@ int main(int argc, char** argv)
 	int drives = -1;
 	bool terms[2] = { true, false };
 	int term_count = 2;
+	bool lent[2] = { false, true };
+	int lent_count = 2;
 	for (int i = 1; i < argc; ++i)
 	{
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
@@ -350,6 +412,17 @@ int main(int argc, char** argv)
 			}
 			drives = strcmp(d, "pd") == 0;
 		}
+		else if (strcmp(argv[i], "--scratch") == 0 && i + 1 < argc)
+		{
+			const char* t = argv[++i];
+			if (strcmp(t, "own") != 0 && strcmp(t, "lent") != 0)
+			{
+				usage();
+				return 2;
+			}
+			lent[0] = strcmp(t, "lent") == 0;
+			lent_count = 1;
+		}
 		else if (strcmp(argv[i], "--terms") == 0 && i + 1 < argc)
 		{
 			const char* t = argv[++i];
@@ -382,11 +455,15 @@ int main(int argc, char** argv)
 	}
 	if (only == NULL || strcmp(only, "worlds") == 0)
 	{
-		bench_worlds(worlds, world_steps, solvers, solver_count, terms, term_count);
+		bench_worlds(worlds, world_steps, solvers, solver_count, terms, term_count, lent, lent_count);
 	}
 	if (only == NULL || strcmp(only, "capacity") == 0)
 	{
 		bench_capacity(seconds, drives);
+		if (drives != 0)
+		{
+			bench_capacity_worlds(worlds, lent, lent_count);
+		}
 	}
 	return 0;
 }

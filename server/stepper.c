@@ -14,11 +14,12 @@ typedef struct step_job
 {
 	uv_work_t work;
 	stepper* st;
+	sn_step_scratch* scratch; // NULL: each world steps with its own
 	int count;
 	world_host* hosts[];
 } step_job;
 
-void step_item_run(world_host* host)
+void step_item_run(world_host* host, sn_step_scratch* scratch)
 {
 	step_item* item = &host->step;
 	uint64_t t0 = server_now_ns();
@@ -33,7 +34,7 @@ void step_item_run(world_host* host)
 			break;
 		}
 		controller_step(&host->controller, host->world);
-		sn_error err = sn_world_step(host->world);
+		sn_error err = sn_world_step_with(host->world, scratch);
 		if (err != SN_ERR_OK)
 		{
 			item->error = (int32_t)err;
@@ -68,7 +69,45 @@ static void run_job(uv_work_t* work)
 	step_job* job = work->data;
 	for (int i = 0; i < job->count; ++i)
 	{
-		step_item_run(job->hosts[i]);
+		step_item_run(job->hosts[i], job->scratch);
+	}
+}
+
+// A scratch for a job: a free one, or a new one (NULL if that fails: its worlds then use their own).
+static sn_step_scratch* scratch_take(stepper* st)
+{
+	if (st->scratch_count > 0)
+	{
+		return st->scratch_pool[--st->scratch_count];
+	}
+	sn_step_scratch* scratch = NULL;
+	return sn_step_scratch_create(NULL, &scratch) == SN_ERR_OK ? scratch : NULL;
+}
+
+// Back to the pool when the job is done; freed if the stepper has closed or the pool cannot grow.
+static void scratch_give(stepper* st, sn_step_scratch* scratch)
+{
+	if (scratch == NULL)
+	{
+		return;
+	}
+	if (st->open && st->scratch_count == st->scratch_capacity)
+	{
+		int capacity = st->scratch_capacity > 0 ? 2 * st->scratch_capacity : 4;
+		sn_step_scratch** pool = realloc(st->scratch_pool, (size_t)capacity * sizeof(*pool));
+		if (pool != NULL)
+		{
+			st->scratch_pool = pool;
+			st->scratch_capacity = capacity;
+		}
+	}
+	if (st->open && st->scratch_count < st->scratch_capacity)
+	{
+		st->scratch_pool[st->scratch_count++] = scratch;
+	}
+	else
+	{
+		sn_step_scratch_destroy(scratch);
 	}
 }
 
@@ -78,6 +117,7 @@ static void job_done(uv_work_t* work, int status)
 	step_job* job = work->data;
 	stepper* st = job->st;
 	st->jobs_in_flight -= 1;
+	scratch_give(st, job->scratch);
 	st->srv->metrics.step_batches += 1;
 	for (int i = 0; i < job->count; ++i)
 	{
@@ -113,6 +153,7 @@ static void flush(stepper* st)
 			break;
 		}
 		job[j]->st = st;
+		job[j]->scratch = scratch_take(st);
 		job[j]->count = 0;
 		job[j]->work.data = job[j];
 	}
@@ -213,6 +254,17 @@ void stepper_close(stepper* st)
 	free(st->batch);
 	st->batch = NULL;
 	st->batch_capacity = 0;
+	// Jobs still in flight free theirs when they are done (scratch_give).
+	for (int i = 0; i < st->scratch_count; ++i)
+	{
+		sn_step_scratch_destroy(st->scratch_pool[i]);
+	}
+	free(st->scratch_pool);
+	st->scratch_pool = NULL;
+	st->scratch_count = 0;
+	st->scratch_capacity = 0;
+	sn_step_scratch_destroy(st->inline_scratch);
+	st->inline_scratch = NULL;
 }
 
 void stepper_submit(stepper* st, world_host* host)
@@ -241,7 +293,10 @@ void stepper_submit(stepper* st, world_host* host)
 
 void stepper_run_inline(stepper* st, world_host* host)
 {
-	(void)st;
-	step_item_run(host);
+	if (st->open && st->inline_scratch == NULL && sn_step_scratch_create(NULL, &st->inline_scratch) != SN_ERR_OK)
+	{
+		st->inline_scratch = NULL;
+	}
+	step_item_run(host, st->open ? st->inline_scratch : NULL);
 	world_host_step_finished(host);
 }

@@ -8,10 +8,17 @@
 //
 // After stepping, the worker also encodes the state frames the world's subscriptions will want (one per
 // distinct include mask), so the loop only hands out references.
+//
+// Every job steps its worlds with one step scratch (sn_world_step_with), so the temporaries of a step stay
+// in the worker's cache from one world to the next instead of each world bringing its own. The scratches
+// are the loop thread's: a job takes one from the pool when it is queued and gives it back when it is done,
+// so there are as many as jobs have ever been in flight at once; inline steps use one of their own.
 #ifndef SINEW_SERVER_STEPPER_H
 #define SINEW_SERVER_STEPPER_H
 
 #include "outbox.h"
+
+#include "sinew/world.h"
 
 #include <uv.h>
 
@@ -62,6 +69,10 @@ typedef struct stepper
 	uv_check_t check; // flushes the batch after the loop's poll phase
 	uv_idle_t idle;   // keeps poll from blocking while a batch waits
 	bool open;
+	sn_step_scratch** scratch_pool; // free scratches (the loop thread's)
+	int scratch_count;
+	int scratch_capacity;
+	sn_step_scratch* inline_scratch; // NULL until the first inline step (or if it could not be made)
 	// CLOCK_MONOTONIC time after which no step starts (0: none); steps in progress stop between steps and
 	// report what they did (step_item.interrupted). Set by the loop at shutdown, read by the workers.
 	_Atomic uint64_t cutoff_ns;
@@ -78,7 +89,8 @@ void stepper_submit(stepper* st, struct world_host* host);
 // Run host's step now on this thread, then its completion.
 void stepper_run_inline(stepper* st, struct world_host* host);
 
-// Step a world as its item says and encode the frames asked for. Runs on a worker or inline.
-void step_item_run(struct world_host* host);
+// Step a world as its item says, with the step scratch given (NULL: the world's own), and encode the frames
+// asked for. Runs on a worker or inline.
+void step_item_run(struct world_host* host, sn_step_scratch* scratch);
 
 #endif

@@ -191,6 +191,7 @@ void sn_world_destroy(sn_world* world)
 	contact_solver_release(world);
 	island_release(world);
 	memory_free(&world->memory, world->link_rows.jac, (size_t)world->link_rows.capacity * sizeof(double));
+	scratch_block_release(&world->memory, &world->scratch);
 	contact_release(world);
 	artic_store_destroy(world);
 	sn_memory last = world->memory;
@@ -662,12 +663,9 @@ static bool check_divergence(sn_world* world)
 	return artic_diverged(world, world->def.divergence_speed);
 }
 
-sn_error sn_world_step(sn_world* world)
+// The step itself, with the articulations' temporaries bound (sn_world_step_with).
+static sn_error step(sn_world* world)
 {
-	if (world->diverged)
-	{
-		return world_fail(world, SN_ERR_DIVERGED, "world diverged at t = %.17g s; reset or restore it", world->time);
-	}
 	sn_error err = reserve_scratch(world);
 	if (err != SN_ERR_OK)
 	{
@@ -719,4 +717,42 @@ sn_error sn_world_step(sn_world* world)
 						  world->def.divergence_speed, world->time);
 	}
 	return SN_ERR_OK;
+}
+
+bool world_bind_scratch(sn_world* world, sn_step_scratch* lent)
+{
+	const size_t need = artic_scratch_demand(world);
+	sn_memory* memory = lent != NULL ? &lent->memory : &world->memory;
+	scratch_block* block = lent != NULL ? &lent->block : &world->scratch;
+	if (!scratch_block_reserve(memory, block, need))
+	{
+		return false;
+	}
+	artic_scratch_bind(world, block->base);
+	return true;
+}
+
+sn_error sn_world_step_with(sn_world* world, sn_step_scratch* scratch)
+{
+	if (world == NULL)
+	{
+		return SN_ERR_INVALID_ARGUMENT;
+	}
+	if (world->diverged)
+	{
+		return world_fail(world, SN_ERR_DIVERGED, "world diverged at t = %.17g s; reset or restore it", world->time);
+	}
+	if (!world_bind_scratch(world, scratch))
+	{
+		return world_fail(world, SN_ERR_NO_MEMORY, "could not grow the step's scratch memory to %zu bytes",
+						  artic_scratch_demand(world));
+	}
+	sn_error err = step(world);
+	artic_scratch_unbind(world);
+	return err;
+}
+
+sn_error sn_world_step(sn_world* world)
+{
+	return sn_world_step_with(world, NULL);
 }

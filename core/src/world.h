@@ -8,6 +8,7 @@
 #include "contact/contact.h"
 #include "contact/solver.h"
 #include "joint/joint.h"
+#include "scratch.h"
 #include "constraint/row.h"
 #include "solver/xpbd.h"
 
@@ -55,6 +56,9 @@ struct sn_world
 	row_block* blocks;
 	int block_capacity;
 	int block_count;
+
+	// The step's own scratch for the articulations' temporaries (scratch.h), when none is lent.
+	scratch_block scratch;
 
 	// Scratch of the XPBD solver (solver/xpbd.c) and the DIRECT solver's factorisation (solver/direct.c).
 	xpbd_state xpbd;
@@ -117,6 +121,10 @@ static inline uint32_t world_id_generation(const sn_world* world, uint32_t slot_
 	h ^= h >> 16;
 	return slot_generation ^ h;
 }
+
+// Point the articulations' temporaries into the lent scratch, or the world's own (NULL), grown to what they
+// need; false (nothing bound) if it could not grow. artic_scratch_unbind undoes it.
+bool world_bind_scratch(sn_world* world, sn_step_scratch* lent);
 
 // Record a failure's detail line and return the error.
 sn_error world_fail(sn_world* world, sn_error error, const char* format, ...)

@@ -1,5 +1,7 @@
 // Memory: the allocator hook sees every allocation, stepping does not allocate once the world has
-// stopped growing, and an allocation that fails leaves the world as it was.
+// stopped growing, and an allocation that fails leaves the world as it was. A step scratch lent to many
+// worlds (sn_world_step_with) steps them bit for bit as their own would, and one that cannot grow leaves
+// the world as it was.
 //
 // The counting allocator keeps a header with each block's size, so it also checks the hook's contract
 // that free receives the size that was allocated, and that every block is returned on destroy.
@@ -571,12 +573,186 @@ static void test_world_create_fails_cleanly(void** state)
 	assert_int_equal(c.allocations, 0);
 }
 
+// ---- a step scratch lent to many worlds ---------------------------------------------------------------
+
+enum
+{
+	LENT_KINDS = 4
+};
+
+// A floating 2 kg slab resting on the ground (friction 0.5) with a 1 kg arm on a hinge against its stop, a
+// PD drive pulling past it: contacts on a floating base, a limit, a drive, the hold. Touching from the start.
+static void resting_robot(sn_world* world)
+{
+	sn_shape_id plane;
+	assert_sn_ok(scene_ground(world, sn_v3(0, 0, 1), scene_material(0.5, 0.0), &plane));
+	const sn_vec3 half = sn_v3(0.25, 0.25, 0.05);
+	sn_link_def links[2];
+	links[0] = sn_default_link_def();
+	links[0].mass = 2.0;
+	links[0].inertia = sn_inertia_box(2.0, half);
+	links[1] = scene_hinge_link(0, sn_v3(0.1, 0, 0), 1.0, 0.3, sn_mat33_diag(0.01, 0.02, 0.015));
+	links[1].initial_velocity[0] = 2.0;
+	links[1].limit[0] = (sn_limit){ .enabled = true, .lower = -1.0, .upper = 0.05 };
+	links[1].drive[0] = sn_default_drive();
+	links[1].drive[0].enabled = true;
+	links[1].drive[0].stiffness = 10.0;
+	links[1].drive[0].damping = 0.1;
+	links[1].drive[0].target_position = 1.0;
+	sn_articulation_def ad = sn_default_articulation_def();
+	ad.fixed_base = false;
+	ad.base_pose.p = sn_v3(0, 0, 0.05);
+	sn_articulation_id id;
+	assert_sn_ok(sn_create_articulation(world, &ad, links, 2, &id));
+	sn_shape_def sd = sn_default_shape_def();
+	sd.body = sn_articulation_get_link_body(world, id, 0);
+	sd.geometry = sn_geometry_box(half);
+	sd.material = scene_material(0.5, 0.0);
+	sn_shape_id slab;
+	assert_sn_ok(sn_create_shape(world, &sd, &slab));
+}
+
+// World `kind` of the lent-scratch tests, each exercising other articulation temporaries: 0 the driven arm
+// (drives, the drive path in TGS); 1 the gripper (a mimic joint, contacts between links and a maximal box);
+// 2 the resting robot above; 3 a free 10-link chain, the driven arm and a maximal pendulum (two
+// articulations and bodies in one world).
+static sn_world* lent_world(int kind, sn_solver solver, sn_articulation_id* artic)
+{
+	sn_world* world = test_scene_world(solver, 0.001);
+	if (kind == 0)
+	{
+		assert_sn_ok(scene_arm(world, artic));
+	}
+	else if (kind == 1)
+	{
+		scene_gripper g;
+		assert_sn_ok(scene_gripper_build(world, &g));
+		*artic = g.articulation;
+	}
+	else if (kind == 2)
+	{
+		resting_robot(world);
+		*artic = (sn_articulation_id){ 0, 0 };
+	}
+	else
+	{
+		assert_sn_ok(scene_artic_chain(world, 10, true, artic));
+		sn_articulation_id arm; // a second articulation: each has its own part of the scratch
+		assert_sn_ok(scene_arm(world, &arm));
+		sn_body_id bob;
+		sn_joint_id hinge;
+		assert_sn_ok(scene_pendulum(world, &bob, &hinge));
+	}
+	return world;
+}
+
+// Worlds of four kinds stepped in turn with one lent scratch give, step by step, the state hashes (joint
+// forces and contacts included) of the same worlds stepped each with its own, in every solver; the
+// response query between steps agrees too; the scratch ends as large as the largest world needed.
+static void test_lent_scratch_steps_bit_for_bit(void** state)
+{
+	(void)state;
+	const sn_solver solvers[4] = { SN_SOLVER_PGS, SN_SOLVER_TGS, SN_SOLVER_XPBD, SN_SOLVER_DIRECT };
+	for (int s = 0; s < 4; ++s)
+	{
+		sn_step_scratch* scratch = NULL;
+		assert_sn_ok(sn_step_scratch_create(NULL, &scratch));
+		assert_int_equal(sn_step_scratch_get_capacity(scratch), 0);
+		sn_world* lent[LENT_KINDS];
+		sn_world* own[LENT_KINDS];
+		sn_articulation_id ids[LENT_KINDS];
+		for (int k = 0; k < LENT_KINDS; ++k)
+		{
+			lent[k] = lent_world(k, solvers[s], ids + k);
+			own[k] = lent_world(k, solvers[s], ids + k);
+		}
+		for (int step = 0; step < 150; ++step)
+		{
+			for (int k = 0; k < LENT_KINDS; ++k)
+			{
+				assert_sn_ok(sn_world_step_with(lent[k], scratch));
+				assert_sn_ok(step % 2 == 0 ? sn_world_step(own[k]) : sn_world_step_with(own[k], NULL));
+				assert_true(sn_world_state_hash(lent[k]) == sn_world_state_hash(own[k]));
+			}
+			if (step % 50 == 49)
+			{
+				// Between steps, the query runs in each world's own scratch whichever stepped it.
+				double a = 0.0, b = 0.0;
+				assert_sn_ok(sn_articulation_compute_response(lent[0], ids[0], 2, 1, &a));
+				assert_sn_ok(sn_articulation_compute_response(own[0], ids[0], 2, 1, &b));
+				assert_true(a == b && a != 0.0);
+			}
+		}
+		report_measure("lent scratch, bytes", sn_step_scratch_get_capacity(scratch));
+		assert_true(sn_step_scratch_get_capacity(scratch) > 0);
+		for (int k = 0; k < LENT_KINDS; ++k)
+		{
+			sn_world_destroy(lent[k]);
+			sn_world_destroy(own[k]);
+		}
+		sn_step_scratch_destroy(scratch);
+	}
+}
+
+// A lent scratch that cannot grow: the step returns SN_ERR_NO_MEMORY and leaves the world as it was; with
+// memory back it steps as a world that never failed. The scratch's allocator sees every block returned.
+static void test_lent_scratch_fails_cleanly(void** state)
+{
+	(void)state;
+	counting c;
+	memset(&c, 0, sizeof(c));
+	c.fail_after = -1;
+	const sn_allocator hook = { counting_alloc, counting_free, &c };
+	sn_step_scratch* scratch = NULL;
+	assert_sn_ok(sn_step_scratch_create(&hook, &scratch));
+	sn_articulation_id id;
+	sn_world* small = lent_world(2, SN_SOLVER_TGS, &id);
+	sn_world* large = lent_world(3, SN_SOLVER_TGS, &id);
+	sn_world* twin = lent_world(3, SN_SOLVER_TGS, &id);
+	assert_sn_ok(sn_world_step_with(small, scratch));
+	const size_t small_capacity = sn_step_scratch_get_capacity(scratch);
+	for (int fail = 0; fail < 2; ++fail)
+	{
+		world_mark before = mark(large);
+		c.fail_after = 0;
+		assert_sn_error(sn_world_step_with(large, scratch), SN_ERR_NO_MEMORY);
+		assert_unchanged(large, before);
+		assert_true(sn_step_scratch_get_capacity(scratch) == small_capacity); // the old block kept
+	}
+	assert_int_equal(c.failures, 2);
+	for (int step = 0; step < 20; ++step)
+	{
+		assert_sn_ok(sn_world_step_with(large, scratch));
+		assert_sn_ok(sn_world_step(twin));
+	}
+	assert_true(sn_world_state_hash(large) == sn_world_state_hash(twin));
+	assert_true(sn_step_scratch_get_capacity(scratch) > small_capacity);
+	// Every block back to its allocator, and the worlds' own allocators never saw the lent one's blocks.
+	sn_step_scratch_destroy(scratch);
+	assert_int_equal(c.allocations, c.frees);
+	assert_int_equal(c.bytes, 0);
+	assert_int_equal(c.size_mismatches, 0);
+	// Bad arguments.
+	assert_sn_error(sn_step_scratch_create(NULL, NULL), SN_ERR_INVALID_ARGUMENT);
+	assert_sn_error(sn_world_step_with(NULL, NULL), SN_ERR_INVALID_ARGUMENT);
+	sn_step_scratch_destroy(NULL);
+	assert_int_equal(sn_step_scratch_get_capacity(NULL), 0);
+	sn_world_destroy(small);
+	sn_world_destroy(large);
+	sn_world_destroy(twin);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_allocation_in_step),      cmocka_unit_test(test_create_fails_cleanly),
-		cmocka_unit_test(test_step_fails_cleanly),         cmocka_unit_test(test_no_allocation_with_shapes),
-		cmocka_unit_test(test_shape_create_fails_cleanly), cmocka_unit_test(test_world_create_fails_cleanly),
+		cmocka_unit_test(test_no_allocation_in_step),
+		cmocka_unit_test(test_create_fails_cleanly),
+		cmocka_unit_test(test_step_fails_cleanly),
+		cmocka_unit_test(test_no_allocation_with_shapes),
+		cmocka_unit_test(test_shape_create_fails_cleanly),
+		cmocka_unit_test(test_world_create_fails_cleanly),
+		cmocka_unit_test(test_lent_scratch_steps_bit_for_bit),
+		cmocka_unit_test(test_lent_scratch_fails_cleanly),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include "artic_support.h"
 
 #include "artic/artic.h"
+#include "world.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -94,15 +95,15 @@ static sn_articulation_id random_tree(sn_world* world, int n, bool floating, boo
 			const bool follows = dof == follower[0] || dof == follower[1];
 			links[i].initial_position[d] = 0.3 * (uniform() - 0.5);
 			links[i].initial_velocity[d] = 2.0 * (uniform() - 0.5);
-			const double row = uniform();
+			const double pick = uniform();
 			const double x = links[i].initial_position[d];
 			const sn_limit near = { .enabled = true, .lower = x - 0.001, .upper = x + 0.001 }; // within reach
-			// Driven: some joints are left to a limit alone (a held limit is then its slot's only row), and
+			// Driven: some joints are left to a limit alone (a held limit is then its slot's only pick), and
 			// some followers have one.
-			const bool drive = driven ? !follows && row >= 0.15 : row < 0.35;
-			if (driven && !drive && !drives_only && (!follows || row < 0.5))
+			const bool drive = driven ? !follows && pick >= 0.15 : pick < 0.35;
+			if (driven && !drive && !drives_only && (!follows || pick < 0.5))
 			{
-				links[i].limit[d] = near; // a follower's limit lies in the span of its mimic row and leaders'
+				links[i].limit[d] = near; // a follower's limit lies in the span of its mimic pick and leaders'
 			}
 			else if (drive)
 			{
@@ -110,12 +111,12 @@ static sn_articulation_id random_tree(sn_world* world, int n, bool floating, boo
 				links[i].drive[d].enabled = true;
 				links[i].drive[d].stiffness = 100.0 * uniform();
 				links[i].drive[d].damping = 0.1 + 2.0 * uniform();
-				if (driven && !drives_only && row < 0.35)
+				if (driven && !drives_only && pick < 0.35)
 				{
 					links[i].limit[d] = near;
 				}
 			}
-			else if (!driven && row < 0.6)
+			else if (!driven && pick < 0.6)
 			{
 				links[i].limit[d] = near;
 			}
@@ -175,8 +176,8 @@ static void test_response_matches_impulse_pass(void** state)
 		{
 			sn_shape_def sd = sn_default_shape_def();
 			sd.body = sn_articulation_get_link_body(world, id, touching);
-			sn_shape_id shape;
-			assert_sn_ok(sn_create_shape(world, &sd, &shape));
+			sn_shape_id link_shape;
+			assert_sn_ok(sn_create_shape(world, &sd, &link_shape));
 		}
 		for (int step = 0; step < 3; ++step)
 		{
@@ -188,6 +189,7 @@ static void test_response_matches_impulse_pass(void** state)
 		{
 			artic_mark_contact_link(a, touching);
 		}
+		assert_true(world_bind_scratch(world, NULL)); // the temporaries, as a step binds them
 		artic_solve_begin(world, dt, false, 1);
 		const int kd = a->rows.kd, k = a->rows.k;
 		assert_int_equal(k, floating ? kd + 6 : kd); // the base's slots with a contact on a floating base
@@ -218,6 +220,8 @@ static void test_response_matches_impulse_pass(void** state)
 			{
 				double r = 0.0;
 				assert_sn_ok(sn_articulation_compute_response(world, id, act[s], act[t], &r));
+				// It unbinds the world's own scratch when done; bound again, the same memory holds its factors.
+				assert_true(world_bind_scratch(world, NULL));
 				diff = fmax(diff, fabs(w[t * k + s] - r));
 				entries += 1;
 			}

@@ -59,6 +59,23 @@ void sn_world_destroy(sn_world* world);
 // world has grown since the previous step (more bodies, joints, shapes or contact pairs than before).
 sn_error sn_world_step(sn_world* world);
 
+// Scratch for the temporaries of steps (the articulations' factors and impulse passes), lent to worlds
+// stepped one after another on one thread. Each world keeps its own otherwise, so a thread that steps a
+// thousand worlds in turn pulls a thousand sets of temporaries through its caches every round; lent one
+// scratch, they all use the same memory, which stays in that core's cache. A scratch holds nothing from
+// one step to the next and serves one step at a time: give each thread its own. It grows to the largest
+// step it served (sn_step_scratch_get_capacity, bytes). Its memory comes from `allocator` (NULL, or a
+// hook without both functions: malloc and free) and counts in no world's memory stats.
+typedef struct sn_step_scratch sn_step_scratch;
+sn_error sn_step_scratch_create(const sn_allocator* allocator, sn_step_scratch** out_scratch);
+// NULL is allowed.
+void sn_step_scratch_destroy(sn_step_scratch* scratch);
+size_t sn_step_scratch_get_capacity(const sn_step_scratch* scratch);
+
+// sn_world_step with the step's temporaries in `scratch` (NULL: the world's own). The result is bit for bit
+// that of sn_world_step. SN_ERR_NO_MEMORY (nothing changed) if the scratch could not grow.
+sn_error sn_world_step_with(sn_world* world, sn_step_scratch* scratch);
+
 // The detail line of the last call on this world that failed ("" if none).
 const char* sn_world_last_error_detail(const sn_world* world);
 

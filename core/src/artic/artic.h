@@ -89,22 +89,32 @@ typedef struct artic_kin
 	sn_vec3 anchor; // child-side joint frame origin, world, m (for the base: the base origin)
 } artic_kin;
 
+// What a solve computes per link and what the last solve's joint forces are computed from afterwards
+// (artic_incoming, when they are read): the articulation's own memory.
 typedef struct artic_work
 {
 	sn_vec3 r;  // centre of mass relative to O, m
 	sym33 ic;   // world inertia about the centre of mass
 	sn_vec3 ra; // anchor relative to O, m
-	sv6 v;      // spatial velocity at the start of the solve
 	sv6 p0;     // force the link needs with zero joint accelerations: I a0 + v x* I v - f_ext
 	sv6 a;      // pass 1: a0 (gravity as a base acceleration); pass 3 on: da, the acceleration beyond a0
+	sv6 pa;     // articulated bias force (pass 2); the link's joint force (end of the solve)
+} artic_work;
+
+// A link's temporaries within one step, and a dof's (artic_dof_work): in the step's scratch (world.h,
+// sn_step_scratch), which a thread may lend to many worlds in turn, so nothing here outlives the step.
+// artic_scratch_bind points every articulation at its part at the start of a step and unbinds them (NULL)
+// at its end.
+typedef struct artic_link_temp
+{
+	sv6 v; // spatial velocity at the start of the solve
 	union
 	{
 		ainertia ia; // articulated inertia (passes 1 and 2)
 		sv6 z[2];    // unit impulse columns (artic/response.c): articulated impulses, then velocity changes
 		sv6x2 zz;    // the same for two right-hand sides at once (artic_impulse_response)
 	} m;
-	sv6 pa; // articulated bias force (pass 2); the link's joint force (end of the solve)
-} artic_work;
+} artic_link_temp;
 
 typedef struct artic_dof_work
 {
@@ -215,8 +225,7 @@ typedef struct artic_rows
 	double* hold_x;     // [hold_capacity] right-hand side, then solution
 	double* hold_inv;   // [hold_capacity] reciprocal pivots of that factor (0 for a dropped row)
 	artic_row* rows;
-	void* block;
-	size_t block_size;
+	size_t scratch_bytes; // the arrays' footprint in the step's scratch, where they are (artic_scratch_bind)
 } artic_rows;
 
 // ---- the articulation -----------------------------------------------------------------------------------
@@ -280,7 +289,8 @@ typedef struct artic
 	// scratch
 	artic_kin* kin;                // [link_count] valid at the current state
 	artic_work* work;              // [link_count]
-	artic_dof_work* dw;            // [dof_count]
+	artic_link_temp* temp;         // [link_count] in the step's scratch: NULL outside a step
+	artic_dof_work* dw;            // [dof_count] in the step's scratch: NULL outside a step
 	int32_t* dof_slot;             // [dof_count] active slot or -1
 	uint8_t* limit_near;           // [dof_count] limit sides this solve may reach: 1 lower, 2 upper
 	int32_t* subtree;              // [link_count] the child of the base whose subtree holds the link (0: base)
@@ -341,6 +351,11 @@ sn_error artic_build(sn_world* world, const sn_articulation_def* def, const sn_l
 // The store, created on first use (NULL if out of memory).
 artic_store* artic_store_get(sn_world* world);
 void artic_store_destroy(sn_world* world);
+// The step's scratch (artic_link_temp, artic_dof_work): bytes every live articulation needs, pointing them
+// into a block of that size (aligned to SCRATCH_ALIGN), and back to NULL.
+size_t artic_scratch_demand(const sn_world* world);
+void artic_scratch_bind(sn_world* world, unsigned char* base);
+void artic_scratch_unbind(sn_world* world);
 // Called by sn_world_step around its substeps: mark the step's first solve (outputs are overwritten,
 // then accumulated over substeps); then record the step length dt (s) that turns them into forces,
 // clear the inputs, and compute the mimic forces.

@@ -142,8 +142,9 @@ static inline void dinv3_mul(const artic_dof_work* dw, const double* t, double* 
 	}
 }
 
-// IA_p += IA - U D^-1 U^T for a three-dof joint, and pA_p += pA + U D^-1 u.
-static void spherical_inward(artic_work* parent, const artic_work* w, const artic_dof_work* dw)
+// IA_p += IA - U D^-1 U^T for a three-dof joint (dst: IA_p, ia: IA), and pA_p += pA + U D^-1 u.
+static void spherical_inward(artic_work* parent, const artic_work* w, ainertia* dst, const ainertia* ia,
+							 const artic_dof_work* dw)
 {
 	// UD_j = sum_k U_k Dinv_kj; the symmetric update is sum_j UD_j U_j^T.
 	sv6 ud[3];
@@ -155,8 +156,7 @@ static void spherical_inward(artic_work* parent, const artic_work* w, const arti
 			ud[j] = sv6_mul_add(ud[j], dw[k].dinv[j], dw[k].u6);
 		}
 	}
-	ainertia* dst = &parent->m.ia;
-	ainertia_add_to(dst, &w->m.ia);
+	ainertia_add_to(dst, ia);
 	for (int j = 0; j < 3; ++j)
 	{
 		sn_vec3 xw = ud[j].w, xv = ud[j].v, yw = dw[j].u6.w, yv = dw[j].u6.v;
@@ -218,7 +218,7 @@ static void link_geometry(artic* a, int i, sn_vec3 origin)
 	w->ic = l->diag_inertia ? rotate_diagonal(k->joint, &l->inertia_j) : sym33_rotate(k->joint, &l->inertia_j);
 	if (i > 0 || !a->fixed_base)
 	{
-		ainertia_from_rigid(&w->m.ia, l->mass, w->r, &w->ic);
+		ainertia_from_rigid(&a->temp[i].m.ia, l->mass, w->r, &w->ic);
 	}
 	if (i > 0)
 	{
@@ -260,6 +260,7 @@ static void link_geometry_x2(artic* a, int i, int j, sn_vec3 origin)
 	const lane2 mx = mass * r.x, my = mass * r.y, mz = mass * r.z;
 	const lane2 nx = neg * r.x, ny = neg * r.y, nz = neg * r.z;
 	artic_work* ws[2] = { wj, wi };
+	ainertia* ias[2] = { &a->temp[j].m.ia, &a->temp[i].m.ia };
 	for (int t = 0; t < 2; ++t)
 	{
 		// Lane 1 (link j) first, so that link i's values stand when j is i.
@@ -268,7 +269,7 @@ static void link_geometry_x2(artic* a, int i, int j, sn_vec3 origin)
 		w->ra = vec3x2_lane(ra, q);
 		w->r = vec3x2_lane(r, q);
 		w->ic = (sym33){ ic.xx[q], ic.yy[q], ic.zz[q], ic.xy[q], ic.xz[q], ic.yz[q] };
-		ainertia* ia = &w->m.ia;
+		ainertia* ia = ias[t];
 		ia->a = (sym33){ axx[q], ayy[q], azz[q], axy[q], axz[q], ayz[q] };
 		ia->b.cx = sn_v3(0.0, mz[q], ny[q]);
 		ia->b.cy = sn_v3(nz[q], 0.0, mx[q]);
@@ -302,12 +303,12 @@ static void geometry_pass(artic* a, sn_vec3 origin)
 // Bias forces p0 of two links (file header: Newton-Euler at the centre of mass), side by side in the two
 // lanes (math/lanes.h), from their velocities, bias accelerations, centres and inertias; into p0 and pa.
 // w0 and w1 may be the same link.
-static void bias_forces_x2(artic_work* w0, artic_work* w1, double mass0, double mass1)
+static void bias_forces_x2(artic_work* w0, artic_work* w1, const sv6* v0, const sv6* v1, double mass0, double mass1)
 {
-	const vec3x2 om = vec3x2_pair(w0->v.w, w1->v.w), al = vec3x2_pair(w0->a.w, w1->a.w);
+	const vec3x2 om = vec3x2_pair(v0->w, v1->w), al = vec3x2_pair(w0->a.w, w1->a.w);
 	const vec3x2 r = vec3x2_pair(w0->r, w1->r);
 	const sym33x2 ic = sym33x2_pair(&w0->ic, &w1->ic);
-	const vec3x2 vc = vec3x2_add(vec3x2_pair(w0->v.v, w1->v.v), vec3x2_cross(om, r));
+	const vec3x2 vc = vec3x2_add(vec3x2_pair(v0->v, v1->v), vec3x2_cross(om, r));
 	const vec3x2 av = vec3x2_pair(w0->a.v, w1->a.v);
 	const vec3x2 fc =
 		vec3x2_scale(lane2_pair(mass0, mass1), vec3x2_add(vec3x2_add(av, vec3x2_cross(al, r)), vec3x2_cross(om, vc)));
@@ -326,10 +327,11 @@ static void bias_pass(artic* a, sn_vec3 origin, sv6 minus_g, const double* restr
 	const bool inputs = a->has_inputs;
 	const artic_link* restrict links = a->links;
 	artic_work* restrict work = a->work;
+	artic_link_temp* restrict temp = a->temp;
 	artic_dof_work* restrict dws = a->dw;
 	const double* restrict qd = a->qd;
 	const int n = a->link_count;
-	work[0].v = base_v;
+	temp[0].v = base_v;
 	work[0].a = minus_g;
 	for (int i = 1; i < n; ++i)
 	{
@@ -348,15 +350,15 @@ static void bias_pass(artic* a, sn_vec3 origin, sv6 minus_g, const double* restr
 			}
 			dw[d].u = u;
 		}
-		const sv6 pv = p->v;
-		w->v = sv6_add(pv, vj);
+		const sv6 pv = temp[l->parent].v;
+		temp[i].v = sv6_add(pv, vj);
 		w->a = sv6_add(p->a, sv6_cross_motion(pv, vj));
 	}
 	// The bias forces depend on each link's own motion only: two links at a time.
 	for (int i = 0; i < n; i += 2)
 	{
 		const int j = i + 1 < n ? i + 1 : i;
-		bias_forces_x2(work + i, work + j, links[i].mass, links[j].mass);
+		bias_forces_x2(work + i, work + j, &temp[i].v, &temp[j].v, links[i].mass, links[j].mass);
 	}
 	if (inputs)
 	{
@@ -380,6 +382,8 @@ static void articulated_pass(artic* a, double h, bool factor)
 		const artic_link* l = a->links + i;
 		artic_work* w = a->work + i;
 		artic_work* p = a->work + l->parent;
+		ainertia* ia = &a->temp[i].m.ia;
+		ainertia* pia = &a->temp[l->parent].m.ia;
 		artic_dof_work* dw = a->dw + l->dof;
 		// A fixed base needs no articulated inertia: nothing moves it.
 		const bool into_parent = l->parent > 0 || !a->fixed_base;
@@ -387,7 +391,7 @@ static void articulated_pass(artic* a, double h, bool factor)
 		{
 			if (factor)
 			{
-				dw->u6 = ainertia_mul(&w->m.ia, dw->s);
+				dw->u6 = ainertia_mul(ia, dw->s);
 				dw->dinv[0] = 1.0 / (sv6_dot(dw->s, dw->u6) + l->armature + h * l->joint_damping);
 			}
 			dw->u -= sv6_dot(dw->s, w->pa);
@@ -396,7 +400,7 @@ static void articulated_pass(artic* a, double h, bool factor)
 				sv6 kd = sv6_scale(dw->dinv[0], dw->u6);
 				if (factor)
 				{
-					one_dof_inward(&p->m.ia, &w->m.ia, kd, dw->u6);
+					one_dof_inward(pia, ia, kd, dw->u6);
 				}
 				p->pa = sv6_add(p->pa, sv6_mul_add(w->pa, dw->u, kd));
 			}
@@ -407,7 +411,7 @@ static void articulated_pass(artic* a, double h, bool factor)
 			{
 				if (factor)
 				{
-					dw[d].u6 = ainertia_mul(&w->m.ia, dw[d].s);
+					dw[d].u6 = ainertia_mul(ia, dw[d].s);
 				}
 				dw[d].u -= sv6_dot(dw[d].s, w->pa);
 			}
@@ -419,7 +423,7 @@ static void articulated_pass(artic* a, double h, bool factor)
 			{
 				if (factor)
 				{
-					spherical_inward(p, w, dw);
+					spherical_inward(p, w, pia, ia, dw);
 				}
 				else
 				{
@@ -438,7 +442,7 @@ static void articulated_pass(artic* a, double h, bool factor)
 		{
 			if (factor)
 			{
-				ainertia_add_to(&p->m.ia, &w->m.ia);
+				ainertia_add_to(pia, ia);
 			}
 			p->pa = sv6_add(p->pa, w->pa);
 		}
@@ -452,7 +456,7 @@ static void articulated_pass(artic* a, double h, bool factor)
 	if (factor)
 	{
 		double dense[36];
-		ainertia_to_dense(&base->m.ia, dense);
+		ainertia_to_dense(&a->temp[0].m.ia, dense);
 		if (!ldlt_factor(dense, 6, a->base_l, a->base_dinv))
 		{
 			memset(a->base_l, 0, sizeof(a->base_l));
@@ -572,29 +576,29 @@ bool artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double
 	const int n = a->link_count;
 	for (int i = a->fixed_base ? 1 : 0; i < n; ++i)
 	{
-		artic_work* w = a->work + i;
-		ainertia_from_rigid(&w->m.ia, a->links[i].mass, w->r, &w->ic);
+		const artic_work* w = a->work + i;
+		ainertia_from_rigid(&a->temp[i].m.ia, a->links[i].mass, w->r, &w->ic);
 	}
 	for (int i = n - 1; i > 0; --i)
 	{
 		const artic_link* l = a->links + i;
-		artic_work* w = a->work + i;
-		artic_work* p = a->work + l->parent;
+		ainertia* ia = &a->temp[i].m.ia;
+		ainertia* pia = &a->temp[l->parent].m.ia;
 		const bool into_parent = l->parent > 0 || !a->fixed_base; // a fixed base needs no articulated inertia
 		if (l->dof_count == 1)
 		{
 			const int d = l->dof;
 			const sv6 s = a->dw[d].s;
-			u6[d] = ainertia_mul(&w->m.ia, s);
+			u6[d] = ainertia_mul(ia, s);
 			dinv[d] = 1.0 / (sv6_dot(s, u6[d]) + l->armature + h * l->joint_damping + extra[d]);
 			if (into_parent)
 			{
-				one_dof_inward(&p->m.ia, &w->m.ia, sv6_scale(dinv[d], u6[d]), u6[d]);
+				one_dof_inward(pia, ia, sv6_scale(dinv[d], u6[d]), u6[d]);
 			}
 		}
 		else if (into_parent)
 		{
-			ainertia_add_to(&p->m.ia, &w->m.ia);
+			ainertia_add_to(pia, ia);
 		}
 	}
 	if (a->fixed_base)
@@ -602,7 +606,7 @@ bool artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double
 		return true;
 	}
 	double dense[36];
-	ainertia_to_dense(&a->work[0].m.ia, dense);
+	ainertia_to_dense(&a->temp[0].m.ia, dense);
 	return ldlt_factor(dense, 6, base_l, base_dinv);
 }
 
@@ -654,10 +658,10 @@ void artic_drive_respond(artic* a, const sv6* u6, const double* dinv, const doub
 	// The impulse recursion of the file header with the factor of artic_drive_factor, one right-hand side:
 	// inward z_p += z_i + U_i D_i^-1 (g_i - S_i^T z_i) (u = g - S^T z kept in y); the base moves by
 	// dv_0 = -IA_0^-1 z_0 (floating) or not at all; outward y_i = D_i^-1 (u_i - U_i^T dv_p),
-	// dv_i = dv_p + S_i y_i. work[].m.z[0] holds z, then dv.
+	// dv_i = dv_p + S_i y_i. temp[].m.z[0] holds z, then dv.
 	const int n = a->link_count;
 	const bool floating = !a->fixed_base;
-	artic_work* restrict work = a->work;
+	artic_link_temp* restrict work = a->temp;
 	const sv6p zero = { lane2_splat(0.0), lane2_splat(0.0), lane2_splat(0.0) };
 	for (int i = 0; i < n; ++i)
 	{
@@ -716,7 +720,8 @@ bool artic_mass_times(artic* a, double h, const double* x, double* out)
 	// Inward: the force each link takes, f_i = I_i dv_i + sum_c f_c; out_i = S_i^T f_i plus the armature
 	// and implicit damping's (J + h b) x_i, as the impulse passes' D carries them.
 	const int n = a->link_count;
-	artic_work* restrict work = a->work;
+	const artic_work* restrict geo = a->work;
+	artic_link_temp* restrict work = a->temp;
 	work[0].m.z[0] = sv6_zero();
 	for (int i = 1; i < n; ++i)
 	{
@@ -731,11 +736,11 @@ bool artic_mass_times(artic* a, double h, const double* x, double* out)
 	if (!a->fixed_base)
 	{
 		ainertia composite, one;
-		ainertia_from_rigid(&composite, a->links[0].mass, work[0].r, &work[0].ic);
+		ainertia_from_rigid(&composite, a->links[0].mass, geo[0].r, &geo[0].ic);
 		sv6 momentum = sv6_zero();
 		for (int i = 1; i < n; ++i)
 		{
-			ainertia_from_rigid(&one, a->links[i].mass, work[i].r, &work[i].ic);
+			ainertia_from_rigid(&one, a->links[i].mass, geo[i].r, &geo[i].ic);
 			ainertia_add_to(&composite, &one);
 			momentum = sv6_add(momentum, rigid_times(a, i, work[i].m.z[0]));
 		}
@@ -758,7 +763,7 @@ bool artic_mass_times(artic* a, double h, const double* x, double* out)
 	for (int i = n - 1; i > 0; --i)
 	{
 		const artic_link* l = a->links + i;
-		artic_work* w = work + i;
+		artic_link_temp* w = work + i;
 		const sv6 total = sv6_add(w->m.z[1], rigid_times(a, i, w->m.z[0]));
 		if (l->dof_count == 1)
 		{
@@ -767,7 +772,7 @@ bool artic_mass_times(artic* a, double h, const double* x, double* out)
 		}
 		if (l->parent > 0)
 		{
-			artic_work* p = work + l->parent;
+			artic_link_temp* p = work + l->parent;
 			p->m.z[1] = sv6_add(p->m.z[1], total);
 		}
 	}
@@ -780,7 +785,7 @@ void artic_impulse_response(artic* a, sv6 base_out[2])
 	// of the file header computes for its own right-hand side, in the same order.
 	const int n = a->link_count;
 	const artic_link* restrict links = a->links;
-	artic_work* restrict work = a->work;
+	artic_link_temp* restrict work = a->temp;
 	artic_dof_work* restrict dws = a->dw;
 	const sv6x2 zero = sv6x2_pair(sv6_zero(), sv6_zero());
 	for (int i = 0; i < n; ++i)
@@ -791,8 +796,8 @@ void artic_impulse_response(artic* a, sv6 base_out[2])
 	for (int i = n - 1; i > 0; --i)
 	{
 		const artic_link* l = links + i;
-		artic_work* w = work + i;
-		artic_work* p = work + l->parent;
+		artic_link_temp* w = work + i;
+		artic_link_temp* p = work + l->parent;
 		artic_dof_work* dw = dws + l->dof;
 		sv6x2 z = w->m.zz;
 		if (l->dof_count == 1)
@@ -829,7 +834,7 @@ void artic_impulse_response(artic* a, sv6 base_out[2])
 	for (int i = 1; i < n; ++i)
 	{
 		const artic_link* l = links + i;
-		artic_work* w = work + i;
+		artic_link_temp* w = work + i;
 		artic_dof_work* dw = dws + l->dof;
 		const sv6x2 dvp = work[l->parent].m.zz;
 		sv6x2 dv = dvp;

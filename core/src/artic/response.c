@@ -102,7 +102,7 @@ static void column_store(artic* a, int j, int lane)
 	{
 		// The base's velocity change (base slots, w then v about O), and by symmetry the dof's response
 		// to a unit impulse on the base.
-		const sv6 dv0 = sv6x2_lane(&a->work[0].m.zz, lane);
+		const sv6 dv0 = sv6x2_lane(&a->temp[0].m.zz, lane);
 		const double b[ARTIC_BASE_SLOTS] = { dv0.w.x, dv0.w.y, dv0.w.z, dv0.v.x, dv0.v.y, dv0.v.z };
 		for (int c = 0; c < ARTIC_BASE_SLOTS; ++c)
 		{
@@ -144,12 +144,12 @@ static void column_pair(artic* a, int j0, int j1)
 			a->needed[i] |= ANCESTOR1;
 		}
 	}
-	a->work[0].m.zz = sv6x2_pair(b0, b1);
+	a->temp[0].m.zz = sv6x2_pair(b0, b1);
 
 	// Outward over the links that lead to the active dofs j0, j0 + 1, ...: W is symmetric, so the entries
 	// above the diagonal are those the earlier columns found. (reach[i] >= j1 implies reach[i] >= j0.)
 	const artic_link* restrict links = a->links;
-	artic_work* restrict work = a->work;
+	artic_link_temp* restrict work = a->temp;
 	artic_dof_work* restrict dws = a->dw;
 	for (int i = 1; i < n; ++i)
 	{
@@ -248,9 +248,13 @@ sn_error sn_articulation_compute_response(sn_world* world, sn_articulation_id id
 		return world_fail(world, SN_ERR_INVALID_ARGUMENT, "compute response: dofs %d and %d must be in 0..%d", dof_i,
 						  dof_j, a->dof_count - 1);
 	}
-	// The factorisation a solve of the next step would use (scratch only; the state is not touched). The
-	// last step's joint forces are computed first, from the scratch this overwrites (artic_forward does
-	// so too, except for an articulation asleep since a step began).
+	// The factorisation a solve of the next step would use, in the world's own step scratch (the state is
+	// not touched). The last step's joint forces are computed first, from the work arrays this overwrites
+	// (artic_forward does so too, except for an articulation asleep since a step began).
+	if (!world_bind_scratch(world, NULL))
+	{
+		return world_fail(world, SN_ERR_NO_MEMORY, "compute response: could not grow the step's scratch memory");
+	}
 	artic_incoming_settle(a);
 	artic_forward(a, world->def.gravity, world->def.time_step / world->def.substeps);
 	for (int d = 0; d < a->dof_count; ++d)
@@ -262,5 +266,6 @@ sn_error sn_articulation_compute_response(sn_world* world, sn_articulation_id id
 	sv6 base[2];
 	artic_impulse_response(a, base);
 	*response = a->dw[dof_i].y[0];
+	artic_scratch_unbind(world);
 	return SN_ERR_OK;
 }

@@ -92,15 +92,9 @@ static sn_articulation_id id_of(const sn_world* world, int index)
 	return id;
 }
 
-static void free_rows(sn_world* world, artic_rows* rows)
-{
-	memory_free(&world->memory, rows->block, rows->block_size);
-	memset(rows, 0, sizeof(*rows));
-}
-
 static void free_artic(sn_world* world, artic* a)
 {
-	free_rows(world, &a->rows);
+	memset(&a->rows, 0, sizeof(a->rows)); // its arrays are the step's scratch
 	memory_free(&world->memory, a->block, a->block_size);
 	a->block = NULL;
 	a->block_size = 0;
@@ -160,6 +154,66 @@ static void* carve(carver* c, size_t count, size_t size)
 	return p;
 }
 
+// ---- the step's scratch ----------------------------------------------------------------------------------
+
+static size_t temp_bytes(const artic* a)
+{
+	return scratch_round((size_t)a->link_count * sizeof(artic_link_temp));
+}
+
+static size_t dof_work_bytes(const artic* a)
+{
+	return scratch_round((size_t)a->dof_count * sizeof(artic_dof_work));
+}
+
+static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int wj_capacity);
+
+size_t artic_scratch_demand(const sn_world* world)
+{
+	const artic_store* s = world->artics;
+	size_t bytes = 0;
+	for (int i = 0; s != NULL && i < s->high; ++i)
+	{
+		const artic* a = s->items + i;
+		bytes += a->live ? temp_bytes(a) + dof_work_bytes(a) + scratch_round(a->rows.scratch_bytes) : 0;
+	}
+	return bytes;
+}
+
+void artic_scratch_bind(sn_world* world, unsigned char* base)
+{
+	artic_store* s = world->artics;
+	size_t offset = 0;
+	for (int i = 0; s != NULL && i < s->high; ++i)
+	{
+		artic* a = s->items + i;
+		if (a->live)
+		{
+			a->temp = (artic_link_temp*)(void*)(base + offset);
+			offset += temp_bytes(a);
+			a->dw = a->dof_count > 0 ? (artic_dof_work*)(void*)(base + offset) : NULL;
+			offset += dof_work_bytes(a);
+			artic_rows* r = &a->rows;
+			carver c = { r->scratch_bytes > 0 ? base + offset : NULL, 0 };
+			layout_rows(r, &c, r->k_capacity, r->row_capacity, r->wj_capacity);
+			offset += scratch_round(r->scratch_bytes);
+		}
+	}
+}
+
+void artic_scratch_unbind(sn_world* world)
+{
+	artic_store* s = world->artics;
+	for (int i = 0; s != NULL && i < s->high; ++i)
+	{
+		artic* a = s->items + i;
+		a->temp = NULL;
+		a->dw = NULL;
+		carver c = { NULL, 0 };
+		layout_rows(&a->rows, &c, 0, 0, 0);
+	}
+}
+
 static void layout_artic(artic* a, carver* c)
 {
 	size_t n = (size_t)a->link_count, d = (size_t)a->dof_count;
@@ -180,7 +234,6 @@ static void layout_artic(artic* a, carver* c)
 	a->incoming = carve(c, n, sizeof(sv6));
 	a->kin = carve(c, n, sizeof(artic_kin));
 	a->work = carve(c, n, sizeof(artic_work));
-	a->dw = carve(c, d, sizeof(artic_dof_work));
 	a->dof_slot = carve(c, d, sizeof(int32_t));
 	a->limit_near = carve(c, d, sizeof(uint8_t));
 	a->subtree = carve(c, n, sizeof(int32_t));
@@ -322,27 +375,14 @@ static sn_error reserve_rows_for(sn_world* world, artic* a, int self, const sn_m
 	kc = kc < k ? k : kc;
 	int rc = rows > r->row_capacity ? rows + 8 : r->row_capacity;
 	int mc = mimics > r->wj_capacity ? mimics + 2 : r->wj_capacity;
-	artic_rows grown;
-	memset(&grown, 0, sizeof(grown));
+	// The arrays themselves are the step's scratch (artic_scratch_bind): only their footprint is kept.
 	carver c = { NULL, 0 };
-	layout_rows(&grown, &c, kc, rc, mc);
-	size_t size = c.offset;
-	void* block = memory_alloc(&world->memory, size);
-	if (block == NULL)
-	{
-		return world_fail(world, SN_ERR_NO_MEMORY, "articulation: out of memory for %d row dofs", k);
-	}
-	c.base = block;
-	c.offset = 0;
-	layout_rows(&grown, &c, kc, rc, mc);
-	grown.block = block;
-	grown.block_size = size;
-	grown.k_capacity = kc;
-	grown.row_capacity = rc;
-	grown.wj_capacity = mc;
-	grown.hold_capacity = kc + mc;
-	free_rows(world, r);
-	*r = grown;
+	layout_rows(r, &c, kc, rc, mc);
+	r->scratch_bytes = c.offset;
+	r->k_capacity = kc;
+	r->row_capacity = rc;
+	r->wj_capacity = mc;
+	r->hold_capacity = kc + mc;
 	return SN_ERR_OK;
 }
 
