@@ -579,6 +579,10 @@ sn_error sn_articulation_set_limit(sn_world* world, sn_articulation_id id, int d
 	{
 		a->limits[dof] = old;
 	}
+	else
+	{
+		a->limit_count += (int)limit.enabled - (int)old.enabled;
+	}
 	if (err == SN_ERR_OK)
 	{
 		island_wake_artic(world, id.index1 - 1);

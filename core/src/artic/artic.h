@@ -249,6 +249,7 @@ typedef struct artic
 	int32_t* dof_link;     // [dof_count] link of each dof
 	sn_limit* limits;      // [dof_count]
 	sn_drive* drives;      // [dof_count]
+	int limit_count;       // dofs whose limit is enabled (none: a solve need not read limits at all)
 	int mimic_count;       // live mimic joints on this articulation
 	// collision: the body slot of each link (body.c) and whether its links collide with each other
 	int32_t* link_body; // [link_count]

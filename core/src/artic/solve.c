@@ -273,7 +273,7 @@ static void choose_active(artic* a, double h, bool base_slots)
 	for (int d = 0; d < a->dof_count; ++d)
 	{
 		const artic_link* l = a->links + a->dof_link[d];
-		a->limit_near[d] = limit_sides(a, d, h);
+		a->limit_near[d] = a->limit_count > 0 ? limit_sides(a, d, h) : 0;
 		bool active = a->dof_slot[d] >= 0 || a->limit_near[d] != 0 || a->drives[d].enabled || l->joint_friction > 0.0;
 		a->dof_slot[d] = active ? rs->k : -1;
 		if (active)

@@ -767,6 +767,7 @@ sn_error artic_build(sn_world* world, const sn_articulation_def* def, const sn_l
 		{
 			a.dof_link[dof + k] = i;
 			a.limits[dof + k] = l->limit[k];
+			a.limit_count += l->limit[k].enabled;
 			a.drives[dof + k] = l->drive[k];
 			a.q[dof + k] = l->initial_position[k];
 			a.qd[dof + k] = l->initial_velocity[k];
