@@ -116,8 +116,13 @@ int main(int argc, char** argv)
 
 	uv_run(&loop, UV_RUN_DEFAULT);
 
+	// Shut down already. Closing the handlers gives the signals back their default action (libuv), so a
+	// further SIGTERM or SIGINT (a supervisor that repeats itself) would kill the process in its last frees
+	// and make it exit with 128 + the signal: they are ignored from here on.
 	uv_close((uv_handle_t*)&sigint, NULL);
 	uv_close((uv_handle_t*)&sigterm, NULL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	if (uv_loop_close(&loop) != 0)
 	{

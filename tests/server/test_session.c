@@ -7,6 +7,8 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 // A PGS world without gravity unless given, dt 1 ms.
 static uint64_t create_pgs_world(snc_client* c, double gz)
@@ -601,6 +603,42 @@ static void test_shutdown_finishes_in_flight_replies(void** state)
 	assert_int_equal(test_server_stop(&own), 0);
 }
 
+// A supervisor that repeats SIGTERM every 2 ms until the server is gone: the server still shuts down
+// cleanly (status 0), however late in its teardown a signal lands.
+static void test_repeated_sigterm_exits_cleanly(void** state)
+{
+	(void)state;
+	test_server own;
+	test_server_start(&own, NULL);
+	snc_client* c = test_connect(&own, SNC_TCP, "repeat", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t world = create_pgs_world(c, -9.81);
+	(void)test_create_body(c, world, 0.5, 0, 0);
+	int status = 0, signals = 0;
+	pid_t r = 0;
+	for (int i = 0; i < 5000 && r != own.pid; ++i) // at most 10 s
+	{
+		kill(own.pid, SIGTERM);
+		signals += 1;
+		test_sleep_ms(2);
+		r = waitpid(own.pid, &status, WNOHANG);
+	}
+	snc_close(c);
+	print_message("MEASURE SIGTERMs sent before the server exited = %d\n", signals);
+	assert_int_equal(r, own.pid);
+	own.pid = 0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	{
+		test_server_dump_log(&own);
+	}
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	char path[160];
+	snprintf(path, sizeof(path), "%s/ports", own.dir);
+	unlink(path);
+	unlink(own.log_path);
+	rmdir(own.dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -613,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_subscribe_and_time_modes),
 		cmocka_unit_test(test_snapshot_restore_reset),
 		cmocka_unit_test(test_shutdown_finishes_in_flight_replies),
+		cmocka_unit_test(test_repeated_sigterm_exits_cleanly),
 	};
 	return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }
