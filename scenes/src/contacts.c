@@ -1,5 +1,7 @@
 #include "scenes/contacts.h"
 
+#include "scenes/articulations.h"
+
 #include <math.h>
 
 #define TRY_(call)                                                                                                     \
@@ -411,4 +413,41 @@ sn_error scene_dropped_ball(sn_world* world, double height, double restitution, 
 	sn_material m = scene_material(SCENE_CONTACT_FRICTION, restitution);
 	TRY_(scene_ground(world, sn_v3(0, 0, 1), m, NULL));
 	return scene_ball(world, sn_v3(0, 0, height + 0.1), 0.1, 1.0, m, ball, NULL);
+}
+
+sn_error scene_slab_robot(sn_world* world, double base_mass, sn_vec3 half, sn_quat orientation,
+						  sn_articulation_id* robot, sn_body_id* base)
+{
+	const sn_material m = scene_material(0.5, 0.0);
+	TRY_(scene_ground(world, sn_v3(0, 0, 1), m, NULL));
+	sn_link_def links[2];
+	links[0] = sn_default_link_def();
+	links[0].mass = base_mass;
+	links[0].inertia = sn_inertia_box(base_mass, half);
+	links[1] = scene_hinge_link(0, sn_v3(0.1, 0, 0), 1.0, 0.3, sn_mat33_diag(0.01, 0.02, 0.015));
+	links[1].initial_velocity[0] = 2.0;
+	links[1].limit[0] = (sn_limit){ .enabled = true, .lower = -1.0, .upper = 0.05 };
+	links[1].drive[0] = sn_default_drive();
+	links[1].drive[0].enabled = true;
+	links[1].drive[0].stiffness = 10.0;
+	links[1].drive[0].damping = 0.1;
+	links[1].drive[0].target_position = 1.0;
+	sn_articulation_def ad = sn_default_articulation_def();
+	ad.fixed_base = false;
+	ad.base_pose.p = sn_v3(0, 0, 0.05);
+	ad.base_pose.q = orientation;
+	sn_articulation_id id;
+	TRY_(sn_create_articulation(world, &ad, links, 2, &id));
+	sn_shape_def sd = sn_default_shape_def();
+	sd.body = sn_articulation_get_link_body(world, id, 0);
+	sd.geometry = sn_geometry_box(half);
+	sd.material = m;
+	sn_shape_id slab;
+	TRY_(sn_create_shape(world, &sd, &slab));
+	*robot = id;
+	if (base)
+	{
+		*base = sd.body;
+	}
+	return SN_ERR_OK;
 }

@@ -580,42 +580,10 @@ enum
 	LENT_KINDS = 4
 };
 
-// A floating 2 kg slab resting on the ground (friction 0.5) with a 1 kg arm on a hinge against its stop, a
-// PD drive pulling past it: contacts on a floating base, a limit, a drive, the hold. Touching from the start.
-static void resting_robot(sn_world* world)
-{
-	sn_shape_id plane;
-	assert_sn_ok(scene_ground(world, sn_v3(0, 0, 1), scene_material(0.5, 0.0), &plane));
-	const sn_vec3 half = sn_v3(0.25, 0.25, 0.05);
-	sn_link_def links[2];
-	links[0] = sn_default_link_def();
-	links[0].mass = 2.0;
-	links[0].inertia = sn_inertia_box(2.0, half);
-	links[1] = scene_hinge_link(0, sn_v3(0.1, 0, 0), 1.0, 0.3, sn_mat33_diag(0.01, 0.02, 0.015));
-	links[1].initial_velocity[0] = 2.0;
-	links[1].limit[0] = (sn_limit){ .enabled = true, .lower = -1.0, .upper = 0.05 };
-	links[1].drive[0] = sn_default_drive();
-	links[1].drive[0].enabled = true;
-	links[1].drive[0].stiffness = 10.0;
-	links[1].drive[0].damping = 0.1;
-	links[1].drive[0].target_position = 1.0;
-	sn_articulation_def ad = sn_default_articulation_def();
-	ad.fixed_base = false;
-	ad.base_pose.p = sn_v3(0, 0, 0.05);
-	sn_articulation_id id;
-	assert_sn_ok(sn_create_articulation(world, &ad, links, 2, &id));
-	sn_shape_def sd = sn_default_shape_def();
-	sd.body = sn_articulation_get_link_body(world, id, 0);
-	sd.geometry = sn_geometry_box(half);
-	sd.material = scene_material(0.5, 0.0);
-	sn_shape_id slab;
-	assert_sn_ok(sn_create_shape(world, &sd, &slab));
-}
-
 // World `kind` of the lent-scratch tests, each exercising other articulation temporaries: 0 the driven arm
 // (drives, the drive path in TGS); 1 the gripper (a mimic joint, contacts between links and a maximal box);
-// 2 the resting robot above; 3 a free 10-link chain, the driven arm and a maximal pendulum (two
-// articulations and bodies in one world).
+// 2 a 2 kg slab robot resting on the ground (contacts on a floating base, a limit, a drive, the hold);
+// 3 a free 10-link chain, the driven arm and a maximal pendulum (two articulations and bodies in one world).
 static sn_world* lent_world(int kind, sn_solver solver, sn_articulation_id* artic)
 {
 	sn_world* world = test_scene_world(solver, 0.001);
@@ -631,8 +599,7 @@ static sn_world* lent_world(int kind, sn_solver solver, sn_articulation_id* arti
 	}
 	else if (kind == 2)
 	{
-		resting_robot(world);
-		*artic = (sn_articulation_id){ 0, 0 };
+		assert_sn_ok(scene_slab_robot(world, 2.0, sn_v3(0.25, 0.25, 0.05), sn_quat_identity(), artic, NULL));
 	}
 	else
 	{

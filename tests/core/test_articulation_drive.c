@@ -1046,29 +1046,11 @@ static void test_driven_joint_stops_at_its_limit_on_the_ground(void** state)
 	for (int s = 0; s < SN_SOLVER_COUNT; ++s)
 	{
 		sn_world* world = make_world((sn_solver)s, dt);
-		assert_sn_ok(scene_ground(world, sn_v3(0, 0, 1), scene_material(0.5, 0.0), NULL));
 		// The base frame's y axis (the hinge's) along world z; in that frame the slab is 0.1 m thick along y.
-		const sn_vec3 half = sn_v3(0.25, 0.05, 0.25);
-		sn_link_def links[2];
-		links[0] = sn_default_link_def();
-		links[0].mass = base_mass;
-		links[0].inertia = sn_inertia_box(base_mass, half);
-		links[1] = hinge_link(0, sn_v3(0.1, 0.0, 0.0), 1.0, 0.3, tree_inertia);
-		links[1].initial_velocity[0] = 2.0;
-		links[1].limit[0] = (sn_limit){ .enabled = true, .lower = -1.0, .upper = 0.05 };
-		links[1].drive[0] = position_drive(10.0, 0.1, 1.0);
-		sn_articulation_def ad = sn_default_articulation_def();
-		ad.fixed_base = false;
-		ad.base_pose.p = sn_v3(0, 0, 0.05);
-		ad.base_pose.q = sn_quat_from_axis_angle(sn_v3(1, 0, 0), 0.5 * SN_PI);
 		sn_articulation_id id;
-		assert_sn_ok(sn_create_articulation(world, &ad, links, 2, &id));
-		sn_shape_def sd = sn_default_shape_def();
-		sd.body = sn_articulation_get_link_body(world, id, 0);
-		sd.geometry = sn_geometry_box(half);
-		sd.material = scene_material(0.5, 0.0);
-		sn_shape_id shape;
-		assert_sn_ok(sn_create_shape(world, &sd, &shape));
+		sn_body_id base;
+		assert_sn_ok(scene_slab_robot(world, base_mass, sn_v3(0.25, 0.05, 0.25),
+									  sn_quat_from_axis_angle(sn_v3(1, 0, 0), 0.5 * SN_PI), &id, &base));
 		const int steps = 2000;
 		double most_effort = 0.0, rebound = 0.0, late = 0.0, lowest = INFINITY;
 		bool stopped = false;
@@ -1085,7 +1067,7 @@ static void test_driven_joint_stops_at_its_limit_on_the_ground(void** state)
 			double effort = 0.0;
 			assert_sn_ok(sn_articulation_get_drive_efforts(world, id, &effort, 1));
 			most_effort = fmax(most_effort, fabs(effort));
-			lowest = fmin(lowest, sn_body_get_pose(world, sd.body).p.z);
+			lowest = fmin(lowest, sn_body_get_pose(world, base).p.z);
 			stopped = stopped || q >= 0.05 - 1e-9;
 			if (stopped)
 			{
@@ -1096,8 +1078,8 @@ static void test_driven_joint_stops_at_its_limit_on_the_ground(void** state)
 				late = fmax(late, fabs(qd));
 			}
 		}
-		const double lift = contact_force_z(world, sd.body);
-		const double base_speed = sn_length(sn_body_get_linear_velocity(world, sd.body));
+		const double lift = contact_force_z(world, base);
+		const double base_speed = sn_length(sn_body_get_linear_velocity(world, base));
 		const double weight = (base_mass + 1.0) * g;
 		print_message("%s: most drive effort %.4g N*m, rebound %.2e rad/s, late joint speed %.2e rad/s, lowest base "
 					  "centre %.6f m, contact force %.12g N (weight %.12g N), base speed %.2e m/s\n",

@@ -98,12 +98,12 @@ static sn_articulation_id random_tree(sn_world* world, int n, bool floating, boo
 			const double pick = uniform();
 			const double x = links[i].initial_position[d];
 			const sn_limit near = { .enabled = true, .lower = x - 0.001, .upper = x + 0.001 }; // within reach
-			// Driven: some joints are left to a limit alone (a held limit is then its slot's only pick), and
+			// Driven: some joints are left to a limit alone (a held limit is then its slot's only row), and
 			// some followers have one.
 			const bool drive = driven ? !follows && pick >= 0.15 : pick < 0.35;
 			if (driven && !drive && !drives_only && (!follows || pick < 0.5))
 			{
-				links[i].limit[d] = near; // a follower's limit lies in the span of its mimic pick and leaders'
+				links[i].limit[d] = near; // a follower's limit lies in the span of its mimic row and leaders'
 			}
 			else if (drive)
 			{

@@ -222,7 +222,9 @@ sn_error sn_articulation_get_link_incoming_force(const sn_world* world, sn_artic
 // Unit test impulse response r_ij (PhysX's mimic-joint notes): the change of dof i's speed (m/s or
 // rad/s) per unit impulse (N*s or N*m*s) on dof j, at the current state, as the solver of the next step
 // sees it (armature and implicit joint damping over one substep included): element (i, j) of the inverse
-// joint-space inertia. Zero between sub-trees of a fixed base. Costs O(links).
+// joint-space inertia. Zero between sub-trees of a fixed base. Costs O(links). Runs in the world's own
+// step scratch (world.h), which it may have to create or grow: SN_ERR_NO_MEMORY (nothing changed) if it
+// cannot.
 sn_error sn_articulation_compute_response(sn_world* world, sn_articulation_id id, int dof_i, int dof_j,
 										  double* response);
 

@@ -56,7 +56,8 @@ void sn_world_destroy(sn_world* world);
 // Advance by one time step: collision detection at the poses the step starts from (collision.h), then
 // the solver. Returns SN_ERR_DIVERGED (and changes nothing) once the world's state has stopped being
 // finite, SN_ERR_NO_MEMORY if scratch space could not grow (nothing changed). Allocates only when the
-// world has grown since the previous step (more bodies, joints, shapes or contact pairs than before).
+// world needs more room than any step before it: more bodies, joints, shapes, contact pairs, drive, limit
+// or mimic rows, or the first step in its own scratch of a world stepped before only with a lent one.
 sn_error sn_world_step(sn_world* world);
 
 // Scratch for the temporaries of steps (the articulations' factors and impulse passes), lent to worlds

@@ -290,8 +290,8 @@ typedef struct artic
 	// scratch
 	artic_kin* kin;                // [link_count] valid at the current state
 	artic_work* work;              // [link_count]
-	artic_link_temp* temp;         // [link_count] in the step's scratch: NULL outside a step
-	artic_dof_work* dw;            // [dof_count] in the step's scratch: NULL outside a step
+	artic_link_temp* temp;         // [link_count] in the step's scratch: NULL outside a step and a response
+	artic_dof_work* dw;            // [dof_count] in the step's scratch: NULL outside a step and a response
 	int32_t* dof_slot;             // [dof_count] active slot or -1
 	uint8_t* limit_near;           // [dof_count] limit sides this solve may reach: 1 lower, 2 upper
 	int32_t* subtree;              // [link_count] the child of the base whose subtree holds the link (0: base)
@@ -352,8 +352,9 @@ sn_error artic_build(sn_world* world, const sn_articulation_def* def, const sn_l
 // The store, created on first use (NULL if out of memory).
 artic_store* artic_store_get(sn_world* world);
 void artic_store_destroy(sn_world* world);
-// The step's scratch (artic_link_temp, artic_dof_work): bytes every live articulation needs, pointing them
-// into a block of that size (aligned to SCRATCH_ALIGN), and back to NULL.
+// The step's scratch (artic_link_temp, artic_dof_work and every array of artic_rows): bytes every live
+// articulation needs, pointing them into a block of that size (aligned to SCRATCH_ALIGN), and back to NULL.
+// Bound for a step (world.c) and for sn_articulation_compute_response.
 size_t artic_scratch_demand(const sn_world* world);
 void artic_scratch_bind(sn_world* world, unsigned char* base);
 void artic_scratch_unbind(sn_world* world);

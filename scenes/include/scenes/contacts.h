@@ -151,6 +151,16 @@ sn_error scene_sliding_box(sn_world* world, double v0, double friction, sn_body_
 // A ball of radius 0.1 m, 1 kg, dropped with its bottom `height` m above the plane z = 0.
 sn_error scene_dropped_ball(sn_world* world, double height, double restitution, sn_body_id* ball);
 
+// A floating robot resting on the ground (plane z = 0, friction 0.5 everywhere, restitution 0): link 0 a
+// solid box slab of half-extents `half` (m, in the base frame) and base_mass kg, its base frame at
+// (0, 0, 0.05) turned by `orientation` (so a slab 0.1 m thick along the world's z touches the plane);
+// link 1 an arm of 1 kg (inertia diag(0.01, 0.02, 0.015) kg*m^2 about its centre, 0.3 m out along x from
+// its hinge) on a hinge about the base frame's y axis at (0.1, 0, 0), thrown at 2 rad/s towards a stop at
+// 0.05 rad (limit [-1, 0.05] rad) and driven (kp 10 N*m/rad, kd 0.1 N*m*s/rad) towards 1 rad, beyond it.
+// base may be NULL.
+sn_error scene_slab_robot(sn_world* world, double base_mass, sn_vec3 half, sn_quat orientation,
+						  sn_articulation_id* robot, sn_body_id* base);
+
 #ifdef __cplusplus
 }
 #endif
