@@ -167,6 +167,29 @@ static void bench_arm(double seconds, const sn_solver* solvers, int solver_count
 	}
 }
 
+// Step `worlds` worlds in turn, `steps` rounds, each step with scratch `use` (NULL: the world's own):
+// the seconds taken; failed steps are counted into *failed.
+static double step_in_turn(artic_world* scenes, int worlds, int steps, sn_step_scratch* use, int* failed)
+{
+	double t0 = bench_now();
+	for (int s = 0; s < steps; ++s)
+	{
+		for (int w = 0; w < worlds; ++w)
+		{
+			*failed += sn_world_step_with(scenes[w].world, use) != SN_ERR_OK;
+		}
+	}
+	return bench_now() - t0;
+}
+
+static void destroy_all(artic_world* scenes, int worlds)
+{
+	for (int w = 0; w < worlds; ++w)
+	{
+		sn_world_destroy(scenes[w].world);
+	}
+}
+
 static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int solver_count, const bool* terms,
 						 int term_count, const bool* lent, int lent_count)
 {
@@ -194,15 +217,7 @@ static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int so
 			}
 		}
 		int failed = 0;
-		double t0 = bench_now();
-		for (int s = 0; s < steps; ++s)
-		{
-			for (int w = 0; w < worlds; ++w)
-			{
-				failed += sn_world_step_with(scenes[w].world, use) != SN_ERR_OK;
-			}
-		}
-		double elapsed = bench_now() - t0;
+		double elapsed = step_in_turn(scenes, worlds, steps, use, &failed);
 		double world_steps = (double)worlds * steps;
 		double ns = 1e9 * elapsed / (world_steps * n);
 		const char* name = sn_solver_name(solvers[si]);
@@ -213,10 +228,7 @@ static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int so
 			   name, terms_name(terms[ti]), scratch_name, worlds, n, steps, world_steps / elapsed, ns,
 			   world_steps * n / elapsed, failed);
 		fflush(stdout);
-		for (int w = 0; w < worlds; ++w)
-		{
-			sn_world_destroy(scenes[w].world);
-		}
+		destroy_all(scenes, worlds);
 	}
 	free(scenes);
 	sn_step_scratch_destroy(scratch);
@@ -334,25 +346,14 @@ static void bench_capacity_worlds(int worlds, const bool* lent, int lent_count)
 			}
 		}
 		int failed = 0;
-		double t0 = bench_now();
-		for (int st = 0; st < steps; ++st)
-		{
-			for (int w = 0; w < worlds; ++w)
-			{
-				failed += sn_world_step_with(scenes[w].world, use) != SN_ERR_OK;
-			}
-		}
-		double us = 1e6 * (bench_now() - t0) / ((double)worlds * steps);
+		double us = 1e6 * step_in_turn(scenes, worlds, steps, use, &failed) / ((double)worlds * steps);
 		const char* name = use != NULL ? "lent" : "own";
 		printf("  %-8s %14.3f %22.0f\n", name, us, 1000.0 / us);
 		printf("BENCH scene=capacity_worlds drives=pd scratch=%s worlds=%d links=10 steps=%d us_per_step=%.3f "
 			   "worlds_per_core_1khz=%.0f failed_steps=%d\n",
 			   name, worlds, steps, us, 1000.0 / us, failed);
 		fflush(stdout);
-		for (int w = 0; w < worlds; ++w)
-		{
-			sn_world_destroy(scenes[w].world);
-		}
+		destroy_all(scenes, worlds);
 	}
 	free(scenes);
 	sn_step_scratch_destroy(scratch);
