@@ -47,6 +47,26 @@
 // its length (times the world's warm_start), applied at the window's start, as the joint rows do. The
 // manifold's points carry the step's impulses to the next step by feature id (contact/update.c).
 //
+// The kick's hold (TGS, n > 1 windows). A body gains its free motion window by window (g rho each), so a
+// body resting on the ground meets each window with the normal impulse m g rho and the friction budget
+// mu m g rho. An articulation takes its whole step's free motion qd* - qd = h qdd before the first window
+// (artic/solve.c, step 1: spread over the windows with accelerations frozen at the start, it would gain
+// energy). Its contacts then see the whole step's load in window 1 and none in the later ones, whose
+// normal impulses, and with them the friction bounds, fall to about zero: whatever window 1's single
+// sweep left of a sideways speed slides freely for the rest of the step (a 2 kg slab on the ground under
+// a swinging 1 kg arm walked 1 mm in 6 s at 8 windows; in PGS, not at all). So, as the articulation's
+// joint rows do (artic/solve.c, step 3), the contacts hold the kick: before the first window, impulses
+// P_hold on the rigid contacts between links and the ground (or links) are solved over the whole solve,
+//   normal    J v >= 0, or >= -s_0 / h for a gap s_0 > 0 (closed by the solve's end),  P_n >= 0
+//   friction  J v = 0 inside the disk mu P_n
+// by Gauss-Seidel sweeps (CONTACT_HOLD_SWEEPS, from last solve's forces times h: the hold converges over
+// the steps as warm starts do), and applied at once; each window then owns P_hold / n as impulse already
+// applied, so its accumulator starts there (bounds as for any window), and the warm start applies only
+// the part of last solve's force that the hold does not explain, F_warm - P_hold / h. Within the windows
+// the contacts then meet what a body's would: their share of the load and its friction. Contacts with a
+// body side are not held (the body takes its motion window by window), nor are soft ones (springs, as
+// the joint rows' windows leave the drives).
+//
 // Restitution (Box2D's): after the velocity sweeps, a point that approached faster than the threshold at
 // the start of the solve and pushed in it is given the normal speed -e times that approach speed.
 #include "contact/solver.h"
@@ -600,6 +620,12 @@ static void body_side_rows(const contact_constraint* cc, sn_vec3 r, double inv_m
 
 static void block_prepare(const sn_world* world, contact_constraint* cc);
 
+// Gauss-Seidel sweeps of the kick's hold (contact_solve_hold).
+enum
+{
+	CONTACT_HOLD_SWEEPS = 1
+};
+
 void contact_solve_begin(sn_world* world, double h, int windows)
 {
 	contact_solver* cs = &world->contact_solver;
@@ -624,6 +650,8 @@ void contact_solve_begin(sn_world* world, double h, int windows)
 		const sn_vec3 n = cc->normal;
 		sn_mat33 inertia_a = sn_mat33_zero(), inertia_b = sn_mat33_zero();
 		cc->inv_mass_a = cc->inv_mass_b = 0.0;
+		cc->holds = windows > 1 && !cc->soft && cc->a.kind != SIDE_BODY && cc->b.kind != SIDE_BODY &&
+			(cc->a.kind == SIDE_LINK || cc->b.kind == SIDE_LINK);
 		if (cc->a.kind == SIDE_BODY)
 		{
 			body_side_inertia(world, &cc->a, &cc->inv_mass_a, &inertia_a);
@@ -639,6 +667,7 @@ void contact_solve_begin(sn_world* world, double h, int windows)
 			for (int ri = 0; ri < CONTACT_ROWS; ++ri)
 			{
 				sp->solve_total[ri] = 0.0;
+				sp->hold[ri] = 0.0;
 			}
 			sp->offset_a = side_offset_now(world, &cc->a, sp->local_a, sp->x0, n);
 			sp->offset_b = side_offset_now(world, &cc->b, sp->local_b, sp->x0, n);
@@ -750,7 +779,7 @@ static void cone_clamp(double* f1, double* f2, double bound)
 void contact_window_begin(sn_world* world)
 {
 	contact_solver* cs = &world->contact_solver;
-	const double hw = cs->hw;
+	const double hw = cs->hw, inv_h = 1.0 / cs->h, inv_windows = 1.0 / cs->windows;
 	const double factor = world->def.warm_start;
 	for (int i = 0; i < cs->count; ++i)
 	{
@@ -783,12 +812,16 @@ void contact_window_begin(sn_world* world)
 				off_b += link_displacement(world, &cc->b, sp->jac_b);
 			}
 			sp->s = sp->s0 + off_b - off_a;
-			// Warm start: each row's last force over this window, the friction inside its cone.
-			double f[CONTACT_ROWS];
+			// The window starts from its share of the hold (already applied) plus the warm start: each row's
+			// last force less what the hold explains, over this window; the normal pushing, the friction
+			// inside its cone. Only what is not the hold's is applied here.
+			double share[CONTACT_ROWS], f[CONTACT_ROWS];
 			for (int ri = 0; ri < CONTACT_ROWS; ++ri)
 			{
-				f[ri] = sp->mass[ri] > 0.0 ? sp->warm[ri] * hw * factor : 0.0;
+				share[ri] = sp->hold[ri] * inv_windows;
+				f[ri] = sp->mass[ri] > 0.0 ? (sp->warm[ri] - sp->hold[ri] * inv_h) * hw * factor : 0.0;
 				f[ri] = f[ri] == f[ri] ? f[ri] : 0.0; // a NaN warm start (a diverged world) applies nothing
+				f[ri] += share[ri];
 			}
 			f[0] = f[0] > 0.0 ? f[0] : 0.0;
 			cone_clamp(f + 1, f + 2, cc->friction * f[0]);
@@ -797,9 +830,9 @@ void contact_window_begin(sn_world* world)
 			{
 				sp->acc[ri] = f[ri];
 				sp->counted[ri] = 0.0;
-				if (f[ri] != 0.0)
+				if (f[ri] != share[ri])
 				{
-					point_apply(world, cc, sp, ri, f[ri], false);
+					point_apply(world, cc, sp, ri, f[ri] - share[ri], false);
 				}
 			}
 		}
@@ -1155,6 +1188,131 @@ static bool normal_block(sn_world* world, contact_constraint* cc, bool pseudo, d
 	return true;
 }
 
+// Friction rows of a manifold, point by point: towards no sliding, inside the disk of mu times the point's
+// normal impulse.
+static void friction_sweep(sn_world* world, contact_constraint* cc)
+{
+	if (cc->friction <= 0.0)
+	{
+		return;
+	}
+	for (int p = 0; p < cc->point_count; ++p)
+	{
+		contact_solver_point* sp = cc->points + p;
+		if (sp->mass[1] == 0.0 || sp->mass[2] == 0.0)
+		{
+			continue;
+		}
+		double f1 = sp->acc[1] - point_speed(world, cc, sp, 1, false) * sp->mass[1];
+		double f2 = sp->acc[2] - point_speed(world, cc, sp, 2, false) * sp->mass[2];
+		cone_clamp(&f1, &f2, cc->friction * sp->acc[0]);
+		double d1 = f1 - sp->acc[1], d2 = f2 - sp->acc[2];
+		sp->acc[1] = f1;
+		sp->acc[2] = f2;
+		if (d1 != 0.0)
+		{
+			point_apply(world, cc, sp, 1, d1, false);
+		}
+		if (d2 != 0.0)
+		{
+			point_apply(world, cc, sp, 2, d2, false);
+		}
+	}
+}
+
+void contact_solve_hold(sn_world* world)
+{
+	contact_solver* cs = &world->contact_solver;
+	if (cs->windows <= 1)
+	{
+		return;
+	}
+	const double inv_h = 1.0 / cs->h, start = cs->h * world->def.warm_start;
+	bool any = false;
+	for (int i = 0; i < cs->count; ++i)
+	{
+		contact_constraint* cc = cs->constraints + i;
+		if (!cc->holds || (cs->links_only && !cc->has_link))
+		{
+			continue;
+		}
+		any = true;
+		for (int p = 0; p < cc->point_count; ++p)
+		{
+			contact_solver_point* sp = cc->points + p;
+			sp->s = sp->s0 + sp->offset_b - sp->offset_a; // the separation at the start of the solve
+			// From last solve's forces over this whole solve (warm-started, as the windows are).
+			double f[CONTACT_ROWS];
+			for (int ri = 0; ri < CONTACT_ROWS; ++ri)
+			{
+				f[ri] = sp->mass[ri] > 0.0 ? sp->warm[ri] * start : 0.0;
+				f[ri] = f[ri] == f[ri] ? f[ri] : 0.0;
+			}
+			f[0] = f[0] > 0.0 ? f[0] : 0.0;
+			cone_clamp(f + 1, f + 2, cc->friction * f[0]);
+			for (int ri = 0; ri < CONTACT_ROWS; ++ri)
+			{
+				sp->acc[ri] = f[ri];
+				if (f[ri] != 0.0)
+				{
+					point_apply(world, cc, sp, ri, f[ri], false);
+				}
+			}
+		}
+	}
+	if (!any)
+	{
+		return;
+	}
+	for (int sweep = 0; sweep < CONTACT_HOLD_SWEEPS; ++sweep)
+	{
+		for (int i = 0; i < cs->count; ++i)
+		{
+			contact_constraint* cc = cs->constraints + i;
+			if (!cc->holds || (cs->links_only && !cc->has_link))
+			{
+				continue;
+			}
+			// The normals at their floors over the whole solve (inv_h): no approach, or for a gap s0 > 0 no
+			// faster than closes it by the solve's end; the block LCP for a manifold of several points.
+			bool blocked = cc->point_count > 1 && normal_block(world, cc, false, inv_h, 0.0, 0.0, 0.0);
+			for (int p = 0; p < cc->point_count && !blocked; ++p)
+			{
+				contact_solver_point* sp = cc->points + p;
+				if (sp->mass[0] == 0.0)
+				{
+					continue;
+				}
+				const double vn = point_speed(world, cc, sp, 0, false);
+				double delta = -(vn + (sp->s > 0.0 ? sp->s * inv_h : 0.0)) * sp->mass[0];
+				delta = clamp_at_least_zero(&sp->acc[0], delta);
+				if (delta != 0.0)
+				{
+					point_apply(world, cc, sp, 0, delta, false);
+				}
+			}
+			friction_sweep(world, cc);
+		}
+	}
+	for (int i = 0; i < cs->count; ++i)
+	{
+		contact_constraint* cc = cs->constraints + i;
+		if (!cc->holds || (cs->links_only && !cc->has_link))
+		{
+			continue;
+		}
+		for (int p = 0; p < cc->point_count; ++p)
+		{
+			contact_solver_point* sp = cc->points + p;
+			for (int ri = 0; ri < CONTACT_ROWS; ++ri)
+			{
+				sp->hold[ri] = isfinite(sp->acc[ri]) ? sp->acc[ri] : 0.0;
+				sp->acc[ri] = 0.0;
+			}
+		}
+	}
+}
+
 void contact_solve_sweep(sn_world* world, bool position, bool frozen)
 {
 	contact_solver* cs = &world->contact_solver;
@@ -1228,32 +1386,7 @@ void contact_solve_sweep(sn_world* world, bool position, bool frozen)
 				}
 			}
 		}
-		if (cc->friction <= 0.0)
-		{
-			continue;
-		}
-		for (int p = 0; p < cc->point_count; ++p)
-		{
-			contact_solver_point* sp = cc->points + p;
-			if (sp->mass[1] == 0.0 || sp->mass[2] == 0.0)
-			{
-				continue;
-			}
-			double f1 = sp->acc[1] - point_speed(world, cc, sp, 1, false) * sp->mass[1];
-			double f2 = sp->acc[2] - point_speed(world, cc, sp, 2, false) * sp->mass[2];
-			cone_clamp(&f1, &f2, cc->friction * sp->acc[0]);
-			double d1 = f1 - sp->acc[1], d2 = f2 - sp->acc[2];
-			sp->acc[1] = f1;
-			sp->acc[2] = f2;
-			if (d1 != 0.0)
-			{
-				point_apply(world, cc, sp, 1, d1, false);
-			}
-			if (d2 != 0.0)
-			{
-				point_apply(world, cc, sp, 2, d2, false);
-			}
-		}
+		friction_sweep(world, cc);
 	}
 }
 

@@ -53,11 +53,12 @@ typedef struct contact_solver_point
 	int64_t jac_a, jac_b;      // SIDE_LINK: offsets of the rows' J and W J^T in the scratch (-1: none)
 	soft_coefficients coef;    // soft contacts: the normal row's coefficients for the solve
 	// What each window reads.
-	sn_vec3 rn_a, rn_b;               // SIDE_BODY: r x n: the separation changes by n . dcom + theta . (r x n)
-	double offset_a, offset_b;        // n . (anchor now - x0) of each side at the start of the solve, m
-	double s0;                        // separation at the start of the step, m
-	double warm[CONTACT_ROWS];        // forces the last solve ended with, N: each window starts from force * window
-	double counted[CONTACT_ROWS];     // the part of acc already added to the totals, N*s
+	sn_vec3 rn_a, rn_b;           // SIDE_BODY: r x n: the separation changes by n . dcom + theta . (r x n)
+	double offset_a, offset_b;    // n . (anchor now - x0) of each side at the start of the solve, m
+	double s0;                    // separation at the start of the step, m
+	double warm[CONTACT_ROWS];    // forces the last solve ended with, N: each window starts from force * window
+	double hold[CONTACT_ROWS];    // TGS, a held constraint: the impulse that holds the kick (contact_solve_hold), N*s
+	double counted[CONTACT_ROWS]; // the part of acc already added to the totals, N*s
 	double solve_total[CONTACT_ROWS]; // impulses of the current solve, N*s
 	// Per solve and per step.
 	double step_total[CONTACT_ROWS]; // impulses of the current step, N*s
@@ -82,6 +83,7 @@ typedef struct contact_constraint
 	double inv_mass_a, inv_mass_b; // SIDE_BODY: inverse masses for the solve (0 for kinematic bodies), 1/kg
 	bool has_link; // a link side, or a body of an articulation's island in XPBD and DIRECT worlds: solved
 				   // by the articulations' TGS path there (contact_link_pass_tgs)
+	bool holds;    // this solve holds the articulations' kick on it (contact_solve_hold)
 	int point_count;
 	contact_solver_point* points; // [point_count] in the solver's pool (the step's points, dense)
 	// K_ij = J_i M^-1 J_j^T among the normal rows of the points, for the solve (the block solve), the
@@ -138,6 +140,10 @@ void contact_link_pass_tgs(sn_world* world, double h);
 // Start a solve of length h in `windows` windows (after artic_solve_begin): link sides' Jacobians and
 // responses, each point's separation offsets and approach speed.
 void contact_solve_begin(sn_world* world, double h, int windows);
+// TGS with more than one window (after contact_solve_begin, before the first window): the impulses that
+// hold the articulations' free-motion kick on their rigid contacts with the ground or with links, applied
+// at once; each window then owns an equal share of them.
+void contact_solve_hold(sn_world* world);
 // Start a window (after the bodies' solver slots are prepared): body sides' anchors and masses, the
 // separations now, the window's warm starts.
 void contact_window_begin(sn_world* world);

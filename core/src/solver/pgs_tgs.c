@@ -386,6 +386,7 @@ void tgs_substep(sn_world* world, double h)
 	if (contacts)
 	{
 		contact_solve_begin(world, h, n);
+		contact_solve_hold(world);
 	}
 	for (int i = 0; i < n; ++i)
 	{
