@@ -117,6 +117,13 @@ static void build(sn_world* world, const snm_model* model, const snm_build_def* 
 	}
 }
 
+static void free_robot(sn_world* world, snm_model* model, snm_build_result* built)
+{
+	snm_build_result_free(built);
+	sn_world_destroy(world);
+	snm_model_destroy(model);
+}
+
 // ---- measuring ------------------------------------------------------------------------------------------
 
 // The robot's lowest point (m, world z) and the model link it belongs to: the least z of its shapes'
@@ -249,9 +256,7 @@ static void hold_pose(const char* file, const pose_value* pose, int count)
 	assert_true(worst < 5e-3);
 	assert_int_equal(touching, 0);
 	assert_false(sn_world_is_diverged(world));
-	snm_build_result_free(&built);
-	sn_world_destroy(world);
-	snm_model_destroy(model);
+	free_robot(world, model, &built);
 }
 
 static void test_fixed_arms_hold_their_pose(void** state)
@@ -318,21 +323,28 @@ static void settle(sn_world* world, const snm_model* model, const snm_build_resu
 	assert_false(sn_world_is_diverged(world));
 }
 
+// ANYmal on its feet in a default world: the legs held at the file's pose (straight legs), dropped from
+// `drop` m and settled for `seconds` (settle's checks; 0.01 J: at rest, the robot weighs 30 kg: 0.01 J is
+// a speed of 2.6 cm/s of the whole).
+static sn_world* anymal_landed(double drop, double seconds, const char* what, snm_model** model,
+							   snm_build_result* built)
+{
+	*model = load_models("anymal.urdf");
+	sn_world* world = make_world();
+	snm_build_def bd = held_build(true);
+	build(world, *model, &bd, built);
+	settle(world, *model, built, drop, seconds, 0.01, what);
+	return world;
+}
+
 static void test_floating_robots_settle(void** state)
 {
 	(void)state;
-	// ANYmal on its feet: the legs held at the file's pose (straight legs), dropped from 0.1 m.
 	{
-		snm_model* model = load_models("anymal.urdf");
-		sn_world* world = make_world();
-		snm_build_def bd = held_build(true);
+		snm_model* model;
 		snm_build_result built;
-		build(world, model, &bd, &built);
-		// 0.01 J: at rest (the robot weighs 30 kg: 0.01 J is a speed of 2.6 cm/s of the whole).
-		settle(world, model, &built, 0.1, 2.0, 0.01, "anymal.urdf (floating, legs held)");
-		snm_build_result_free(&built);
-		sn_world_destroy(world);
-		snm_model_destroy(model);
+		sn_world* world = anymal_landed(0.1, 2.0, "anymal.urdf (floating, legs held)", &model, &built);
+		free_robot(world, model, &built);
 	}
 	if (!have_shared())
 	{
@@ -349,9 +361,7 @@ static void test_floating_robots_settle(void** state)
 		// 0.01 J after 12 s: lying still (18 kg). Its joints are all but undamped (0.003 N*m*s/rad): it
 		// tumbles and its links swing on the ground for about 10 s before friction stops them.
 		settle(world, model, &built, 0.2, 12.0, 0.01, PANDA " (floating, limp)");
-		snm_build_result_free(&built);
-		sn_world_destroy(world);
-		snm_model_destroy(model);
+		free_robot(world, model, &built);
 	}
 }
 
@@ -365,12 +375,9 @@ static void test_floating_robots_settle(void** state)
 static void test_standing_robot_stays_put(void** state)
 {
 	(void)state;
-	snm_model* model = load_models("anymal.urdf");
-	sn_world* world = make_world();
-	snm_build_def bd = held_build(true);
+	snm_model* model;
 	snm_build_result built;
-	build(world, model, &bd, &built);
-	settle(world, model, &built, 0.02, 1.0, 0.01, "anymal.urdf (floating, legs held, standing)");
+	sn_world* world = anymal_landed(0.02, 1.0, "anymal.urdf (floating, legs held, standing)", &model, &built);
 	const sn_vec3 start = sn_articulation_get_link_pose(world, built.articulation, 0).p;
 	double walked = 0.0, rose = 0.0;
 	for (int i = 0; i < 5000; ++i)
@@ -383,9 +390,7 @@ static void test_standing_robot_stays_put(void** state)
 	printf("anymal.urdf standing 5 s: the base walked %.3e m and moved %.3e m up or down\n", walked, rose);
 	assert_true(walked < 40e-6);
 	assert_true(rose < 40e-6);
-	snm_build_result_free(&built);
-	sn_world_destroy(world);
-	snm_model_destroy(model);
+	free_robot(world, model, &built);
 }
 
 // ---- the Panda picks up a box ---------------------------------------------------------------------------
@@ -657,9 +662,7 @@ static void test_panda_picks_up_a_box(void** state)
 	// the finger frames, and the contact slop).
 	assert_near(gap, 2.0 * half, 1.5e-3, "the fingers hold the box");
 	assert_false(sn_world_is_diverged(world));
-	snm_build_result_free(&built);
-	sn_world_destroy(world);
-	snm_model_destroy(model);
+	free_robot(world, model, &built);
 }
 
 int main(void)
