@@ -57,15 +57,18 @@
 // a swinging 1 kg arm walked 1 mm in 6 s at 8 windows; in PGS, not at all). So, as the articulation's
 // joint rows do (artic/solve.c, step 3), the contacts hold the kick: before the first window, impulses
 // P_hold on the rigid contacts between links and the ground (or links) are solved over the whole solve,
-//   normal    J v >= 0, or >= -s_0 / h for a gap s_0 > 0 (closed by the solve's end),  P_n >= 0
+//   normal    J v >= 0, or >= -s / h for a gap s > 0 at the solve's start (closed by its end),  P_n >= 0
 //   friction  J v = 0 inside the disk mu P_n
-// by Gauss-Seidel sweeps (CONTACT_HOLD_SWEEPS, from last solve's forces times h: the hold converges over
-// the steps as warm starts do), and applied at once; each window then owns P_hold / n as impulse already
-// applied, so its accumulator starts there (bounds as for any window), and the warm start applies only
-// the part of last solve's force that the hold does not explain, F_warm - P_hold / h. Within the windows
-// the contacts then meet what a body's would: their share of the load and its friction. Contacts with a
-// body side are not held (the body takes its motion window by window), nor are soft ones (springs, as
-// the joint rows' windows leave the drives).
+// and applied at once; each window then owns P_hold / n as impulse already applied, so its accumulator
+// starts there (bounds as for any window), and the warm start applies only the part of last solve's force
+// that the hold does not explain, F_warm - P_hold / h. Within the windows the contacts then meet what a
+// body's would: their share of the load and its friction. Unlike the joint rows' hold (an exact solve of
+// this step's kick, with no history), P_hold is CONTACT_HOLD_SWEEPS Gauss-Seidel sweeps started from last
+// solve's forces times h (and warm_start): it converges over the steps as warm starts do, and what a
+// sweep leaves wrong (after a bounce or a lift-off) the windows take back at 1/n of it each. Not held:
+// soft contacts (springs, as the joint rows' windows leave the drives), and contacts with a maximal body,
+// whose solver slots exist only from the first window on; such a contact still meets the link's whole
+// kick in window 1 (the README's known limitations).
 //
 // Restitution (Box2D's): after the velocity sweeps, a point that approached faster than the threshold at
 // the start of the solve and pushed in it is given the normal speed -e times that approach speed.
