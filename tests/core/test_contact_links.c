@@ -68,54 +68,61 @@ static void test_link_rests_on_ground(void** state)
 
 // ---- a swinging arm on a resting base ----------------------------------------------------------------------
 
-// The slab robot (scene_slab_robot: a 2 kg slab resting on the ground, friction 0.5) with its 1 kg arm free:
-// no drive, no stop.
-static sn_articulation_id free_arm_slab(sn_world* world, sn_body_id* base)
+// The cases of the slab tests: every solver at 2, 4 and 8 windows (position iterations in PGS).
+static const int slab_windows[] = { 2, 4, 8 };
+enum
 {
-	sn_articulation_id robot;
-	assert_sn_ok(scene_slab_robot(world, 2.0, v3(0.25, 0.25, 0.05), sn_quat_identity(), &robot, base));
+	SLAB_CASES = SN_SOLVER_COUNT * 3
+};
+
+// Case `c`'s world (1 ms) with the slab robot (scene_slab_robot: a 2 kg slab resting on the ground, friction
+// 0.5) and its 1 kg arm free: no drive, no stop. *name is the solver's name, *windows the windows.
+static sn_world* free_arm_slab(int c, sn_articulation_id* robot, sn_body_id* base, const char** name, int* windows)
+{
+	const sn_solver solver = (sn_solver)(c / 3);
+	*windows = slab_windows[c % 3];
+	*name = sn_solver_name(solver);
+	sn_world* world = test_scene_world(solver, 0.001);
+	assert_sn_ok(sn_world_set_iterations(world, *windows, 1));
+	assert_sn_ok(scene_slab_robot(world, 2.0, v3(0.25, 0.25, 0.05), sn_quat_identity(), robot, base));
 	const sn_drive none = sn_default_drive();
-	assert_sn_ok(sn_articulation_set_drive(world, robot, 0, &none));
-	assert_sn_ok(sn_articulation_set_limit(world, robot, 0, (sn_limit){ .enabled = false }));
-	return robot;
+	assert_sn_ok(sn_articulation_set_drive(world, *robot, 0, &none));
+	assert_sn_ok(sn_articulation_set_limit(world, *robot, 0, (sn_limit){ .enabled = false }));
+	return world;
 }
 
-// The slab robot (scene_slab_robot: a 2 kg slab on the ground, friction 0.5) with its arm free: no drive,
-// no stop. Thrown at 2 rad/s, the 1 kg arm swings through full turns for 3 s (it has no shape, so it
-// passes the ground). The slab must stay where it is: the swing's largest horizontal pull (the arm's
-// centripetal force, about 15 N at 7 rad/s) stays below the friction the weight gives, so there is no
-// physical slip. In TGS the articulation's free-motion kick arrives whole before the first window; unless
-// the contacts hold it (contact_solve_hold) the later windows find almost no normal impulse, hence no
-// friction, and the slab walked 0.28 mm in these 3 s at 2 windows (1 mm in 6 s at 8). Bound: 20 um in
-// 3 s, in every solver at 2, 4 and 8 windows (position iterations in PGS); measured 1.1-4.4 um in TGS (and
-// in XPBD and DIRECT, which step articulations by TGS), 0.02-6.9 um in PGS (the most at 2 iterations).
+// The free-arm slab (free_arm_slab), each case. Thrown at 2 rad/s, the 1 kg arm swings through full turns
+// for 3 s (it has no shape, so it passes the ground). The slab must stay where it is: the swing's largest
+// horizontal pull (the arm's centripetal force, about 15 N at 7 rad/s) stays below the friction the weight
+// gives, so there is no physical slip. In TGS the articulation's free-motion kick arrives whole before the
+// first window; unless the contacts hold it (contact_solve_hold) the later windows find almost no normal
+// impulse, hence no friction, and the slab walked 0.28 mm in these 3 s at 2 windows (1 mm in 6 s at 8).
+// Bound: 20 um in 3 s; measured 1.1-4.4 um in TGS (and in XPBD and DIRECT, which step articulations by
+// TGS), 0.02-6.9 um in PGS (the most at 2 iterations).
 static void test_swinging_arm_does_not_walk_its_base(void** state)
 {
 	(void)state;
-	const int windows[] = { 2, 4, 8 };
-	for (int s = 0; s < SN_SOLVER_COUNT; ++s)
+	for (int c = 0; c < SLAB_CASES; ++c)
 	{
-		for (int w = 0; w < 3; ++w)
+		sn_articulation_id robot;
+		sn_body_id base;
+		const char* name;
+		int windows;
+		sn_world* world = free_arm_slab(c, &robot, &base, &name, &windows);
+		const sn_vec3 start = sn_body_get_pose(world, base).p;
+		double walked = 0.0, turned = 0.0;
+		for (int step = 0; step < 3000; ++step)
 		{
-			sn_world* world = test_scene_world((sn_solver)s, 0.001);
-			assert_sn_ok(sn_world_set_iterations(world, windows[w], 1));
-			sn_body_id base;
-			const sn_articulation_id robot = free_arm_slab(world, &base);
-			const sn_vec3 start = sn_body_get_pose(world, base).p;
-			double walked = 0.0, turned = 0.0;
-			for (int step = 0; step < 3000; ++step)
-			{
-				step_ok(world, 1);
-				const sn_vec3 d = sn_sub(sn_body_get_pose(world, base).p, start);
-				walked = fmax(walked, sqrt(d.x * d.x + d.y * d.y));
-				turned = fmax(turned, fabs(sn_articulation_get_joint_position(world, robot, 0)));
-			}
-			print_message("MEASURE %s, %d windows: the slab walked %.3e m (the arm turned up to %.2f rad)\n",
-						  sn_solver_name((sn_solver)s), windows[w], walked, turned);
-			assert_true(turned > 3.0); // the arm swung over the top
-			assert_below(walked, 20e-6, "the slab stays put");
-			sn_world_destroy(world);
+			step_ok(world, 1);
+			const sn_vec3 d = sn_sub(sn_body_get_pose(world, base).p, start);
+			walked = fmax(walked, sqrt(d.x * d.x + d.y * d.y));
+			turned = fmax(turned, fabs(sn_articulation_get_joint_position(world, robot, 0)));
 		}
+		print_message("MEASURE %s, %d windows: the slab walked %.3e m (the arm turned up to %.2f rad)\n", name, windows,
+					  walked, turned);
+		assert_true(turned > 3.0); // the arm swung over the top
+		assert_below(walked, 20e-6, "the slab stays put");
+		sn_world_destroy(world);
 	}
 }
 
@@ -140,42 +147,39 @@ static double slab_energy(const sn_world* world, sn_articulation_id robot)
 static void test_dropped_slab_lands_without_energy(void** state)
 {
 	(void)state;
-	const int windows[] = { 2, 4, 8 };
-	for (int s = 0; s < SN_SOLVER_COUNT; ++s)
+	for (int c = 0; c < SLAB_CASES; ++c)
 	{
-		for (int w = 0; w < 3; ++w)
+		sn_articulation_id robot;
+		sn_body_id base;
+		const char* name;
+		int windows;
+		sn_world* world = free_arm_slab(c, &robot, &base, &name, &windows);
+		sn_transform pose = sn_articulation_get_link_pose(world, robot, 0);
+		pose.p.z = 0.1;
+		assert_sn_ok(sn_articulation_set_base_pose(world, robot, pose));
+		const double e0 = slab_energy(world, robot);
+		double most = e0, rebound = 0.0, lowest = INFINITY;
+		bool touched = false;
+		for (int step = 0; step < 2000; ++step)
 		{
-			sn_world* world = test_scene_world((sn_solver)s, 0.001);
-			assert_sn_ok(sn_world_set_iterations(world, windows[w], 1));
-			sn_body_id base;
-			const sn_articulation_id robot = free_arm_slab(world, &base);
-			sn_transform pose = sn_articulation_get_link_pose(world, robot, 0);
-			pose.p.z = 0.1;
-			assert_sn_ok(sn_articulation_set_base_pose(world, robot, pose));
-			const double e0 = slab_energy(world, robot);
-			double most = e0, rebound = 0.0, lowest = INFINITY;
-			bool touched = false;
-			for (int step = 0; step < 2000; ++step)
+			step_ok(world, 1);
+			most = fmax(most, slab_energy(world, robot));
+			const double z = sn_body_get_pose(world, base).p.z;
+			touched = touched || z < 0.0501;
+			if (touched)
 			{
-				step_ok(world, 1);
-				most = fmax(most, slab_energy(world, robot));
-				const double z = sn_body_get_pose(world, base).p.z;
-				touched = touched || z < 0.0501;
-				if (touched)
-				{
-					rebound = fmax(rebound, sn_body_get_linear_velocity(world, base).z);
-				}
-				lowest = fmin(lowest, z);
+				rebound = fmax(rebound, sn_body_get_linear_velocity(world, base).z);
 			}
-			print_message("MEASURE %s, %d windows: energy at most %.3e J above its start, rebound %.3e m/s, lowest "
-						  "centre %.6f m\n",
-						  sn_solver_name((sn_solver)s), windows[w], most - e0, rebound, lowest);
-			assert_true(touched);
-			assert_below(most - e0, 1e-9, "no energy from the landing");
-			assert_below(rebound, 1e-3, "an inelastic landing");
-			assert_true(lowest > 0.05 - 0.0005);
-			sn_world_destroy(world);
+			lowest = fmin(lowest, z);
 		}
+		print_message("MEASURE %s, %d windows: energy at most %.3e J above its start, rebound %.3e m/s, lowest "
+					  "centre %.6f m\n",
+					  name, windows, most - e0, rebound, lowest);
+		assert_true(touched);
+		assert_below(most - e0, 1e-9, "no energy from the landing");
+		assert_below(rebound, 1e-3, "an inelastic landing");
+		assert_true(lowest > 0.05 - 0.0005);
+		sn_world_destroy(world);
 	}
 }
 
