@@ -358,9 +358,11 @@ static void test_floating_robots_settle(void** state)
 		bd.base_mode = SNM_BASE_FLOATING;
 		snm_build_result built;
 		build(world, model, &bd, &built);
-		// 0.01 J after 12 s: lying still (18 kg). Its joints are all but undamped (0.003 N*m*s/rad): it
-		// tumbles and its links swing on the ground for about 10 s before friction stops them.
-		settle(world, model, &built, 0.2, 12.0, 0.01, PANDA " (floating, limp)");
+		// 0.01 J after 20 s: lying still (18 kg). Its joints are all but undamped (0.003 N*m*s/rad): it
+		// tumbles and its links swing on the ground until friction stops them, after 12 to 19 s depending
+		// on the drop height to the centimetre (the tumble is chaotic; measured from 0.18, 0.19, ..., 0.22
+		// m: at 12 s 3e-6 to 0.07 J, at 20 s 6e-7 to 3e-5 J).
+		settle(world, model, &built, 0.2, 20.0, 0.01, PANDA " (floating, limp)");
 		free_robot(world, model, &built);
 	}
 }

@@ -170,8 +170,9 @@ uint64_t sn_world_state_hash(const sn_world* world);
 // Versions: 2 articulations; 3 implicit_alpha and implicit_beta; 4 warm_start; 5 shapes, link bodies, the
 // contact pair cache with its manifolds and warm starts, joints' collide_connected, articulations'
 // self_collision; 6 articulations' max_correction_speed and drives' max_velocity; 7 contact settings,
-// contact impulses as each point's impulse over the last step, sleep settings and sleep state.
-#define SN_SNAPSHOT_VERSION 7
+// contact impulses as each point's impulse over the last step, sleep settings and sleep state; 8 the
+// articulations' last free accelerations (their midpoint velocity terms predict from them).
+#define SN_SNAPSHOT_VERSION 8
 // Bytes sn_world_snapshot_write needs.
 size_t sn_world_snapshot_size(const sn_world* world);
 // Write the snapshot; *written (if not NULL) receives its size. SN_ERR_CAPACITY if it does not fit.

@@ -124,6 +124,7 @@ sn_error sn_articulation_set_joint_positions(sn_world* world, sn_articulation_id
 	}
 	positions_changed(a, 0, a->link_count - 1);
 	world->contacts.proxies_stale = true; // the links' shapes moved
+	a->free_known = false;                // the next solve predicts its midpoint afresh (artic/dynamics.c)
 	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
@@ -150,6 +151,7 @@ sn_error sn_articulation_set_joint_velocities(sn_world* world, sn_articulation_i
 	{
 		memcpy(a->qd, qd, (size_t)count * sizeof(double));
 	}
+	a->free_known = false; // the next solve predicts its midpoint afresh (artic/dynamics.c)
 	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
@@ -174,6 +176,7 @@ sn_error sn_articulation_set_joint_position(sn_world* world, sn_articulation_id 
 	int link = a->dof_link[dof];
 	positions_changed(a, link, link);
 	world->contacts.proxies_stale = true;
+	a->free_known = false; // the next solve predicts its midpoint afresh (artic/dynamics.c)
 	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
@@ -195,6 +198,7 @@ sn_error sn_articulation_set_joint_velocity(sn_world* world, sn_articulation_id 
 		return err;
 	}
 	a->qd[dof] = qd;
+	a->free_known = false; // the next solve predicts its midpoint afresh (artic/dynamics.c)
 	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
@@ -289,6 +293,7 @@ sn_error sn_articulation_set_base_pose(sn_world* world, sn_articulation_id id, s
 	a->base_pose.q = sn_quat_normalize(pose.q);
 	artic_update_kinematics(a);
 	world->contacts.proxies_stale = true; // the links' shapes moved
+	a->free_known = false;                // the next solve predicts its midpoint afresh (artic/dynamics.c)
 	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }
@@ -312,6 +317,7 @@ sn_error sn_articulation_set_base_velocity(sn_world* world, sn_articulation_id i
 	}
 	a->base_v = linear_velocity;
 	a->base_w = angular_velocity;
+	a->free_known = false; // the next solve predicts its midpoint afresh (artic/dynamics.c)
 	island_wake_artic(world, id.index1 - 1);
 	return SN_ERR_OK;
 }

@@ -298,6 +298,9 @@ typedef struct artic
 	int32_t* reach;                // [link_count] the largest active slot at or below the link, -1 if none
 	uint8_t* needed;               // [link_count] link lies on a path from the root to an active dof
 	double* qd_free;               // [dof_count] after the free-motion kick
+	double* qdd_free;              // [dof_count] midpoint: the last solve's free accelerations (state)
+	sv6 base_a_free;               // and the floating base's (its origin's classical acceleration)
+	bool free_known;               // qdd_free and base_a_free hold the last solve's (artic_forward)
 	double base_l[36];             // floating base: LDL^T factor of the base's articulated inertia (unit lower L)
 	double base_dinv[6];           // and the reciprocals of D; all zero if the factorisation failed
 	sn_vec3 origin;                // O of the current solve
@@ -393,11 +396,12 @@ void artic_point_velocity(const artic* a, int link, sn_vec3 point, sn_vec3* line
 
 // Articulated-body algorithm at the current state for a solve of length h: free joint accelerations and
 // the factorisation used by the impulse passes; qd_free = qd + h qdd (and the base), velocity terms at
-// the start speeds.
+// the start speeds or, for a midpoint articulation, at the predicted midpoint speeds (file header); the
+// latter keeps the free accelerations for the next solve's prediction.
 void artic_forward(artic* a, sn_vec3 gravity, double h);
-// Then again with the velocity terms at the midpoint of qd and the free kick's end speeds (qd_free and
-// base_v_free, as artic_forward left them; same pose: only the bias forces are recomputed).
-void artic_forward_midpoint(artic* a, sn_vec3 gravity, double h);
+// The same at the start speeds, for the factorisation alone: the state, and what the next solve predicts
+// from, are not touched.
+void artic_factor(artic* a, sn_vec3 gravity, double h);
 // Velocity changes of every dof (and the floating base) for joint impulses: out = M^-1 in, for the two
 // right-hand sides given in dw[].y[] (side by side, in the two lanes of sv6x2). The base's changes go to
 // base_out[0] and base_out[1].

@@ -48,12 +48,33 @@
 // symplectic only when the mass matrix does not depend on q; for a chain the velocity terms taken at the
 // start speeds make the energy error O(h^2) per step with a sign of its own, and long free chains gain
 // energy without bound (a 50-link hanging chain gains several times its potential energy in 30 s at
-// 1 ms). Evaluating them at the midpoint speeds (qd + qd*) / 2, qd* the free kick, removes the growth.
-// The prediction ignores the rows: a system they hold at rest sees the half kick h qdd / 2 as a speed,
-// an O(h^2) error in its statics (0.15% of the driven arm's sag at 1/60 s, 0.007% at 1 ms). Predicting
-// with last step's row forces instead makes the statics exact but lets a stiff drive's transient feed
-// the velocity terms, which diverges. The pose is the same, so the second pass reuses IA, U and D and
-// recomputes only p0, u and pA: about a quarter more time.
+// 1 ms). Evaluating them at the midpoint speeds qd + h qdd / 2 removes the growth. The acceleration qdd
+// that predicts the midpoint is the last solve's free one, kept with the state (qdd_free): a solve then
+// takes one ABA, at the predicted midpoint. That qdd differs from this solve's by O(h), so the predicted
+// midpoint from the solve's own by O(h^2) (at the start speeds: O(h)). On the gyroscopic test equation
+// qd' = i w qd (the velocity terms' own rotation, which the exact midpoint conserves), with e = h w, the
+// prediction amplifies |qd|^2 by 1 + e^4/2 per step (its second root, of size e/2, decays), and the
+// prediction by a first ABA at the start speeds (two passes per solve) by 1 + e^4/4: the same order.
+// On the real axis, qd' = -l qd, it is stable for h l < 1 against 2 for two passes; and the jerk a
+// whip's tip reaches makes the last solve a poor predictor. So each solve checks its prediction: its own
+// kick gives the midpoint qd + h qdd_new / 2, which the prediction missed by h |qdd_new - qdd_free| / 2.
+// Where that exceeds MIDPOINT_MISS_RATE h times the largest joint or base speed, a second pass at the
+// same pose (IA, U and D kept, only p0, u and pA recomputed) takes the terms at the solve's own midpoint.
+// The bound scales with h because the energy error a miss causes per unit time scales with miss / h:
+// a fixed fraction (0.01) let a 50-link chain of 0.1 m links gain up to 85% of its potential drop in
+// 10 s at 0.2 ms, against 15% with two passes every solve. At 2/s the largest gain over eight release
+// angles is 1.3% to 34% of the drop (two passes: 1.3% to 15%) at 0.2 ms, and 1.6% to 37% (two passes:
+// 2% to 38%) at 1 ms. The check fires in 0 to 9% of the solves of the published robots' free motion at
+// 0.1 ms, in 3% of a whipping 10-link chain's and in 90% of the 200-link chain's at 1 ms (bench_chain's
+// 5 s), where the two passes are kept. Without it the 50-link chain of 0.5 m links diverges after 6.9 s
+// at 1 ms. Where there is no last solve (a new articulation, after its state was set, after sleep) the
+// first ABA is at the start speeds and the second at the midpoint of its kick, (qd + qd*) / 2.
+// Every prediction ignores the rows: a system they hold at rest sees the half kick h qdd / 2 as a
+// speed, an O(h^2) error in its statics (0.15% of the driven arm's sag at 1/60 s, 0.007% at 1 ms).
+// Predicting with last step's row forces instead makes the statics exact but lets a stiff drive's
+// transient feed the velocity terms, which diverges: the kept qdd is the free one, without the rows.
+// Forces applied for one step reach the prediction one step late (an O(h) error in the midpoint for
+// that step, as at the start speeds), which the check catches when it matters.
 //
 // Incoming joint forces: with the step's effective acceleration qdd_eff = (qd_{n+1} - qd_n) / h (and
 // the base's), f_i = I_i da_i + p0_i + sum_c f_c evaluated at the state the step started from. Its
@@ -70,6 +91,15 @@
 #include <string.h>
 
 static void incoming_compute(artic* a);
+
+// A midpoint predicted from the last solve that misses this solve's own by more than this rate times the
+// solve's length times the largest joint or base speed is corrected (file header), 1/s.
+#define MIDPOINT_MISS_RATE 2.0
+
+static inline double sv6_max_abs(sv6 x)
+{
+	return fmax(fmax(fmax(fabs(x.w.x), fabs(x.w.y)), fmax(fabs(x.w.z), fabs(x.v.x))), fmax(fabs(x.v.y), fabs(x.v.z)));
+}
 
 // R D R^T for a diagonal D.
 static inline sym33 rotate_diagonal(sn_mat33 r, const sym33* d)
@@ -466,9 +496,12 @@ static void articulated_pass(artic* a, double h, bool factor)
 	base->a = artic_base_response(a, base->pa);
 }
 
-// Pass 3, outward: joint accelerations and the free-motion kick qd* = qd + h qdd into qd_free.
-static void acceleration_pass(artic* a, double h)
+// Pass 3, outward: joint accelerations and the free-motion kick qd* = qd + h qdd into qd_free (and, when
+// keep, the accelerations into qdd_free for the next solve's midpoint prediction; it returns the largest
+// change of one, else 0).
+static double acceleration_pass(artic* a, double h, bool keep)
 {
+	double change = 0.0;
 	for (int i = 1; i < a->link_count; ++i)
 	{
 		const artic_link* l = a->links + i;
@@ -481,6 +514,11 @@ static void acceleration_pass(artic* a, double h)
 			double qdd = dw->dinv[0] * (dw->u - sv6_dot(dw->u6, dap));
 			w->a = sv6_mul_add(w->a, qdd, dw->s);
 			a->qd_free[l->dof] = a->qd[l->dof] + h * qdd;
+			if (keep)
+			{
+				change = fmax(change, fabs(qdd - a->qdd_free[l->dof]));
+				a->qdd_free[l->dof] = qdd;
+			}
 		}
 		else if (l->dof_count == 3)
 		{
@@ -494,24 +532,50 @@ static void acceleration_pass(artic* a, double h)
 			{
 				w->a = sv6_mul_add(w->a, x[d], dw[d].s);
 				a->qd_free[l->dof + d] = a->qd[l->dof + d] + h * x[d];
+				if (keep)
+				{
+					change = fmax(change, fabs(x[d] - a->qdd_free[l->dof + d]));
+					a->qdd_free[l->dof + d] = x[d];
+				}
 			}
 		}
 	}
+	return change;
 }
 
 // The free-motion kick of the base: it is integrated as the motion of its origin (O at the start), whose
 // classical acceleration is the spatial one plus w x v (the spatial acceleration describes whichever
 // body point is at O; the origin moves on). A free body's centre then gains exactly g h per step,
-// however it spins. terms: the base velocity the bias forces were evaluated with.
-static void base_kick(artic* a, double h, sv6 terms)
+// however it spins. terms: the base velocity the bias forces were evaluated with. keep: as
+// acceleration_pass, returning the largest change of a component.
+static double base_kick(artic* a, double h, sv6 terms, bool keep)
 {
 	a->base_coriolis = sn_cross(terms.w, terms.v);
 	sv6 accel = a->work[0].a;
 	accel.v = sn_add(accel.v, a->base_coriolis);
 	a->base_v_free = sv6_mul_add(a->base_v_start, h, accel);
+	if (!keep || a->fixed_base)
+	{
+		return 0.0;
+	}
+	const sv6 change = sv6_sub(accel, a->base_a_free);
+	a->base_a_free = accel;
+	return sv6_max_abs(change);
 }
 
-void artic_forward(artic* a, sn_vec3 gravity, double h)
+// Passes 1b to 3 at the pose of pass 1a, with the velocity terms at the joint speeds qv and the base
+// velocity base_v (factor: as articulated_pass; keep: as acceleration_pass, returning the largest change
+// of a kept acceleration).
+static double forward_at(artic* a, double h, sv6 minus_g, const double* qv, sv6 base_v, bool factor, bool keep)
+{
+	bias_pass(a, a->origin, minus_g, qv, base_v);
+	articulated_pass(a, h, factor);
+	const double change = acceleration_pass(a, h, keep);
+	return fmax(change, base_kick(a, h, base_v, keep));
+}
+
+// Pass 1a and the solve's start: origin, base velocity, the last solve's pending joint forces.
+static sv6 forward_begin(artic* a, sn_vec3 gravity)
 {
 	// The work arrays are about to be overwritten: a later substep of the same step still owes the last
 	// solve's joint forces (they add up over the step); a new step replaces them.
@@ -523,33 +587,64 @@ void artic_forward(artic* a, sn_vec3 gravity, double h)
 		}
 		a->incoming_pending = false;
 	}
-	const sn_vec3 origin = a->base_pose.p;
-	a->origin = origin;
-	const sv6 minus_g = sv6_make(sn_v3(0, 0, 0), sn_scale(-a->gravity_scale, gravity));
+	a->origin = a->base_pose.p;
 	a->base_v_start = a->fixed_base ? sv6_zero() : sv6_make(a->base_w, a->base_v);
-	geometry_pass(a, origin);
-	bias_pass(a, origin, minus_g, a->qd, a->base_v_start);
-	articulated_pass(a, h, true);
-	acceleration_pass(a, h);
-	base_kick(a, h, a->base_v_start);
+	geometry_pass(a, a->origin);
+	return sv6_make(sn_v3(0, 0, 0), sn_scale(-a->gravity_scale, gravity));
 }
 
-void artic_forward_midpoint(artic* a, sn_vec3 gravity, double h)
+// The second pass at the same pose (the articulated inertias and the joints' D kept; only p0, u and pA
+// recomputed), with the velocity terms at the midpoint of the start speeds and the kick in qd_free.
+static void own_midpoint_pass(artic* a, double h, sv6 minus_g)
 {
-	// Velocity terms at the midpoint of the start speeds and the free kick's end speeds in qd_free (and
-	// base_v_free): same pose, so the articulated inertias and the joints' D are kept; only the bias
-	// forces are recomputed and pushed through.
-	const sv6 minus_g = sv6_make(sn_v3(0, 0, 0), sn_scale(-a->gravity_scale, gravity));
 	double* mid = a->qd_free;
 	for (int d = 0; d < a->dof_count; ++d)
 	{
 		mid[d] = 0.5 * (a->qd[d] + mid[d]);
 	}
-	sv6 base_mid = sv6_scale(0.5, sv6_add(a->base_v_start, a->base_v_free));
-	bias_pass(a, a->origin, minus_g, mid, base_mid);
-	articulated_pass(a, h, false);
-	acceleration_pass(a, h);
-	base_kick(a, h, base_mid);
+	const sv6 base_mid = sv6_scale(0.5, sv6_add(a->base_v_start, a->base_v_free));
+	forward_at(a, h, minus_g, mid, base_mid, false, true);
+}
+
+void artic_forward(artic* a, sn_vec3 gravity, double h)
+{
+	const sv6 minus_g = forward_begin(a, gravity);
+	if (!a->midpoint)
+	{
+		forward_at(a, h, minus_g, a->qd, a->base_v_start, true, false);
+		return;
+	}
+	if (!a->free_known)
+	{
+		// No last solve to predict from: the kick at the start speeds predicts.
+		forward_at(a, h, minus_g, a->qd, a->base_v_start, true, false);
+		own_midpoint_pass(a, h, minus_g);
+		a->free_known = true;
+		return;
+	}
+	// Predicted from the last solve's free accelerations (file header), in qd_free until the kick
+	// overwrites it: one ABA, unless its own accelerations show that the prediction missed the midpoint by
+	// more than MIDPOINT_MISS_RATE h times the largest speed.
+	double* mid = a->qd_free;
+	const double half_h = 0.5 * h;
+	double speed = sv6_max_abs(a->base_v_start); // zero for a fixed base
+	for (int d = 0; d < a->dof_count; ++d)
+	{
+		mid[d] = a->qd[d] + half_h * a->qdd_free[d];
+		speed = fmax(speed, fabs(a->qd[d]));
+	}
+	const sv6 base_mid = sv6_mul_add(a->base_v_start, half_h, a->base_a_free);
+	const double change = forward_at(a, h, minus_g, mid, base_mid, true, true);
+	if (half_h * change > MIDPOINT_MISS_RATE * h * speed)
+	{
+		own_midpoint_pass(a, h, minus_g);
+	}
+}
+
+void artic_factor(artic* a, sn_vec3 gravity, double h)
+{
+	const sv6 minus_g = forward_begin(a, gravity);
+	forward_at(a, h, minus_g, a->qd, a->base_v_start, true, false);
 }
 
 // -IA^-1 z for a floating base's LDL^T factor of IA: its velocity change for the articulated impulse z.

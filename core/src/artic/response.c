@@ -250,13 +250,13 @@ sn_error sn_articulation_compute_response(sn_world* world, sn_articulation_id id
 	}
 	// The factorisation a solve of the next step would use, in the world's own step scratch (the state is
 	// not touched). The last step's joint forces are computed first, from the work arrays this overwrites
-	// (artic_forward does so too, except for an articulation asleep since a step began).
+	// (artic_factor does so too, except for an articulation asleep since a step began).
 	if (!world_bind_scratch(world, NULL))
 	{
 		return world_fail(world, SN_ERR_NO_MEMORY, "compute response: could not grow the step's scratch memory");
 	}
 	artic_incoming_settle(a);
-	artic_forward(a, world->def.gravity, world->def.time_step / world->def.substeps);
+	artic_factor(a, world->def.gravity, world->def.time_step / world->def.substeps);
 	for (int d = 0; d < a->dof_count; ++d)
 	{
 		a->dw[d].y[0] = 0.0;

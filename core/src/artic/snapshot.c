@@ -4,8 +4,9 @@
 // What is written. Per articulation slot: generation, free-list link, liveness; for a live one the def
 // it was created from (the link defs with their frames exactly as given, and the limits and drives as
 // they are now) and the state: base pose and velocity, joint positions and velocities, the spherical
-// joints' quaternions, warm starts, the inputs applied for the next step, and the last step's outputs
-// (efforts, incoming joint forces, step length). Per mimic slot: the same header and, when live, its def
+// joints' quaternions, warm starts, the inputs applied for the next step, the last step's outputs
+// (efforts, incoming joint forces, step length) and its free accelerations (the next step's midpoint
+// prediction starts from them). Per mimic slot: the same header and, when live, its def
 // (with the articulation's slot), warm start and last force.
 //
 // What is rebuilt. The hot model (joint-frame geometry, inertias) is derived from the def by the same
@@ -107,10 +108,13 @@ static void write_artic(snap_writer* w, const artic* a)
 		}
 		snap_put_f64(w, a->joint_force[d]);
 		snap_put_f64(w, a->effort[d]);
+		snap_put_f64(w, a->qdd_free[d]);
 	}
 	snap_put_u8(w, a->has_inputs ? 1 : 0);
 	snap_put_f64(w, a->step_dt);
 	snap_put_u8(w, a->self_collision ? 1 : 0);
+	snap_put_u8(w, a->free_known ? 1 : 0);
+	put_sv6(w, a->base_a_free);
 }
 
 static void write_mimic(snap_writer* w, const artic_mimic* m)
@@ -199,7 +203,7 @@ static bool unit_quat(sn_quat q)
 // The state read after the def, laid over the built record.
 typedef struct dof_state
 {
-	double q, qd, warm[ARTIC_WARM_SLOTS], joint_force, effort;
+	double q, qd, warm[ARTIC_WARM_SLOTS], joint_force, effort, qdd_free;
 } dof_state;
 
 // Read one live articulation into a built record. links/dofs are scratch sized by the caller.
@@ -313,7 +317,8 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 			}
 			st->joint_force = snap_get_f64(r);
 			st->effort = snap_get_f64(r);
-			finite = finite && isfinite(st->joint_force) && isfinite(st->effort);
+			st->qdd_free = snap_get_f64(r);
+			finite = finite && isfinite(st->joint_force) && isfinite(st->effort) && isfinite(st->qdd_free);
 			links[i].initial_position[k] = st->q;
 			links[i].initial_velocity[k] = st->qd;
 			if (!r->ok || on > 1 || drive_on > 1 || drive_type > SN_DRIVE_ACCELERATION)
@@ -330,7 +335,11 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 	double step_dt = snap_get_f64(r);
 	uint8_t self_collision = snap_get_u8(r);
 	def.self_collision = self_collision == 1;
-	if (err == SN_ERR_OK && (!r->ok || inputs > 1 || self_collision > 1 || !(isfinite(step_dt) && step_dt >= 0.0)))
+	uint8_t free_known = snap_get_u8(r);
+	sv6 base_a_free = get_sv6(r);
+	if (err == SN_ERR_OK &&
+		(!r->ok || inputs > 1 || self_collision > 1 || free_known > 1 || !sv6_finite(base_a_free) ||
+		 !(isfinite(step_dt) && step_dt >= 0.0)))
 	{
 		err = bad(world, "articulation trailer", slot);
 	}
@@ -369,6 +378,7 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 			memcpy(a->warm + d * ARTIC_WARM_SLOTS, dofs[d].warm, sizeof(dofs[d].warm));
 			a->joint_force[d] = dofs[d].joint_force;
 			a->effort[d] = dofs[d].effort;
+			a->qdd_free[d] = dofs[d].qdd_free;
 			for (int s = 0; s < ARTIC_WARM_SLOTS; ++s)
 			{
 				a->warm_set = a->warm_set || dofs[d].warm[s] != 0.0;
@@ -377,6 +387,8 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 		}
 		a->has_inputs = inputs == 1;
 		a->step_dt = step_dt;
+		a->free_known = free_known == 1;
+		a->base_a_free = base_a_free;
 		artic_update_kinematics(a);
 	}
 	memory_free(&world->memory, scratch, links_bytes + extra_bytes + dofs_bytes);

@@ -9,8 +9,8 @@
 // is all that the hold, the sweeps and the split impulse below use.
 //
 // One solve of length h (a world substep) in n windows of length rho = h / n (PGS: n = 1):
-//   1. ABA at the start state (artic_forward, and artic_forward_midpoint for the velocity terms at the
-//      midpoint speeds): free accelerations qdd, the factors of M, and the free-motion kick
+//   1. ABA at the start state (artic_forward, with the velocity terms at the predicted midpoint speeds):
+//      free accelerations qdd, the factors of M, and the free-motion kick
 //      qd* = qd + h qdd applied at once. Applied whole it gives exactly semi-implicit Euler when no row
 //      acts, which is symplectic; a kick spread over the windows with accelerations frozen at the start
 //      would advance positions by h qd + h^2 (n+1)/(2n) qdd and gain energy at a rate (n-1)/(2n) h^2 w^2
@@ -1180,10 +1180,6 @@ static inline void window_begin(const sn_world* world, artic* a)
 static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, int windows)
 {
 	artic_forward(a, world->def.gravity, h);
-	if (a->midpoint)
-	{
-		artic_forward_midpoint(a, world->def.gravity, h);
-	}
 	a->solve_h = h;
 	a->tgs = tgs;
 	a->windows = windows;

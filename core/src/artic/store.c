@@ -240,6 +240,7 @@ static void layout_artic(artic* a, carver* c)
 	a->reach = carve(c, n, sizeof(int32_t));
 	a->needed = carve(c, n, sizeof(uint8_t));
 	a->qd_free = carve(c, d, sizeof(double));
+	a->qdd_free = carve(c, d, sizeof(double));
 	a->link_contact = carve(c, n, sizeof(uint8_t));
 }
 
