@@ -237,8 +237,8 @@ static void test_midpoint_prediction_restarts(void** state)
 	(void)state;
 	// The velocity terms' midpoint is predicted from the last step's free accelerations (artic/dynamics.c).
 	// Every setter of the state drops that history: after one, the articulation steps bit for bit as one
-	// created in that state. Each setter is called alone, with the values the articulation already has,
-	// so only the dropped history can make the two differ (kept, the first step would predict from it).
+	// created in that state. Each setter is called alone, with the values the articulation already has:
+	// kept, the history would make the first step predict from it instead of taking two passes.
 	const double dt = 0.001, q0[2] = { 0.3, -0.5 }, qd0[2] = { 4.0, -6.0 };
 	const sn_transform pose0 = { sn_v3(0, 0, 1), sn_quat_normalize((sn_quat){ 0.1, 0.2, 0.3, 0.9 }) };
 	const char* setters[6] = { "joint positions",    "joint velocities", "one joint position",

@@ -3,6 +3,8 @@
 // every id, and forged articulation fields are rejected even with a correct payload hash.
 #include "artic_support.h"
 
+#include "artic/artic.h"
+
 #include <math.h>
 
 typedef struct scene
@@ -253,6 +255,10 @@ static void test_forged_fields_rejected(void** state)
 	forge(bytes, size, chain_limit_lower, 0.9, "limit lower above upper");
 	forge(bytes, size, gearing, INFINITY, "infinite mimic gearing");
 	forge(bytes, size, mimic_offset, NAN, "NaN mimic offset");
+	// The floating articulation's free acceleration, kept for the next step's midpoint prediction.
+	const artic* floater = artic_get(s.world, s.floater);
+	assert_true(floater->free_known && floater->qdd_free[0] != 0.0);
+	forge(bytes, size, floater->qdd_free[0], INFINITY, "infinite free acceleration");
 	free(bytes);
 	sn_world_destroy(s.world);
 }

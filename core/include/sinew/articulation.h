@@ -115,9 +115,10 @@ typedef struct sn_articulation_def
 	// Multiplies gravity for every link. Default 1.
 	double gravity_scale;
 	// Evaluate the velocity-dependent forces (Coriolis, centrifugal, gyroscopic) at the step's midpoint
-	// joint speeds, predicted from the last step's free accelerations: one pass of the articulated-body
-	// algorithm per step, as with false. A second, cheaper pass at the same pose is added on the first
-	// step after the state was set (creation, a setter, sleep) and on steps whose prediction proves poor
+	// joint speeds, predicted from the last step's free accelerations (kept in snapshots): one pass of
+	// the articulated-body algorithm per step (per substep), as with false. A second, cheaper pass at the
+	// same pose is added on the first step after the state was set (creation, a setter, sleep) and on
+	// steps whose prediction proves poor
 	// (a whip's tip: about 40% more instructions on such steps). With false they are taken at the start
 	// speeds (semi-implicit Euler, as other reduced-coordinate engines do): statics held by rows are
 	// exact, but long free chains gain energy. Released horizontally at 1 ms, a 50-link chain reaches 140%

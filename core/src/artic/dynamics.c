@@ -73,8 +73,9 @@
 // speed, an O(h^2) error in its statics (0.15% of the driven arm's sag at 1/60 s, 0.007% at 1 ms).
 // Predicting with last step's row forces instead makes the statics exact but lets a stiff drive's
 // transient feed the velocity terms, which diverges: the kept qdd is the free one, without the rows.
-// Forces applied for one step reach the prediction one step late (an O(h) error in the midpoint for
-// that step, as at the start speeds), which the check catches when it matters.
+// A force applied for one step misses two predictions (that step's, which does not know it, and the
+// next one's, which still has it), as does a change of gravity: an O(h) error in the midpoint for a
+// step, as at the start speeds, which the check catches when it matters.
 //
 // Incoming joint forces: with the step's effective acceleration qdd_eff = (qd_{n+1} - qd_n) / h (and
 // the base's), f_i = I_i da_i + p0_i + sum_c f_c evaluated at the state the step started from. Its

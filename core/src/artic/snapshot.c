@@ -108,13 +108,13 @@ static void write_artic(snap_writer* w, const artic* a)
 		}
 		snap_put_f64(w, a->joint_force[d]);
 		snap_put_f64(w, a->effort[d]);
-		snap_put_f64(w, a->qdd_free[d]);
+		snap_put_f64(w, a->free_known ? a->qdd_free[d] : 0.0); // dropped history is not written
 	}
 	snap_put_u8(w, a->has_inputs ? 1 : 0);
 	snap_put_f64(w, a->step_dt);
 	snap_put_u8(w, a->self_collision ? 1 : 0);
 	snap_put_u8(w, a->free_known ? 1 : 0);
-	put_sv6(w, a->base_a_free);
+	put_sv6(w, a->free_known ? a->base_a_free : sv6_zero());
 }
 
 static void write_mimic(snap_writer* w, const artic_mimic* m)
@@ -388,7 +388,7 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 		a->has_inputs = inputs == 1;
 		a->step_dt = step_dt;
 		a->free_known = free_known == 1;
-		a->base_a_free = base_a_free;
+		a->base_a_free = a->fixed_base ? sv6_zero() : base_a_free; // a fixed base has no acceleration
 		artic_update_kinematics(a);
 	}
 	memory_free(&world->memory, scratch, links_bytes + extra_bytes + dofs_bytes);
