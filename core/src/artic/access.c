@@ -50,6 +50,14 @@ static sn_error check_values(sn_world* world, const char* what, const double* va
 }
 
 // After joint positions changed: the spherical quaternions from their rotation vectors, then poses.
+// The state was set from outside a step: the articulation wakes, and its next solve predicts the
+// midpoint speeds afresh, as a new articulation's does (artic/dynamics.c).
+static void state_set(sn_world* world, artic* a, sn_articulation_id id)
+{
+	a->free_known = false;
+	island_wake_artic(world, id.index1 - 1);
+}
+
 static void positions_changed(artic* a, int first_link, int last_link)
 {
 	for (int i = first_link; i <= last_link; ++i)
@@ -124,8 +132,7 @@ sn_error sn_articulation_set_joint_positions(sn_world* world, sn_articulation_id
 	}
 	positions_changed(a, 0, a->link_count - 1);
 	world->contacts.proxies_stale = true; // the links' shapes moved
-	a->free_known = false;                // the next solve predicts its midpoint afresh (artic/dynamics.c)
-	island_wake_artic(world, id.index1 - 1);
+	state_set(world, a, id);
 	return SN_ERR_OK;
 }
 
@@ -151,8 +158,7 @@ sn_error sn_articulation_set_joint_velocities(sn_world* world, sn_articulation_i
 	{
 		memcpy(a->qd, qd, (size_t)count * sizeof(double));
 	}
-	a->free_known = false; // the next solve predicts its midpoint afresh (artic/dynamics.c)
-	island_wake_artic(world, id.index1 - 1);
+	state_set(world, a, id);
 	return SN_ERR_OK;
 }
 
@@ -176,8 +182,7 @@ sn_error sn_articulation_set_joint_position(sn_world* world, sn_articulation_id 
 	int link = a->dof_link[dof];
 	positions_changed(a, link, link);
 	world->contacts.proxies_stale = true;
-	a->free_known = false; // the next solve predicts its midpoint afresh (artic/dynamics.c)
-	island_wake_artic(world, id.index1 - 1);
+	state_set(world, a, id);
 	return SN_ERR_OK;
 }
 
@@ -198,8 +203,7 @@ sn_error sn_articulation_set_joint_velocity(sn_world* world, sn_articulation_id 
 		return err;
 	}
 	a->qd[dof] = qd;
-	a->free_known = false; // the next solve predicts its midpoint afresh (artic/dynamics.c)
-	island_wake_artic(world, id.index1 - 1);
+	state_set(world, a, id);
 	return SN_ERR_OK;
 }
 
@@ -293,8 +297,7 @@ sn_error sn_articulation_set_base_pose(sn_world* world, sn_articulation_id id, s
 	a->base_pose.q = sn_quat_normalize(pose.q);
 	artic_update_kinematics(a);
 	world->contacts.proxies_stale = true; // the links' shapes moved
-	a->free_known = false;                // the next solve predicts its midpoint afresh (artic/dynamics.c)
-	island_wake_artic(world, id.index1 - 1);
+	state_set(world, a, id);
 	return SN_ERR_OK;
 }
 
@@ -317,8 +320,7 @@ sn_error sn_articulation_set_base_velocity(sn_world* world, sn_articulation_id i
 	}
 	a->base_v = linear_velocity;
 	a->base_w = angular_velocity;
-	a->free_known = false; // the next solve predicts its midpoint afresh (artic/dynamics.c)
-	island_wake_artic(world, id.index1 - 1);
+	state_set(world, a, id);
 	return SN_ERR_OK;
 }
 
