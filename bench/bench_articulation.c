@@ -14,6 +14,10 @@
 //           server cost nothing (an upper bound on what bench_server measures); then 1000 such worlds with
 //           their PD drives stepped in turn, 200 steps each, each with its own step scratch and with one lent
 //           to all (what a server's worker does)
+//   whip    the energy of the midpoint velocity terms on a whip: a 50-link chain of thin 0.1 m links (1 kg
+//           boxes 0.1 x 0.02 x 0.02 m, root fixed, TGS) released from eight angles of its root joint below
+//           horizontal, 10 s at 0.2 ms and at 1 ms; per start, the largest energy gain over the run as a
+//           share of the potential drop to hanging, and the share of steps that took a second pass
 // Prints a table and BENCH key=value lines: steps per second, nanoseconds per link per step,
 // link-steps per second.
 #include "clock.h"
@@ -30,7 +34,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 			"usage: bench_articulation [--seconds S] [--n N]... [--solver pgs|tgs]... [--worlds W]\n"
-			"  [--only chain|arm|worlds|capacity] [--terms midpoint|explicit] [--drives none|pd]\n"
+			"  [--only chain|arm|worlds|capacity|whip] [--terms midpoint|explicit] [--drives none|pd]\n"
 			"  [--scratch own|lent]\n"
 			"  --drives: the capacity world without or with its PD drives only (default both)\n"
 			"  --scratch: the worlds each with their own step scratch, or one lent to all (default both)\n");
@@ -78,8 +82,9 @@ static void bench_chains(double seconds, const int* sizes, int size_count, const
 	int steps = (int)(seconds / dt + 0.5);
 	printf("# hanging chain, articulation, dt = %g s, %d steps, default iterations (8 position, 1 velocity)\n", dt,
 		   steps);
-	printf("# %-7s %-9s %5s %12s %16s %18s %16s\n", "solver", "terms", "n", "steps/s", "ns/link/step", "link-steps/s",
-		   "energy change J");
+	printf("# second passes: the share of steps whose predicted midpoint missed (artic_midpoint_passes)\n");
+	printf("# %-7s %-9s %5s %12s %16s %18s %16s %14s\n", "solver", "terms", "n", "steps/s", "ns/link/step",
+		   "link-steps/s", "energy change J", "second passes");
 	for (int run = 0; run < term_count * solver_count; ++run)
 	{
 		int ti = run / solver_count, si = run % solver_count;
@@ -94,6 +99,7 @@ static void bench_chains(double seconds, const int* sizes, int size_count, const
 			}
 			// Potential energy of the boxes (centres at z = 0 at the start) plus kinetic energy.
 			int done = 0;
+			long second = 0;
 			double t0 = bench_now();
 			for (; done < steps; ++done)
 			{
@@ -101,8 +107,10 @@ static void bench_chains(double seconds, const int* sizes, int size_count, const
 				{
 					break;
 				}
+				second += sn_world_get_solver_stats(scene.world).artic_midpoint_passes;
 			}
 			double elapsed = bench_now() - t0;
+			double share = done > 0 ? (double)second / done : 0.0;
 			double energy = sn_articulation_get_kinetic_energy(scene.world, scene.id);
 			for (int i = 1; i <= n; ++i)
 			{
@@ -111,14 +119,110 @@ static void bench_chains(double seconds, const int* sizes, int size_count, const
 			double sps = done / elapsed;
 			double ns = 1e9 * elapsed / ((double)done * n);
 			const char* name = sn_solver_name(solvers[si]);
-			printf("  %-7s %-9s %5d %12.1f %16.1f %18.4g %16.4g%s\n", name, terms_name(terms[ti]), n, sps, ns, sps * n,
-				   energy, done < steps ? "  (diverged)" : "");
+			printf("  %-7s %-9s %5d %12.1f %16.1f %18.4g %16.4g %14.3f%s\n", name, terms_name(terms[ti]), n, sps, ns,
+				   sps * n, energy, share, done < steps ? "  (diverged)" : "");
 			printf("BENCH scene=chain coords=reduced solver=%s velocity_terms=%s n=%d dt_s=%g steps=%d "
-				   "steps_per_s=%.1f ns_per_link_step=%.1f link_steps_per_s=%.4g energy_change_j=%.4g diverged=%d\n",
-				   name, terms_name(terms[ti]), n, dt, done, sps, ns, sps * n, energy, done < steps);
+				   "steps_per_s=%.1f ns_per_link_step=%.1f link_steps_per_s=%.4g energy_change_j=%.4g "
+				   "second_pass_share=%.3f diverged=%d\n",
+				   name, terms_name(terms[ti]), n, dt, done, sps, ns, sps * n, energy, share, done < steps);
 			fflush(stdout);
 			sn_world_destroy(scene.world);
 		}
+	}
+}
+
+// The whip (file header): the thin chain released at q0 below horizontal, stepped `seconds` at dt.
+static void whip_run(double dt, double seconds, double q0, double* gain, double* second, bool* diverged)
+{
+	enum
+	{
+		N = 50
+	};
+	const double length = 0.1, half = 0.5 * length, g = 9.81;
+	sn_world_def wd = scene_world_def(SN_SOLVER_TGS, dt);
+	sn_world* world = NULL;
+	sn_link_def links[N + 1];
+	links[0] = sn_default_link_def();
+	for (int i = 1; i <= N; ++i)
+	{
+		sn_link_def* l = links + i;
+		*l = sn_default_link_def();
+		l->parent = i - 1;
+		l->joint_type = SN_LINK_JOINT_REVOLUTE;
+		l->mass = 1.0;
+		l->inertia = sn_inertia_box(1.0, sn_v3(half, 0.01, 0.01));
+		l->parent_frame.p = sn_v3(i == 1 ? 0.0 : half, 0, 0);
+		l->parent_frame.q = scene_x_to_y();
+		l->child_frame.p = sn_v3(-half, 0, 0);
+		l->child_frame.q = scene_x_to_y();
+	}
+	links[1].initial_position[0] = q0;
+	sn_articulation_def ad = sn_default_articulation_def();
+	sn_articulation_id id;
+	if (sn_world_create(&wd, &world) != SN_ERR_OK || sn_create_articulation(world, &ad, links, N + 1, &id) != SN_ERR_OK)
+	{
+		fprintf(stderr, "could not build the whip\n");
+		exit(1);
+	}
+	// Energy: kinetic plus the boxes' potential; hanging, box i's centre is (i - 1/2) L below the root.
+	double e0 = sn_articulation_get_kinetic_energy(world, id), hanging = 0.0;
+	for (int i = 1; i <= N; ++i)
+	{
+		e0 += g * sn_articulation_get_link_pose(world, id, i).p.z;
+		hanging -= g * (i - 0.5) * length;
+	}
+	const double drop = e0 - hanging;
+	const int steps = (int)(seconds / dt + 0.5), every = (int)(0.01 / dt + 0.5);
+	long passes = 0;
+	*gain = 0.0;
+	*diverged = false;
+	int done = 0;
+	for (; done < steps; ++done)
+	{
+		if (sn_world_step(world) != SN_ERR_OK)
+		{
+			*diverged = true;
+			break;
+		}
+		passes += sn_world_get_solver_stats(world).artic_midpoint_passes;
+		if ((done + 1) % every == 0)
+		{
+			double e = sn_articulation_get_kinetic_energy(world, id);
+			for (int i = 1; i <= N; ++i)
+			{
+				e += g * sn_articulation_get_link_pose(world, id, i).p.z;
+			}
+			*gain = fmax(*gain, (e - e0) / drop);
+		}
+	}
+	*second = done > 0 ? (double)passes / done : 0.0;
+	sn_world_destroy(world);
+}
+
+static void bench_whip(void)
+{
+	const double dts[2] = { 0.0002, 0.001 };
+	const double angles[8] = { 0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.8 };
+	printf("# whip: 50 links of 0.1 m, TGS, midpoint terms, 10 s; largest energy gain over the potential drop\n");
+	printf("# %-8s %8s %14s %14s\n", "dt (s)", "q0 (rad)", "largest gain", "second passes");
+	for (int d = 0; d < 2; ++d)
+	{
+		double worst = 0.0, best = INFINITY;
+		for (int k = 0; k < 8; ++k)
+		{
+			double gain, second;
+			bool diverged;
+			whip_run(dts[d], 10.0, angles[k], &gain, &second, &diverged);
+			worst = fmax(worst, gain);
+			best = fmin(best, gain);
+			printf("  %-8g %8.2f %14.4f %14.3f%s\n", dts[d], angles[k], gain, second, diverged ? "  (diverged)" : "");
+			printf("BENCH scene=whip links=50 link_m=0.1 dt_s=%g q0_rad=%g seconds=10 energy_gain_share=%.4f "
+				   "second_pass_share=%.3f diverged=%d\n",
+				   dts[d], angles[k], gain, second, diverged);
+			fflush(stdout);
+		}
+		printf("BENCH scene=whip_range dt_s=%g energy_gain_share_min=%.4f energy_gain_share_max=%.4f\n", dts[d], best,
+			   worst);
 	}
 }
 
@@ -457,6 +561,10 @@ int main(int argc, char** argv)
 	if (only == NULL || strcmp(only, "worlds") == 0)
 	{
 		bench_worlds(worlds, world_steps, solvers, solver_count, terms, term_count, lent, lent_count);
+	}
+	if (only == NULL || strcmp(only, "whip") == 0)
+	{
+		bench_whip();
 	}
 	if (only == NULL || strcmp(only, "capacity") == 0)
 	{

@@ -11,8 +11,10 @@
 //
 // Timing: each engine runs --steps steps (default 2000, 0.2 s) --repeat times (default 5) after 200 steps
 // of warm-up, the two engines' repeats alternating so that both meet the same load; the figure is the
-// fastest repeat's time per step (the one least disturbed by other work on the machine). Prints a table and one BENCH line per robot with the ratio Sinew / MuJoCo (below 1:
-// Sinew is faster).
+// fastest repeat's time per step (the one least disturbed by other work on the machine). Then Sinew runs
+// --steps more steps, untimed, counting those whose predicted midpoint missed and took a second
+// articulated-body pass (sinew_second_pass_share). Prints a table and one BENCH line per robot with the
+// ratio Sinew / MuJoCo (below 1: Sinew is faster).
 #define _POSIX_C_SOURCE 200809L // nanosleep-free, but clock_gettime and strdup
 
 #include "clock.h"
@@ -47,7 +49,8 @@ typedef struct options
 
 typedef struct result
 {
-	double ns_per_step; // fastest repeat, ns
+	double ns_per_step;       // fastest repeat, ns
+	double second_pass_share; // Sinew: steps whose midpoint prediction missed, over `steps` untimed steps
 	int dofs, links, mimics;
 	bool ok;
 } result;
@@ -121,6 +124,20 @@ static void sinew_steps(sinew_run* run, int n, bool timed)
 	{
 		run->r.ns_per_step = fmin(run->r.ns_per_step, 1e9 * (bench_now() - t0) / n);
 	}
+}
+
+// After the timed repeats: n more steps, untimed, counting the solves whose predicted midpoint missed and
+// took a second pass (sn_solver_stats.artic_midpoint_passes; artic/dynamics.c).
+static void sinew_count_second_passes(sinew_run* run, int n)
+{
+	long passes = 0;
+	int done = 0;
+	for (; done < n && run->r.ok; ++done)
+	{
+		run->r.ok = sn_world_step(run->world) == SN_ERR_OK;
+		passes += sn_world_get_solver_stats(run->world).artic_midpoint_passes;
+	}
+	run->r.second_pass_share = done > 0 ? (double)passes / done : 0.0;
 }
 
 static void sinew_close(sinew_run* run)
@@ -435,6 +452,10 @@ int main(int argc, char** argv)
 			}
 #endif
 		}
+		if (sinew_on)
+		{
+			sinew_count_second_passes(&sr, o.steps);
+		}
 		result s = sinew_on ? sr.r : (result){ 0 };
 		if (!o.peer_only)
 		{
@@ -453,14 +474,15 @@ int main(int argc, char** argv)
 		printf("  %-20s %6d %6d %6d %12.0f | %6d %6d %12.0f | %8.3f\n", names[i], s.dofs, s.links, s.mimics,
 			   s.ns_per_step, m.dofs, m.mimics, m.ns_per_step, ratio);
 		printf("BENCH scene=robot robot=%s drives=%d dt_s=%g sinew_dofs=%d sinew_links=%d sinew_mimics=%d "
-			   "sinew_ns_per_step=%.0f mujoco_nv=%d mujoco_neq=%d mujoco_ns_per_step=%.0f ratio=%.3f ok=%d\n",
-			   names[i], o.drives, o.dt, s.dofs, s.links, s.mimics, s.ns_per_step, m.dofs, m.mimics, m.ns_per_step,
-			   ratio, s.ok && m.ok);
+			   "sinew_ns_per_step=%.0f sinew_second_pass_share=%.3f mujoco_nv=%d mujoco_neq=%d mujoco_ns_per_step=%.0f "
+			   "ratio=%.3f ok=%d\n",
+			   names[i], o.drives, o.dt, s.dofs, s.links, s.mimics, s.ns_per_step, s.second_pass_share, m.dofs,
+			   m.mimics, m.ns_per_step, ratio, s.ok && m.ok);
 #else
 		printf("  %-20s %6d %6d %6d %12.0f\n", names[i], s.dofs, s.links, s.mimics, s.ns_per_step);
 		printf("BENCH scene=robot robot=%s drives=%d dt_s=%g sinew_dofs=%d sinew_links=%d sinew_mimics=%d "
-			   "sinew_ns_per_step=%.0f ok=%d\n",
-			   names[i], o.drives, o.dt, s.dofs, s.links, s.mimics, s.ns_per_step, s.ok);
+			   "sinew_ns_per_step=%.0f sinew_second_pass_share=%.3f ok=%d\n",
+			   names[i], o.drives, o.dt, s.dofs, s.links, s.mimics, s.ns_per_step, s.second_pass_share, s.ok);
 #endif
 		fflush(stdout);
 		free(names[i]);

@@ -10,7 +10,7 @@
 typedef struct scene
 {
 	sn_world* world;
-	sn_articulation_id arm, chain, floater;
+	sn_articulation_id arm, chain, floater, swinger;
 	sn_mimic_id mimic;
 	sn_body_id box;
 } scene;
@@ -66,6 +66,8 @@ static void build(scene* s, sn_solver solver)
 	ad.base_pose.p = sn_v3(0, 3, 1);
 	ad.base_angular_velocity = sn_v3(0.1, 0.2, 0.3);
 	assert_sn_ok(sn_create_articulation(w, &ad, links, 3, &s->floater));
+	// A chain that nothing but gravity acts on: its midpoint extrapolates from its last two solves.
+	s->swinger = make_chain(w, 3);
 
 	sn_mimic_def md = sn_default_mimic_def();
 	md.articulation = s->chain;
@@ -255,10 +257,15 @@ static void test_forged_fields_rejected(void** state)
 	forge(bytes, size, chain_limit_lower, 0.9, "limit lower above upper");
 	forge(bytes, size, gearing, INFINITY, "infinite mimic gearing");
 	forge(bytes, size, mimic_offset, NAN, "NaN mimic offset");
-	// The floating articulation's free acceleration, kept for the next step's midpoint prediction.
+	// The free accelerations kept for the next step's midpoint prediction: the floating articulation's
+	// last (its joint friction is a row, so it predicts from the last solve alone), the swinging chain's
+	// last two.
 	const artic* floater = artic_get(s.world, s.floater);
-	assert_true(floater->free_known && floater->qdd_free[0] != 0.0);
+	assert_true(floater->free_history == 1 && floater->qdd_free[0] != 0.0);
 	forge(bytes, size, floater->qdd_free[0], INFINITY, "infinite free acceleration");
+	const artic* swinger = artic_get(s.world, s.swinger);
+	assert_true(swinger->free_history == 2 && swinger->qdd_prev[1] != 0.0);
+	forge(bytes, size, swinger->qdd_prev[1], NAN, "NaN free acceleration of the solve before");
 	free(bytes);
 	sn_world_destroy(s.world);
 }

@@ -115,15 +115,16 @@ typedef struct sn_articulation_def
 	// Multiplies gravity for every link. Default 1.
 	double gravity_scale;
 	// Evaluate the velocity-dependent forces (Coriolis, centrifugal, gyroscopic) at the step's midpoint
-	// joint speeds, predicted from the last step's free accelerations (kept in snapshots): one pass of
+	// joint speeds, predicted from the last two steps' free accelerations (kept in snapshots): one pass of
 	// the articulated-body algorithm per step (per substep), as with false. A second, cheaper pass at the
 	// same pose is added on the first step after the state was set (creation, a setter, sleep) and on
-	// steps whose prediction proves poor
-	// (a whip's tip: about 40% more instructions on such steps). With false they are taken at the start
+	// steps whose prediction proves poor (a whip's tip: about 40% more instructions on such steps;
+	// sn_solver_stats.artic_midpoint_passes counts them). With false they are taken at the start
 	// speeds (semi-implicit Euler, as other reduced-coordinate engines do): statics held by rows are
 	// exact, but long free chains gain energy. Released horizontally at 1 ms, a 50-link chain reaches 140%
-	// of its potential drop in 10 s (5% with true) and a 200-link one diverges after 14 s (with true it
-	// runs 30 s, its energy wandering by tens of percent). Default true.
+	// of its potential drop in 10 s (9% with true) and a 200-link one diverges after 14 s (with true it
+	// does too from two of six release angles within 0.2 rad of horizontal, this one among them, and runs
+	// 30 s from the others, its energy wandering by tens of percent). Default true.
 	bool midpoint_velocity_terms;
 	// A rigid limit or mimic row whose position error is not zero (a joint started outside its limit,
 	// drift) is corrected without adding speed: pseudo velocities move the positions and are dropped

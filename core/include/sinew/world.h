@@ -138,6 +138,9 @@ typedef struct sn_solver_stats
 	int artic_structured_holds;      // TGS hold passes of the last step solved by one pass of the inertia
 									 // (every dof held by one row: drives, limits, mimic followers) rather
 									 // than by factoring J W J^T
+	int artic_midpoint_passes;       // articulation solves of the last step whose predicted midpoint speeds
+									 // missed, so that a second articulated-body pass took the velocity
+									 // terms at their own midpoint (sn_articulation_def.midpoint_velocity_terms)
 } sn_solver_stats;
 sn_solver_stats sn_world_get_solver_stats(const sn_world* world);
 
@@ -171,8 +174,9 @@ uint64_t sn_world_state_hash(const sn_world* world);
 // contact pair cache with its manifolds and warm starts, joints' collide_connected, articulations'
 // self_collision; 6 articulations' max_correction_speed and drives' max_velocity; 7 contact settings,
 // contact impulses as each point's impulse over the last step, sleep settings and sleep state; 8 the
-// articulations' last free accelerations (their midpoint velocity terms predict from them).
-#define SN_SNAPSHOT_VERSION 8
+// articulations' last free accelerations (their midpoint velocity terms predict from them); 9 the free
+// accelerations of the solve before the last as well (the prediction extrapolates).
+#define SN_SNAPSHOT_VERSION 9
 // Bytes sn_world_snapshot_write needs.
 size_t sn_world_snapshot_size(const sn_world* world);
 // Write the snapshot; *written (if not NULL) receives its size. SN_ERR_CAPACITY if it does not fit.

@@ -299,8 +299,9 @@ typedef struct artic
 	uint8_t* needed;               // [link_count] link lies on a path from the root to an active dof
 	double* qd_free;               // [dof_count] after the free-motion kick
 	double* qdd_free;              // [dof_count] midpoint: the last solve's free accelerations (state)
-	sv6 base_a_free;               // and the floating base's (its origin's classical acceleration)
-	bool free_known;               // qdd_free and base_a_free hold the last solve's (artic_forward)
+	double* qdd_prev;              // [dof_count] and the solve's before it (state)
+	sv6 base_a_free, base_a_prev;  // and the floating base's (its origin's classical acceleration)
+	uint8_t free_history;          // how many of those hold a solve's: 0, 1 (the last) or 2 (artic_forward)
 	double base_l[36];             // floating base: LDL^T factor of the base's articulated inertia (unit lower L)
 	double base_dinv[6];           // and the reciprocals of D; all zero if the factorisation failed
 	sn_vec3 origin;                // O of the current solve
@@ -342,6 +343,7 @@ typedef struct artic_store
 	int32_t mimic_free;
 	int solving;                   // articulations with rows in the current solve (sweeps skip when 0)
 	int path_windows, path_leaves; // the last step's windows on the drive path, and returns from it (solve.c)
+	int midpoint_passes;           // the last step's solves whose midpoint prediction missed (dynamics.c)
 	int structured_holds;          // the last step's hold passes solved by one pass of the inertia (solve.c)
 } artic_store;
 
@@ -397,8 +399,9 @@ void artic_point_velocity(const artic* a, int link, sn_vec3 point, sn_vec3* line
 // Articulated-body algorithm at the current state for a solve of length h: free joint accelerations and
 // the factorisation used by the impulse passes; qd_free = qd + h qdd (and the base), velocity terms at
 // the start speeds or, for a midpoint articulation, at the predicted midpoint speeds (file header); the
-// latter keeps the free accelerations for the next solve's prediction.
-void artic_forward(artic* a, sn_vec3 gravity, double h);
+// latter keeps the free accelerations for the next solve's prediction. True if the prediction missed and a
+// second pass took the velocity terms at the solve's own midpoint.
+bool artic_forward(artic* a, sn_vec3 gravity, double h);
 // The same at the start speeds, for the factorisation alone: the state, and what the next solve predicts
 // from, are not touched.
 void artic_factor(artic* a, sn_vec3 gravity, double h);

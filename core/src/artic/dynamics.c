@@ -48,27 +48,43 @@
 // symplectic only when the mass matrix does not depend on q; for a chain the velocity terms taken at the
 // start speeds make the energy error O(h^2) per step with a sign of its own, and long free chains gain
 // energy without bound (a 50-link hanging chain gains several times its potential energy in 30 s at
-// 1 ms). Evaluating them at the midpoint speeds qd + h qdd / 2 removes the growth. The acceleration qdd
-// that predicts the midpoint is the last solve's free one, kept with the state (qdd_free): a solve then
-// takes one ABA, at the predicted midpoint. That qdd differs from this solve's by O(h), so the predicted
-// midpoint from the solve's own by O(h^2) (at the start speeds: O(h)). On the gyroscopic test equation
+// 1 ms). Evaluating them at the midpoint speeds qd + h qdd / 2 removes the growth. The acceleration that
+// predicts the midpoint comes from the last two solves' free accelerations, kept with the state (qdd_free,
+// qdd_prev), extrapolated: qdd_pred = 2 qdd_last - qdd_prev. A solve then takes one ABA, at the
+// predicted midpoint. The extrapolation misses this solve's qdd by O(h^2) (the last solve's alone, by
+// O(h)), so the predicted midpoint misses the solve's own by O(h^3). On the gyroscopic test equation
 // qd' = i w qd (the velocity terms' own rotation, which the exact midpoint conserves), with e = h w, the
-// prediction amplifies |qd|^2 by 1 + e^4/2 per step (its second root, of size e/2, decays), and the
-// prediction by a first ABA at the start speeds (two passes per solve) by 1 + e^4/4: the same order.
-// On the real axis, qd' = -l qd, it is stable for h l < 1 against 2 for two passes; and the jerk a
-// whip's tip reaches makes the last solve a poor predictor. So each solve checks its prediction: its own
-// kick gives the midpoint qd + h qdd_new / 2, which the prediction missed by h |qdd_new - qdd_free| / 2.
-// Where that exceeds MIDPOINT_MISS_RATE h times the largest joint or base speed, a second pass at the
-// same pose (IA, U and D kept, only p0, u and pA recomputed) takes the terms at the solve's own midpoint.
-// The bound scales with h because the energy error a miss causes per unit time scales with miss / h:
-// a fixed fraction (0.01) let a 50-link chain of 0.1 m links gain up to 85% of its potential drop in
-// 10 s at 0.2 ms, against 15% with two passes every solve. At 2/s the largest gain over eight release
-// angles is 1.3% to 34% of the drop (two passes: 1.3% to 15%) at 0.2 ms, and 1.6% to 37% (two passes:
-// 2% to 38%) at 1 ms. The check fires in 0 to 9% of the solves of the published robots' free motion at
-// 0.1 ms, in 3% of a whipping 10-link chain's and in 90% of the 200-link chain's at 1 ms (bench_chain's
-// 5 s), where the two passes are kept. Without it the 50-link chain of 0.5 m links diverges after 6.9 s
-// at 1 ms. Where there is no last solve (a new articulation, after its state was set, after sleep) the
-// first ABA is at the start speeds and the second at the midpoint of its kick, (qd + qd*) / 2.
+// extrapolated prediction multiplies |qd|^2 by 1 - e^4 per step (its other roots decay): it dissipates,
+// where the last solve alone amplifies by 1 + e^4/2 and a first ABA at the start speeds (two passes per
+// solve) by 1 + e^4/4. On the real axis, qd' = -l qd, it is stable for h l < 1/2 (the last solve alone:
+// 1; two passes: 2), and the jerk a whip's tip reaches makes any prediction poor. So each solve checks
+// its prediction: its own kick gives the midpoint qd + h qdd_new / 2, which the prediction missed by
+// h |qdd_new - qdd_pred| / 2. Where that exceeds MIDPOINT_MISS_RATE h times the largest speed of a joint
+// or the base, at the start or at the predicted midpoint (the terms are taken at the latter: a robot
+// resting on its stops has start speeds of round-off but midpoint speeds of half a free kick, and
+// measured against the start speeds alone every step of the Allegro hand at rest missed), a second pass
+// at the same pose (IA, U and D kept, only p0, u and pA recomputed) takes the terms at the solve's own
+// midpoint, and the next solve predicts from that one alone: a miss is no trend. So does a solve after
+// one whose rows or contacts acted: their impulses change the speeds at once, and the free accelerations
+// with them (a joint stopped at its limit by one step's impulse would otherwise see the stop
+// extrapolated into the next step). Articulations held by drives or limits therefore predict from the
+// last solve alone, every step.
+// The bound scales with h because the energy error a miss causes per unit time scales with miss / h.
+// Measured at 2/s (bench_articulation --only whip: the largest energy gain over a release as a share of
+// the potential drop): a 50-link chain of thin 0.1 m links released at eight angles gains 0.02% to 14%
+// in 10 s at 0.2 ms (the last solve alone: 0.02% to 47%) and 0.1% to 56% at 1 ms (0.1% to 77%), less
+// at five and six of the eight angles, more at two (these whips are chaotic). The 50-link chain of
+// 0.5 m links of test_long_chain_energy: 577 J in 10 s (307 J; two passes every solve: 616 J). The
+// 200-link chain of bench_articulation's chain, released within 0.2 rad of horizontal: 0.13% to 0.40%
+// over 10 s (the same), and over 30 s it diverges after 13.9 s from two of six angles (the same count).
+// The check fires in 0.3% of the steps of the 10-link chain, 0.9% of the 50-link one's and 10% of the
+// 200-link one's over bench_articulation's 5 s (90% with the last solve alone), in 0 to 77% of the thin
+// whip's, and in at most 0.2% of the published robots' (bench_robots, free motion at 0.1 ms; the Allegro
+// hand, at rest on its stops, in every step before the midpoint speeds counted). Without the check the
+// 50-link chain of 0.5 m links, predicted from the last solve alone, diverges after 6.9 s at 1 ms. Where
+// there is no last solve (a new articulation, after its state was set, after sleep) the first ABA is at
+// the start speeds and the second at the midpoint of its kick, (qd + qd*) / 2; the solve after it
+// predicts from it alone.
 // Every prediction ignores the rows: a system they hold at rest sees the half kick h qdd / 2 as a
 // speed, an O(h^2) error in its statics (0.15% of the driven arm's sag at 1/60 s, 0.007% at 1 ms).
 // Predicting with last step's row forces instead makes the statics exact but lets a stiff drive's
@@ -607,39 +623,56 @@ static void own_midpoint_pass(artic* a, double h, sv6 minus_g)
 	forward_at(a, h, minus_g, mid, base_mid, false, true);
 }
 
-void artic_forward(artic* a, sn_vec3 gravity, double h)
+bool artic_forward(artic* a, sn_vec3 gravity, double h)
 {
 	const sv6 minus_g = forward_begin(a, gravity);
 	if (!a->midpoint)
 	{
 		forward_at(a, h, minus_g, a->qd, a->base_v_start, true, false);
-		return;
+		return false;
 	}
-	if (!a->free_known)
+	if (a->free_history == 0)
 	{
 		// No last solve to predict from: the kick at the start speeds predicts.
 		forward_at(a, h, minus_g, a->qd, a->base_v_start, true, false);
 		own_midpoint_pass(a, h, minus_g);
-		a->free_known = true;
-		return;
+		a->free_history = 1;
+		return false;
 	}
-	// Predicted from the last solve's free accelerations (file header), in qd_free until the kick
-	// overwrites it: one ABA, unless its own accelerations show that the prediction missed the midpoint by
-	// more than MIDPOINT_MISS_RATE h times the largest speed.
+	// Predicted from the last two solves' free accelerations, extrapolated (file header), or from the
+	// last one alone when it is the only one kept. The prediction goes into qdd_free, so that the pass
+	// measures its miss against it while it writes its own accelerations there; the last solve's move to
+	// qdd_prev. The midpoint speeds wait in qd_free until the kick overwrites them. One ABA, unless its
+	// own accelerations show that the prediction missed the midpoint by more than MIDPOINT_MISS_RATE h
+	// times the largest speed.
+	const bool extrapolate = a->free_history > 1;
 	double* mid = a->qd_free;
 	const double half_h = 0.5 * h;
-	double speed = sv6_max_abs(a->base_v_start); // zero for a fixed base
+	double speed = 0.0; // the largest start or predicted midpoint speed
 	for (int d = 0; d < a->dof_count; ++d)
 	{
-		mid[d] = a->qd[d] + half_h * a->qdd_free[d];
-		speed = fmax(speed, fabs(a->qd[d]));
+		const double last = a->qdd_free[d];
+		const double predicted = extrapolate ? 2.0 * last - a->qdd_prev[d] : last;
+		a->qdd_prev[d] = last;
+		a->qdd_free[d] = predicted;
+		mid[d] = a->qd[d] + half_h * predicted;
+		const double s = fmax(fabs(a->qd[d]), fabs(mid[d]));
+		speed = s > speed ? s : speed;
 	}
+	const sv6 base_last = a->base_a_free;
+	a->base_a_free = extrapolate ? sv6_sub(sv6_scale(2.0, base_last), a->base_a_prev) : base_last;
+	a->base_a_prev = base_last;
+	a->free_history = 2;
 	const sv6 base_mid = sv6_mul_add(a->base_v_start, half_h, a->base_a_free);
+	speed = fmax(speed, fmax(sv6_max_abs(a->base_v_start), sv6_max_abs(base_mid))); // zero for a fixed base
 	const double change = forward_at(a, h, minus_g, mid, base_mid, true, true);
 	if (half_h * change > MIDPOINT_MISS_RATE * h * speed)
 	{
 		own_midpoint_pass(a, h, minus_g);
+		a->free_history = 1; // a miss is no trend to extrapolate: the next solve predicts from this one
+		return true;
 	}
+	return false;
 }
 
 void artic_factor(artic* a, sn_vec3 gravity, double h)

@@ -108,13 +108,16 @@ static void write_artic(snap_writer* w, const artic* a)
 		}
 		snap_put_f64(w, a->joint_force[d]);
 		snap_put_f64(w, a->effort[d]);
-		snap_put_f64(w, a->free_known ? a->qdd_free[d] : 0.0); // dropped history is not written
+		// Dropped history is not written.
+		snap_put_f64(w, a->free_history > 0 ? a->qdd_free[d] : 0.0);
+		snap_put_f64(w, a->free_history > 1 ? a->qdd_prev[d] : 0.0);
 	}
 	snap_put_u8(w, a->has_inputs ? 1 : 0);
 	snap_put_f64(w, a->step_dt);
 	snap_put_u8(w, a->self_collision ? 1 : 0);
-	snap_put_u8(w, a->free_known ? 1 : 0);
-	put_sv6(w, a->free_known ? a->base_a_free : sv6_zero());
+	snap_put_u8(w, a->free_history);
+	put_sv6(w, a->free_history > 0 ? a->base_a_free : sv6_zero());
+	put_sv6(w, a->free_history > 1 ? a->base_a_prev : sv6_zero());
 }
 
 static void write_mimic(snap_writer* w, const artic_mimic* m)
@@ -203,7 +206,7 @@ static bool unit_quat(sn_quat q)
 // The state read after the def, laid over the built record.
 typedef struct dof_state
 {
-	double q, qd, warm[ARTIC_WARM_SLOTS], joint_force, effort, qdd_free;
+	double q, qd, warm[ARTIC_WARM_SLOTS], joint_force, effort, qdd_free, qdd_prev;
 } dof_state;
 
 // Read one live articulation into a built record. links/dofs are scratch sized by the caller.
@@ -318,7 +321,9 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 			st->joint_force = snap_get_f64(r);
 			st->effort = snap_get_f64(r);
 			st->qdd_free = snap_get_f64(r);
-			finite = finite && isfinite(st->joint_force) && isfinite(st->effort) && isfinite(st->qdd_free);
+			st->qdd_prev = snap_get_f64(r);
+			finite = finite && isfinite(st->joint_force) && isfinite(st->effort) && isfinite(st->qdd_free) &&
+				isfinite(st->qdd_prev);
 			links[i].initial_position[k] = st->q;
 			links[i].initial_velocity[k] = st->qd;
 			if (!r->ok || on > 1 || drive_on > 1 || drive_type > SN_DRIVE_ACCELERATION)
@@ -335,11 +340,12 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 	double step_dt = snap_get_f64(r);
 	uint8_t self_collision = snap_get_u8(r);
 	def.self_collision = self_collision == 1;
-	uint8_t free_known = snap_get_u8(r);
+	uint8_t free_history = snap_get_u8(r);
 	sv6 base_a_free = get_sv6(r);
+	sv6 base_a_prev = get_sv6(r);
 	if (err == SN_ERR_OK &&
-		(!r->ok || inputs > 1 || self_collision > 1 || free_known > 1 || !sv6_finite(base_a_free) ||
-		 !(isfinite(step_dt) && step_dt >= 0.0)))
+		(!r->ok || inputs > 1 || self_collision > 1 || free_history > 2 || !sv6_finite(base_a_free) ||
+		 !sv6_finite(base_a_prev) || !(isfinite(step_dt) && step_dt >= 0.0)))
 	{
 		err = bad(world, "articulation trailer", slot);
 	}
@@ -379,6 +385,7 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 			a->joint_force[d] = dofs[d].joint_force;
 			a->effort[d] = dofs[d].effort;
 			a->qdd_free[d] = dofs[d].qdd_free;
+			a->qdd_prev[d] = dofs[d].qdd_prev;
 			for (int s = 0; s < ARTIC_WARM_SLOTS; ++s)
 			{
 				a->warm_set = a->warm_set || dofs[d].warm[s] != 0.0;
@@ -387,8 +394,10 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 		}
 		a->has_inputs = inputs == 1;
 		a->step_dt = step_dt;
-		a->free_known = free_known == 1;
-		a->base_a_free = a->fixed_base ? sv6_zero() : base_a_free; // a fixed base has no acceleration
+		a->free_history = free_history;
+		// A fixed base has no acceleration.
+		a->base_a_free = a->fixed_base ? sv6_zero() : base_a_free;
+		a->base_a_prev = a->fixed_base ? sv6_zero() : base_a_prev;
 		artic_update_kinematics(a);
 	}
 	memory_free(&world->memory, scratch, links_bytes + extra_bytes + dofs_bytes);

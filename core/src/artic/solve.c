@@ -1179,7 +1179,10 @@ static inline void window_begin(const sn_world* world, artic* a)
 
 static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, int windows)
 {
-	artic_forward(a, world->def.gravity, h);
+	if (artic_forward(a, world->def.gravity, h))
+	{
+		world->artics->midpoint_passes += 1;
+	}
 	a->solve_h = h;
 	a->tgs = tgs;
 	a->windows = windows;
@@ -1704,6 +1707,12 @@ static void end_one(sn_world* world, artic* a)
 			a->base_impulse[0] = base_slots_get(rs, rs->p);
 			a->base_impulse[1] = base_slots_get(rs, rs->y);
 		}
+	}
+	if (have_rows && a->free_history > 1)
+	{
+		// Row and contact impulses change the speeds at once, and with them the next free accelerations:
+		// the last two solves show no trend to extrapolate (artic/dynamics.c), the last one predicts.
+		a->free_history = 1;
 	}
 	artic_finish(a, h, have_rows);
 	if (a->shape_count > 0 || a->link_joint_count > 0)

@@ -241,6 +241,7 @@ static void layout_artic(artic* a, carver* c)
 	a->needed = carve(c, n, sizeof(uint8_t));
 	a->qd_free = carve(c, d, sizeof(double));
 	a->qdd_free = carve(c, d, sizeof(double));
+	a->qdd_prev = carve(c, d, sizeof(double));
 	a->link_contact = carve(c, n, sizeof(uint8_t));
 }
 
@@ -1070,6 +1071,7 @@ void artic_step_begin(sn_world* world)
 	s->path_windows = 0;
 	s->path_leaves = 0;
 	s->structured_holds = 0;
+	s->midpoint_passes = 0;
 	for (int m = 0; m < s->mimic_high; ++m)
 	{
 		s->mimics[m].step_impulse = 0.0;
@@ -1216,11 +1218,17 @@ uint64_t artic_state_hash(const sn_world* world, uint64_t h)
 		h = hash_doubles(h, a->warm, (size_t)a->dof_count * ARTIC_WARM_SLOTS);
 		h = hash_doubles(h, a->effort, (size_t)a->dof_count);
 		h = hash_bytes(h, artic_incoming(a), (size_t)a->link_count * sizeof(sv6));
-		if (a->midpoint && a->free_known)
+		if (a->midpoint && a->free_history > 0)
 		{
 			// What the next step's midpoint is predicted from (artic/dynamics.c); dropped history is not state.
+			h = hash_bytes(h, &a->free_history, sizeof(a->free_history));
 			h = hash_doubles(h, a->qdd_free, (size_t)a->dof_count);
 			h = hash_bytes(h, &a->base_a_free, sizeof(a->base_a_free));
+			if (a->free_history > 1)
+			{
+				h = hash_doubles(h, a->qdd_prev, (size_t)a->dof_count);
+				h = hash_bytes(h, &a->base_a_prev, sizeof(a->base_a_prev));
+			}
 		}
 	}
 	for (int m = 0; m < s->mimic_high; ++m)
