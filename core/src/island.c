@@ -314,7 +314,7 @@ static void put_to_sleep_artic(artic* a, int32_t group)
 	a->base_v = sn_v3(0, 0, 0);
 	a->base_w = sn_v3(0, 0, 0);
 	memset(a->qd, 0, (size_t)a->dof_count * sizeof(double));
-	a->free_history = 0;
+	a->free_history = ARTIC_FREE_NONE;
 }
 
 void island_update(sn_world* world, double dt)

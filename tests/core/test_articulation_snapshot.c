@@ -66,8 +66,13 @@ static void build(scene* s, sn_solver solver)
 	ad.base_pose.p = sn_v3(0, 3, 1);
 	ad.base_angular_velocity = sn_v3(0.1, 0.2, 0.3);
 	assert_sn_ok(sn_create_articulation(w, &ad, links, 3, &s->floater));
-	// A chain that nothing but gravity acts on: its midpoint extrapolates from its last two solves.
-	s->swinger = make_chain(w, 3);
+	// A floating base with a spherical joint that nothing but gravity acts on: its midpoint extrapolates
+	// from its last two solves, the base's and the three dofs' accelerations.
+	links[1].joint_friction = 0.0;
+	links[1].joint_damping = 0.0;
+	ad.base_pose.p = sn_v3(0, -3, 1);
+	ad.base_angular_velocity = sn_v3(-0.3, 0.5, 0.2);
+	assert_sn_ok(sn_create_articulation(w, &ad, links, 3, &s->swinger));
 
 	sn_mimic_def md = sn_default_mimic_def();
 	md.articulation = s->chain;
@@ -257,15 +262,16 @@ static void test_forged_fields_rejected(void** state)
 	forge(bytes, size, chain_limit_lower, 0.9, "limit lower above upper");
 	forge(bytes, size, gearing, INFINITY, "infinite mimic gearing");
 	forge(bytes, size, mimic_offset, NAN, "NaN mimic offset");
-	// The free accelerations kept for the next step's midpoint prediction: the floating articulation's
-	// last (its joint friction is a row, so it predicts from the last solve alone), the swinging chain's
-	// last two.
+	// The free accelerations kept for the next step's midpoint prediction: the floater's last (its joint
+	// friction is a row, so it predicts from the last solve alone), the swinger's last two, its base's too.
 	const artic* floater = artic_get(s.world, s.floater);
-	assert_true(floater->free_history == 1 && floater->qdd_free[0] != 0.0);
+	assert_true(floater->free_history == ARTIC_FREE_AFTER_ROWS && floater->qdd_free[0] != 0.0);
 	forge(bytes, size, floater->qdd_free[0], INFINITY, "infinite free acceleration");
 	const artic* swinger = artic_get(s.world, s.swinger);
-	assert_true(swinger->free_history == 2 && swinger->qdd_prev[1] != 0.0);
-	forge(bytes, size, swinger->qdd_prev[1], NAN, "NaN free acceleration of the solve before");
+	assert_true(swinger->free_history == ARTIC_FREE_TWO && swinger->qdd_prev[2] != 0.0);
+	forge(bytes, size, swinger->qdd_prev[2], NAN, "NaN free acceleration of the solve before");
+	assert_true(swinger->base_a_prev.w.x != 0.0);
+	forge(bytes, size, swinger->base_a_prev.w.x, INFINITY, "infinite base acceleration of the solve before");
 	free(bytes);
 	sn_world_destroy(s.world);
 }

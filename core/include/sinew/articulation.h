@@ -119,7 +119,7 @@ typedef struct sn_articulation_def
 	// the articulated-body algorithm per step (per substep), as with false. A second, cheaper pass at the
 	// same pose is added on the first step after the state was set (creation, a setter, sleep) and on
 	// steps whose prediction proves poor (a whip's tip: about 40% more instructions on such steps;
-	// sn_solver_stats.artic_midpoint_passes counts them). With false they are taken at the start
+	// sn_solver_stats.artic_midpoint_passes counts the misses). With false they are taken at the start
 	// speeds (semi-implicit Euler, as other reduced-coordinate engines do): statics held by rows are
 	// exact, but long free chains gain energy. Released horizontally at 1 ms, a 50-link chain reaches 140%
 	// of its potential drop in 10 s (9% with true) and a 200-link one diverges after 14 s (with true it

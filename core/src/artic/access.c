@@ -54,7 +54,7 @@ static sn_error check_values(sn_world* world, const char* what, const double* va
 // midpoint speeds afresh, as a new articulation's does (artic/dynamics.c).
 static void state_set(sn_world* world, artic* a, sn_articulation_id id)
 {
-	a->free_history = 0;
+	a->free_history = ARTIC_FREE_NONE;
 	island_wake_artic(world, id.index1 - 1);
 }
 

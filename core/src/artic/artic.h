@@ -230,6 +230,16 @@ typedef struct artic_rows
 
 // ---- the articulation -----------------------------------------------------------------------------------
 
+// What the midpoint prediction of the next solve has (artic/dynamics.c, artic_forward), in artic.free_history.
+typedef enum artic_free_history
+{
+	ARTIC_FREE_NONE = 0,       // nothing: the solve takes two passes
+	ARTIC_FREE_AFTER_ROWS = 1, // the last solve's accelerations, but rows or contacts acted in that solve: they
+							   // predict, and begin no trend
+	ARTIC_FREE_ONE = 2,        // the last solve's: they predict, and begin a trend with the next solve's
+	ARTIC_FREE_TWO = 3,        // the last two solves', on one smooth stretch: extrapolated
+} artic_free_history;
+
 typedef struct artic
 {
 	uint32_t generation;
@@ -301,7 +311,7 @@ typedef struct artic
 	double* qdd_free;              // [dof_count] midpoint: the last solve's free accelerations (state)
 	double* qdd_prev;              // [dof_count] and the solve's before it (state)
 	sv6 base_a_free, base_a_prev;  // and the floating base's (its origin's classical acceleration)
-	uint8_t free_history;          // how many of those hold a solve's: 0, 1 (the last) or 2 (artic_forward)
+	uint8_t free_history;          // what they hold: artic_free_history (artic_forward)
 	double base_l[36];             // floating base: LDL^T factor of the base's articulated inertia (unit lower L)
 	double base_dinv[6];           // and the reciprocals of D; all zero if the factorisation failed
 	sn_vec3 origin;                // O of the current solve

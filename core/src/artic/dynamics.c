@@ -64,27 +64,28 @@
 // resting on its stops has start speeds of round-off but midpoint speeds of half a free kick, and
 // measured against the start speeds alone every step of the Allegro hand at rest missed), a second pass
 // at the same pose (IA, U and D kept, only p0, u and pA recomputed) takes the terms at the solve's own
-// midpoint, and the next solve predicts from that one alone: a miss is no trend. So does a solve after
-// one whose rows or contacts acted: their impulses change the speeds at once, and the free accelerations
-// with them (a joint stopped at its limit by one step's impulse would otherwise see the stop
-// extrapolated into the next step). Articulations held by drives or limits therefore predict from the
-// last solve alone, every step.
+// midpoint, and the next solve predicts from that one alone: a miss is no trend. No trend runs through
+// a solve whose rows or contacts acted either: their impulses change the speeds at once, and the free
+// accelerations with them, so the next two solves predict from the last one alone (a joint stopped at
+// its limit by one step's impulse would otherwise see the stop extrapolated over the next steps).
+// Articulations held by drives or limits therefore predict from the last solve alone, every step.
 // The bound scales with h because the energy error a miss causes per unit time scales with miss / h.
-// Measured at 2/s (bench_articulation --only whip: the largest energy gain over a release as a share of
-// the potential drop): a 50-link chain of thin 0.1 m links released at eight angles gains 0.02% to 14%
-// in 10 s at 0.2 ms (the last solve alone: 0.02% to 47%) and 0.1% to 56% at 1 ms (0.1% to 77%), less
-// at five and six of the eight angles, more at two (these whips are chaotic). The 50-link chain of
-// 0.5 m links of test_long_chain_energy: 577 J in 10 s (307 J; two passes every solve: 616 J). The
-// 200-link chain of bench_articulation's chain, released within 0.2 rad of horizontal: 0.13% to 0.40%
-// over 10 s (the same), and over 30 s it diverges after 13.9 s from two of six angles (the same count).
-// The check fires in 0.3% of the steps of the 10-link chain, 0.9% of the 50-link one's and 10% of the
-// 200-link one's over bench_articulation's 5 s (90% with the last solve alone), in 0 to 77% of the thin
-// whip's, and in at most 0.2% of the published robots' (bench_robots, free motion at 0.1 ms; the Allegro
-// hand, at rest on its stops, in every step before the midpoint speeds counted). Without the check the
-// 50-link chain of 0.5 m links, predicted from the last solve alone, diverges after 6.9 s at 1 ms. Where
-// there is no last solve (a new articulation, after its state was set, after sleep) the first ABA is at
-// the start speeds and the second at the midpoint of its kick, (qd + qd*) / 2; the solve after it
-// predicts from it alone.
+// What the extrapolation buys is cost, not energy. Measured at 2/s, with the last solve alone and with
+// the extrapolation (both with the check against midpoint speeds): the check fires in 2.7% and 0.3% of
+// the steps of the 10-link chain of bench_articulation, 19% and 0.9% of the 50-link one's, 90% and 10%
+// of the 200-link one's (its 5 s). The energy of a whip (bench_articulation --only
+// whip: a 50-link chain of thin 0.1 m links released at eight angles, the largest gain in 10 s as a share
+// of the potential drop) is chaotic, and moves with any change in when the check fires: up to 16% and
+// 14% at 0.2 ms, 47% and 56% at 1 ms (the build before both changes: 47% and 77%). The 50-link chain of
+// 0.5 m links of test_long_chain_energy: 299 J and 577 J in 10 s (two passes every solve: 616 J), a
+// larger excursion within the same bound. The 200-link chain released within 0.2 rad of horizontal:
+// 0.13% to 0.40% over 10 s, and over 30 s it diverges after 13.9 s from two of six angles, as in the
+// build before. The check fires in 0 to 77% of the thin whip's steps, and in at most 0.2% of the
+// published robots' (bench_robots, free motion at 0.1 ms; the Allegro hand, at rest on its stops, in
+// every step before the midpoint speeds counted). Without the check the 50-link chain of 0.5 m links,
+// predicted from the last solve alone, diverges after 6.9 s at 1 ms. Where there is no last solve (a new
+// articulation, after its state was set, after sleep) the first ABA is at the start speeds and the second
+// at the midpoint of its kick, (qd + qd*) / 2; the solve after it predicts from it alone.
 // Every prediction ignores the rows: a system they hold at rest sees the half kick h qdd / 2 as a
 // speed, an O(h^2) error in its statics (0.15% of the driven arm's sag at 1/60 s, 0.007% at 1 ms).
 // Predicting with last step's row forces instead makes the statics exact but lets a stiff drive's
@@ -109,8 +110,8 @@
 
 static void incoming_compute(artic* a);
 
-// A midpoint predicted from the last solve that misses this solve's own by more than this rate times the
-// solve's length times the largest joint or base speed is corrected (file header), 1/s.
+// A predicted midpoint that misses this solve's own by more than this rate times the solve's length times
+// the largest start or midpoint speed of a joint or the base is corrected (file header), 1/s.
 #define MIDPOINT_MISS_RATE 2.0
 
 static inline double sv6_max_abs(sv6 x)
@@ -631,12 +632,12 @@ bool artic_forward(artic* a, sn_vec3 gravity, double h)
 		forward_at(a, h, minus_g, a->qd, a->base_v_start, true, false);
 		return false;
 	}
-	if (a->free_history == 0)
+	if (a->free_history == ARTIC_FREE_NONE)
 	{
 		// No last solve to predict from: the kick at the start speeds predicts.
 		forward_at(a, h, minus_g, a->qd, a->base_v_start, true, false);
 		own_midpoint_pass(a, h, minus_g);
-		a->free_history = 1;
+		a->free_history = ARTIC_FREE_ONE;
 		return false;
 	}
 	// Predicted from the last two solves' free accelerations, extrapolated (file header), or from the
@@ -645,7 +646,7 @@ bool artic_forward(artic* a, sn_vec3 gravity, double h)
 	// qdd_prev. The midpoint speeds wait in qd_free until the kick overwrites them. One ABA, unless its
 	// own accelerations show that the prediction missed the midpoint by more than MIDPOINT_MISS_RATE h
 	// times the largest speed.
-	const bool extrapolate = a->free_history > 1;
+	const bool extrapolate = a->free_history == ARTIC_FREE_TWO;
 	double* mid = a->qd_free;
 	const double half_h = 0.5 * h;
 	double speed = 0.0; // the largest start or predicted midpoint speed
@@ -662,14 +663,15 @@ bool artic_forward(artic* a, sn_vec3 gravity, double h)
 	const sv6 base_last = a->base_a_free;
 	a->base_a_free = extrapolate ? sv6_sub(sv6_scale(2.0, base_last), a->base_a_prev) : base_last;
 	a->base_a_prev = base_last;
-	a->free_history = 2;
+	// This solve's accelerations continue a smooth stretch unless rows acted in the last solve.
+	a->free_history = a->free_history == ARTIC_FREE_AFTER_ROWS ? ARTIC_FREE_ONE : ARTIC_FREE_TWO;
 	const sv6 base_mid = sv6_mul_add(a->base_v_start, half_h, a->base_a_free);
 	speed = fmax(speed, fmax(sv6_max_abs(a->base_v_start), sv6_max_abs(base_mid))); // zero for a fixed base
 	const double change = forward_at(a, h, minus_g, mid, base_mid, true, true);
 	if (half_h * change > MIDPOINT_MISS_RATE * h * speed)
 	{
 		own_midpoint_pass(a, h, minus_g);
-		a->free_history = 1; // a miss is no trend to extrapolate: the next solve predicts from this one
+		a->free_history = ARTIC_FREE_ONE; // a miss is no trend: the next solve predicts from this one
 		return true;
 	}
 	return false;

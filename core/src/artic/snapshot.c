@@ -109,15 +109,15 @@ static void write_artic(snap_writer* w, const artic* a)
 		snap_put_f64(w, a->joint_force[d]);
 		snap_put_f64(w, a->effort[d]);
 		// Dropped history is not written.
-		snap_put_f64(w, a->free_history > 0 ? a->qdd_free[d] : 0.0);
-		snap_put_f64(w, a->free_history > 1 ? a->qdd_prev[d] : 0.0);
+		snap_put_f64(w, a->free_history != ARTIC_FREE_NONE ? a->qdd_free[d] : 0.0);
+		snap_put_f64(w, a->free_history == ARTIC_FREE_TWO ? a->qdd_prev[d] : 0.0);
 	}
 	snap_put_u8(w, a->has_inputs ? 1 : 0);
 	snap_put_f64(w, a->step_dt);
 	snap_put_u8(w, a->self_collision ? 1 : 0);
 	snap_put_u8(w, a->free_history);
-	put_sv6(w, a->free_history > 0 ? a->base_a_free : sv6_zero());
-	put_sv6(w, a->free_history > 1 ? a->base_a_prev : sv6_zero());
+	put_sv6(w, a->free_history != ARTIC_FREE_NONE ? a->base_a_free : sv6_zero());
+	put_sv6(w, a->free_history == ARTIC_FREE_TWO ? a->base_a_prev : sv6_zero());
 }
 
 static void write_mimic(snap_writer* w, const artic_mimic* m)
@@ -344,7 +344,7 @@ static sn_error read_artic(snap_reader* r, sn_world* world, int slot, artic* out
 	sv6 base_a_free = get_sv6(r);
 	sv6 base_a_prev = get_sv6(r);
 	if (err == SN_ERR_OK &&
-		(!r->ok || inputs > 1 || self_collision > 1 || free_history > 2 || !sv6_finite(base_a_free) ||
+		(!r->ok || inputs > 1 || self_collision > 1 || free_history > ARTIC_FREE_TWO || !sv6_finite(base_a_free) ||
 		 !sv6_finite(base_a_prev) || !(isfinite(step_dt) && step_dt >= 0.0)))
 	{
 		err = bad(world, "articulation trailer", slot);

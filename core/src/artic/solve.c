@@ -1708,11 +1708,11 @@ static void end_one(sn_world* world, artic* a)
 			a->base_impulse[1] = base_slots_get(rs, rs->y);
 		}
 	}
-	if (have_rows && a->free_history > 1)
+	if (have_rows && a->free_history != ARTIC_FREE_NONE)
 	{
-		// Row and contact impulses change the speeds at once, and with them the next free accelerations:
-		// the last two solves show no trend to extrapolate (artic/dynamics.c), the last one predicts.
-		a->free_history = 1;
+		// Row and contact impulses change the speeds at once, and with them the next free accelerations: no
+		// trend runs through this solve (artic/dynamics.c); its accelerations still predict the next one's.
+		a->free_history = ARTIC_FREE_AFTER_ROWS;
 	}
 	artic_finish(a, h, have_rows);
 	if (a->shape_count > 0 || a->link_joint_count > 0)

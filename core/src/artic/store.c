@@ -1218,13 +1218,13 @@ uint64_t artic_state_hash(const sn_world* world, uint64_t h)
 		h = hash_doubles(h, a->warm, (size_t)a->dof_count * ARTIC_WARM_SLOTS);
 		h = hash_doubles(h, a->effort, (size_t)a->dof_count);
 		h = hash_bytes(h, artic_incoming(a), (size_t)a->link_count * sizeof(sv6));
-		if (a->midpoint && a->free_history > 0)
+		if (a->midpoint && a->free_history != ARTIC_FREE_NONE)
 		{
 			// What the next step's midpoint is predicted from (artic/dynamics.c); dropped history is not state.
 			h = hash_bytes(h, &a->free_history, sizeof(a->free_history));
 			h = hash_doubles(h, a->qdd_free, (size_t)a->dof_count);
 			h = hash_bytes(h, &a->base_a_free, sizeof(a->base_a_free));
-			if (a->free_history > 1)
+			if (a->free_history == ARTIC_FREE_TWO)
 			{
 				h = hash_doubles(h, a->qdd_prev, (size_t)a->dof_count);
 				h = hash_bytes(h, &a->base_a_prev, sizeof(a->base_a_prev));
