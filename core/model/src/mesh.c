@@ -277,10 +277,15 @@ static void memory_close(struct aiFileIO* io, struct aiFile* file)
 	free(file);
 }
 
-// The grammar of an ASCII STL, checked before assimp reads it (assimp 5.2 leaks a mesh when a file stops
-// in the middle of a facet):
+// The grammar of an ASCII STL, checked before assimp reads it (assimp 5.2 leaks the mesh and node of a
+// solid when it throws in the middle of one: a file that stops inside a facet, a number it cannot read, a
+// name too long):
 //   solid [name]  { facet normal n n n  outer loop  vertex x y z (three times)  endloop  endfacet }
-//   endsolid [name]   (repeated; names run to the end of their line)
+//   endsolid [name]   (repeated; names run to the end of their line, and are shorter than 1,024 bytes)
+// The numbers are read as assimp reads them (fast_atoreal_move): after "normal" or "vertex" one white-space
+// character, then three decimal numbers ([+-] digits [. [digits]] or [+-] . digits, then [eE] [+-] digits)
+// separated by spaces or tabs only, the last followed by white space; assimp does not look past the end
+// of a line for them. Each must also be finite.
 typedef struct stl_cursor
 {
 	const unsigned char* p;
@@ -319,20 +324,119 @@ static bool stl_expect(stl_cursor* c, const char* word)
 	return stl_token(c, &t, &n) && n == strlen(word) && memcmp(t, word, n) == 0;
 }
 
-static bool stl_number(stl_cursor* c)
+static bool stl_digit(const stl_cursor* c, const unsigned char* p)
 {
-	const unsigned char* t;
-	size_t n;
-	if (!stl_token(c, &t, &n) || n >= 64)
+	return p < c->end && *p >= '0' && *p <= '9';
+}
+
+static const unsigned char* stl_digits(const stl_cursor* c, const unsigned char* p)
+{
+	while (stl_digit(c, p))
+	{
+		++p;
+	}
+	return p;
+}
+
+// One decimal number at the cursor (the grammar above), advanced past; false if there is none or it is not
+// finite.
+static bool stl_decimal(stl_cursor* c)
+{
+	const unsigned char* start = c->p;
+	const unsigned char* p = start;
+	if (p < c->end && (*p == '+' || *p == '-'))
+	{
+		++p;
+	}
+	const bool whole = stl_digit(c, p);
+	p = stl_digits(c, p);
+	if (p < c->end && *p == '.')
+	{
+		const bool fraction = stl_digit(c, p + 1);
+		if (!whole && !fraction)
+		{
+			return false;
+		}
+		p = stl_digits(c, p + 1);
+	}
+	else if (!whole)
+	{
+		return false;
+	}
+	if (p < c->end && (*p == 'e' || *p == 'E'))
+	{
+		++p;
+		if (p < c->end && (*p == '+' || *p == '-'))
+		{
+			++p;
+		}
+		if (!stl_digit(c, p))
+		{
+			return false;
+		}
+		p = stl_digits(c, p);
+	}
+	const size_t n = (size_t)(p - start);
+	if (n >= 64)
 	{
 		return false;
 	}
 	char text[64];
-	memcpy(text, t, n);
+	memcpy(text, start, n);
 	text[n] = '\0';
-	char* end = NULL;
-	double v = strtod(text, &end);
-	return end == text + n && isfinite(v);
+	c->p = p;
+	return isfinite(strtod(text, NULL));
+}
+
+// Spaces and tabs (not line ends).
+static void stl_blanks(stl_cursor* c)
+{
+	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t'))
+	{
+		++c->p;
+	}
+}
+
+// After a keyword: one white-space character, blanks, then `word` followed by white space.
+static bool stl_word_on_line(stl_cursor* c, const char* word)
+{
+	const size_t n = strlen(word);
+	if (!(c->p < c->end && stl_space(*c->p)))
+	{
+		return false;
+	}
+	++c->p;
+	stl_blanks(c);
+	if (!((size_t)(c->end - c->p) > n && memcmp(c->p, word, n) == 0 && stl_space(c->p[n])))
+	{
+		return false;
+	}
+	c->p += n;
+	return true;
+}
+
+// The three numbers after "normal" or "vertex" (the cursor just past the keyword).
+static bool stl_three_numbers(stl_cursor* c)
+{
+	if (!(c->p < c->end && stl_space(*c->p)))
+	{
+		return false;
+	}
+	++c->p;
+	for (int k = 0; k < 3; ++k)
+	{
+		stl_blanks(c);
+		if (!stl_decimal(c))
+		{
+			return false;
+		}
+		const bool blank = c->p < c->end && (*c->p == ' ' || *c->p == '\t');
+		if (k < 2 ? !blank : (c->p < c->end && !stl_space(*c->p)))
+		{
+			return false;
+		}
+	}
+	return true;
 }
 
 static void stl_skip_line(stl_cursor* c)
@@ -358,6 +462,17 @@ static bool check_ascii_stl(const unsigned char* text, size_t size, char* why, s
 				snprintf(why, capacity, "expected \"solid\"");
 				return false;
 			}
+			stl_blanks(&c);
+			const unsigned char* name = c.p;
+			while (c.p < c.end && !stl_space(*c.p))
+			{
+				++c.p;
+			}
+			if (c.p - name >= 1024)
+			{
+				snprintf(why, capacity, "a solid's name of 1,024 bytes or more");
+				return false;
+			}
 			stl_skip_line(&c);
 			solid = true;
 			continue;
@@ -368,17 +483,18 @@ static bool check_ascii_stl(const unsigned char* text, size_t size, char* why, s
 			solid = false;
 			continue;
 		}
-		if (!(n == 5 && memcmp(t, "facet", 5) == 0) || !stl_expect(&c, "normal") || !stl_number(&c) ||
-			!stl_number(&c) || !stl_number(&c) || !stl_expect(&c, "outer") || !stl_expect(&c, "loop"))
+		if (!(n == 5 && memcmp(t, "facet", 5) == 0) || !stl_word_on_line(&c, "normal") || !stl_three_numbers(&c) ||
+			!stl_expect(&c, "outer") || !stl_expect(&c, "loop"))
 		{
-			snprintf(why, capacity, "a malformed facet (expected \"facet normal n n n outer loop\")");
+			snprintf(why, capacity,
+					 "a malformed facet (expected \"facet normal n n n outer loop\", the numbers on one line)");
 			return false;
 		}
 		for (int k = 0; k < 3; ++k)
 		{
-			if (!stl_expect(&c, "vertex") || !stl_number(&c) || !stl_number(&c) || !stl_number(&c))
+			if (!stl_expect(&c, "vertex") || !stl_three_numbers(&c))
 			{
-				snprintf(why, capacity, "a facet without three \"vertex x y z\"");
+				snprintf(why, capacity, "a facet without three \"vertex x y z\" (each on one line)");
 				return false;
 			}
 		}
