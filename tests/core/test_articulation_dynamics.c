@@ -317,9 +317,9 @@ static void test_midpoint_prediction_restarts(void** state)
 	}
 }
 
-// Two links from a fixed root at joint positions q, at rest, each held by a PD drive towards its target
-// (gravity pulling down).
-static sn_articulation_id make_held_pair(sn_world* world, const double* q, const double* target)
+// Two links from a fixed root at joint positions q, at rest (gravity pulling down); with a target, each
+// held by a PD drive towards it.
+static sn_articulation_id make_pair(sn_world* world, const double* q, const double* target)
 {
 	sn_link_def links[3];
 	links[0] = sn_default_link_def();
@@ -328,6 +328,10 @@ static sn_articulation_id make_held_pair(sn_world* world, const double* q, const
 	for (int i = 1; i <= 2; ++i)
 	{
 		links[i].initial_position[0] = q[i - 1];
+		if (target == NULL)
+		{
+			continue;
+		}
 		links[i].drive[0] = sn_default_drive();
 		links[i].drive[0].enabled = true;
 		links[i].drive[0].stiffness = 1e4;
@@ -351,7 +355,7 @@ static void test_midpoint_prediction_restarts_after_sleep(void** state)
 	sleep.enabled = true;
 	sn_world* world = make_world(SN_SOLVER_TGS, 0.001);
 	assert_sn_ok(sn_world_set_sleep_settings(world, sleep));
-	sn_articulation_id a = make_held_pair(world, q0, q0);
+	sn_articulation_id a = make_pair(world, q0, q0);
 	for (int i = 0; i < 5000 && sn_articulation_is_awake(world, a); ++i)
 	{
 		assert_sn_ok(sn_world_step(world));
@@ -361,7 +365,7 @@ static void test_midpoint_prediction_restarts_after_sleep(void** state)
 	assert_sn_ok(sn_articulation_get_joint_positions(world, a, q, 2));
 	sn_world* fresh_world = make_world(SN_SOLVER_TGS, 0.001);
 	assert_sn_ok(sn_world_set_sleep_settings(fresh_world, sleep));
-	sn_articulation_id fresh = make_held_pair(fresh_world, q, q0);
+	sn_articulation_id fresh = make_pair(fresh_world, q, q0);
 	assert_sn_ok(sn_articulation_apply_joint_force(world, a, 1, 20.0)); // wakes it
 	assert_true(sn_articulation_is_awake(world, a));
 	assert_sn_ok(sn_articulation_apply_joint_force(fresh_world, fresh, 1, 20.0));
@@ -376,15 +380,8 @@ static void test_midpoint_prediction_restarts_after_sleep(void** state)
 static int second_passes(int push, int first, int last)
 {
 	sn_world* world = make_world(SN_SOLVER_TGS, 0.001);
-	sn_link_def links[3];
-	links[0] = sn_default_link_def();
-	links[1] = hinge_link(0, sn_v3(0, 0, 0), 1.0, 0.25, sn_inertia_box(1.0, sn_v3(0.5, 0.05, 0.05)));
-	links[2] = hinge_link(1, sn_v3(0.5, 0, 0), 0.5, 0.25, sn_inertia_box(0.5, sn_v3(0.5, 0.05, 0.05)));
-	links[1].initial_position[0] = 0.3;
-	links[2].initial_position[0] = 1.2;
-	sn_articulation_def ad = sn_default_articulation_def();
-	sn_articulation_id id;
-	assert_sn_ok(sn_create_articulation(world, &ad, links, 3, &id));
+	const double q0[2] = { 0.3, 1.2 };
+	sn_articulation_id id = make_pair(world, q0, NULL);
 	int count = 0;
 	for (int s = 1; s <= last; ++s)
 	{
