@@ -292,9 +292,15 @@ typedef struct stl_cursor
 	const unsigned char* end;
 } stl_cursor;
 
+// White space as assimp's STL reader sees it (IsSpaceOrNewLine, without the NUL a file may not hold).
+static bool stl_line_end(unsigned char c)
+{
+	return c == '\r' || c == '\n' || c == '\f';
+}
+
 static bool stl_space(unsigned char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+	return c == ' ' || c == '\t' || stl_line_end(c);
 }
 
 // The next white-space separated token: [*start, *start + *length). False at the end.
@@ -441,7 +447,7 @@ static bool stl_three_numbers(stl_cursor* c)
 
 static void stl_skip_line(stl_cursor* c)
 {
-	while (c->p < c->end && *c->p != '\n')
+	while (c->p < c->end && !stl_line_end(*c->p))
 	{
 		++c->p;
 	}
@@ -449,6 +455,13 @@ static void stl_skip_line(stl_cursor* c)
 
 static bool check_ascii_stl(const unsigned char* text, size_t size, char* why, size_t capacity)
 {
+	// assimp reads the text as a C string: a NUL ends it wherever it stands, a facet's middle included.
+	const unsigned char* nul = memchr(text, '\0', size);
+	if (nul != NULL)
+	{
+		snprintf(why, capacity, "a NUL byte at offset %zu", (size_t)(nul - text));
+		return false;
+	}
 	stl_cursor c = { text, text + size };
 	const unsigned char* t;
 	size_t n;
@@ -472,6 +485,21 @@ static bool check_ascii_stl(const unsigned char* text, size_t size, char* why, s
 			{
 				snprintf(why, capacity, "a solid's name of 1,024 bytes or more");
 				return false;
+			}
+			// The rest of the line is the name's to this grammar (names may have spaces), but assimp reads its
+			// words as the solid's body: a "vertex" there it ignores (no facet is open), a "facet" opens one
+			// that this check would not see.
+			stl_cursor line = { c.p, c.end };
+			stl_skip_line(&line);
+			line.end = line.p;
+			line.p = c.p;
+			while (stl_token(&line, &t, &n))
+			{
+				if (n == 5 && memcmp(t, "facet", 5) == 0)
+				{
+					snprintf(why, capacity, "\"facet\" on the line of \"solid\"");
+					return false;
+				}
 			}
 			stl_skip_line(&c);
 			solid = true;
