@@ -422,12 +422,13 @@ void artic_impulse_response(artic* a, sv6 base_out[2]);
 // The drive path of artic/solve.c (links of at most one dof, slot = dof, no base slots). The factor of
 // M + diag(extra) (M the impulse passes' joint-space inertia) into u6 and dinv, and for a floating base
 // the LDL^T factor of its articulated inertia (false if that fails), with work[].m as scratch;
-// y = (M + diag(extra))^-1 g with that factor; out = M x (false if a floating base's composite inertia
-// cannot be factored).
+// one window of the path with that factor (rows.fast_*: fast_y = (M + diag(fast_a))^-1 fast_g, its right-hand
+// side built from the drives' coefficients, and the drives' impulse changes into fast_g; false if a drive
+// would cross its force or speed bound); out = M x (false if a floating base's composite inertia cannot be
+// factored).
 bool artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double* dinv, double* base_l,
 						double* base_dinv);
-void artic_drive_respond(artic* a, const sv6* u6, const double* dinv, const double* base_l, const double* base_dinv,
-						 const double* g, double* y);
+bool artic_drive_window(artic* a, double time_left);
 bool artic_mass_times(artic* a, double h, const double* x, double* out);
 // Velocity change of a floating base for the articulated impulse z it receives: -IA_0^-1 z.
 sv6 artic_base_response(const artic* a, sv6 z);

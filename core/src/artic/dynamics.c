@@ -114,9 +114,21 @@ static void incoming_compute(artic* a);
 // the largest start or midpoint speed of a joint or the base is corrected (file header), 1/s.
 #define MIDPOINT_MISS_RATE 2.0
 
+// The larger of a running maximum m and x, keeping m where x is NaN, as fmax(m, x) does but without the
+// call: these run once per dof and step.
+static inline double max_of(double m, double x)
+{
+	return x > m ? x : m;
+}
+
 static inline double sv6_max_abs(sv6 x)
 {
-	return fmax(fmax(fmax(fabs(x.w.x), fabs(x.w.y)), fmax(fabs(x.w.z), fabs(x.v.x))), fmax(fabs(x.v.y), fabs(x.v.z)));
+	double m = max_of(0.0, fabs(x.w.x));
+	m = max_of(m, fabs(x.w.y));
+	m = max_of(m, fabs(x.w.z));
+	m = max_of(m, fabs(x.v.x));
+	m = max_of(m, fabs(x.v.y));
+	return max_of(m, fabs(x.v.z));
 }
 
 // R D R^T for a diagonal D.
@@ -534,7 +546,7 @@ static double acceleration_pass(artic* a, double h, bool keep)
 			a->qd_free[l->dof] = a->qd[l->dof] + h * qdd;
 			if (keep)
 			{
-				change = fmax(change, fabs(qdd - a->qdd_free[l->dof]));
+				change = max_of(change, fabs(qdd - a->qdd_free[l->dof]));
 				a->qdd_free[l->dof] = qdd;
 			}
 		}
@@ -552,7 +564,7 @@ static double acceleration_pass(artic* a, double h, bool keep)
 				a->qd_free[l->dof + d] = a->qd[l->dof + d] + h * x[d];
 				if (keep)
 				{
-					change = fmax(change, fabs(x[d] - a->qdd_free[l->dof + d]));
+					change = max_of(change, fabs(x[d] - a->qdd_free[l->dof + d]));
 					a->qdd_free[l->dof + d] = x[d];
 				}
 			}
@@ -589,7 +601,7 @@ static double forward_at(artic* a, double h, sv6 minus_g, const double* qv, sv6 
 	bias_pass(a, a->origin, minus_g, qv, base_v);
 	articulated_pass(a, h, factor);
 	const double change = acceleration_pass(a, h, keep);
-	return fmax(change, base_kick(a, h, base_v, keep));
+	return max_of(change, base_kick(a, h, base_v, keep));
 }
 
 // Pass 1a and the solve's start: origin, base velocity, the last solve's pending joint forces.
@@ -657,8 +669,7 @@ bool artic_forward(artic* a, sn_vec3 gravity, double h)
 		a->qdd_prev[d] = last;
 		a->qdd_free[d] = predicted;
 		mid[d] = a->qd[d] + half_h * predicted;
-		const double s = fmax(fabs(a->qd[d]), fabs(mid[d]));
-		speed = s > speed ? s : speed;
+		speed = max_of(max_of(speed, fabs(a->qd[d])), fabs(mid[d]));
 	}
 	const sv6 base_last = a->base_a_free;
 	a->base_a_free = extrapolate ? sv6_sub(sv6_scale(2.0, base_last), a->base_a_prev) : base_last;
@@ -666,7 +677,7 @@ bool artic_forward(artic* a, sn_vec3 gravity, double h)
 	// This solve's accelerations continue a smooth stretch unless rows acted in the last solve.
 	a->free_history = a->free_history == ARTIC_FREE_AFTER_ROWS ? ARTIC_FREE_ONE : ARTIC_FREE_TWO;
 	const sv6 base_mid = sv6_mul_add(a->base_v_start, half_h, a->base_a_free);
-	speed = fmax(speed, fmax(sv6_max_abs(a->base_v_start), sv6_max_abs(base_mid))); // zero for a fixed base
+	speed = max_of(max_of(speed, sv6_max_abs(a->base_v_start)), sv6_max_abs(base_mid)); // zero for a fixed base
 	const double change = forward_at(a, h, minus_g, mid, base_mid, true, true);
 	if (half_h * change > MIDPOINT_MISS_RATE * h * speed)
 	{
@@ -783,16 +794,34 @@ static inline sv6p sv6p_add(sv6p x, sv6p y)
 	return (sv6p){ x.a + y.a, x.b + y.b, x.c + y.c };
 }
 
-void artic_drive_respond(artic* a, const sv6* u6, const double* dinv, const double* base_l, const double* base_dinv,
-						 const double* g, double* y)
+bool artic_drive_window(artic* a, double time_left)
 {
-	// The impulse recursion of the file header with the factor of artic_drive_factor, one right-hand side:
-	// inward z_p += z_i + U_i D_i^-1 (g_i - S_i^T z_i) (u = g - S^T z kept in y); the base moves by
+	// The impulse recursion of the file header with the factor of artic_drive_factor, one right-hand side,
+	// with the drive window's own arithmetic (artic/solve.c, drive_path_window) folded into its two passes.
+	// Inward, each dof's right-hand side g = C - share - a v (C = c - cpos dx - ctp time_left), then
+	// z_p += z_i + U_i D_i^-1 (g_i - S_i^T z_i) (u = g - S^T z kept in y); the base moves by
 	// dv_0 = -IA_0^-1 z_0 (floating) or not at all; outward y_i = D_i^-1 (u_i - U_i^T dv_p),
-	// dv_i = dv_p + S_i y_i. temp[].m.z[0] holds z, then dv.
+	// dv_i = dv_p + S_i y_i, and each drive's impulse change d = g - a y (Woodbury) with its bounds checked.
+	// g ends holding d. temp[].m.z[0] holds z, then dv.
+	artic_rows* rs = &a->rows;
 	const int n = a->link_count;
 	const bool floating = !a->fixed_base;
 	artic_link_temp* restrict work = a->temp;
+	const sv6* restrict u6 = rs->fast_u6;
+	const double* restrict dinv = rs->fast_dinv;
+	const double* restrict fa = rs->fast_a;
+	const double* restrict share = rs->fast_share;
+	const double* restrict c0 = rs->fast_c;
+	const double* restrict cpos = rs->fast_cpos;
+	const double* restrict ctp = rs->fast_ctp;
+	const double* restrict dx = rs->dx;
+	const double* restrict bound = rs->fast_bound;
+	const double* restrict top = rs->fast_speed;
+	const artic_link* restrict links = a->links;
+	const artic_dof_work* restrict dw = a->dw;
+	const double* restrict v = rs->v;
+	double* restrict g = rs->fast_g;
+	double* restrict y = rs->fast_y;
 	const sv6p zero = { lane2_splat(0.0), lane2_splat(0.0), lane2_splat(0.0) };
 	for (int i = 0; i < n; ++i)
 	{
@@ -800,12 +829,15 @@ void artic_drive_respond(artic* a, const sv6* u6, const double* dinv, const doub
 	}
 	for (int i = n - 1; i > 0; --i)
 	{
-		const artic_link* l = a->links + i;
+		const artic_link* l = links + i;
 		sv6p z = sv6p_load(&work[i].m.z[0]);
 		if (l->dof_count == 1)
 		{
 			const int d = l->dof;
-			const double u = g[d] - sv6p_dot(sv6p_load(&a->dw[d].s), z);
+			const double c = c0[d] - cpos[d] * dx[d] - ctp[d] * time_left;
+			const double gd = (c - share[d]) - fa[d] * v[d];
+			g[d] = gd;
+			const double u = gd - sv6p_dot(sv6p_load(&dw[d].s), z);
 			y[d] = u;
 			z = sv6p_mul_add(z, dinv[d] * u, sv6p_load(u6 + d));
 		}
@@ -817,21 +849,31 @@ void artic_drive_respond(artic* a, const sv6* u6, const double* dinv, const doub
 	}
 	if (floating)
 	{
-		work[0].m.z[0] = base_solve(base_l, base_dinv, work[0].m.z[0]);
+		work[0].m.z[0] = base_solve(rs->fast_base_l, rs->fast_base_dinv, work[0].m.z[0]);
 	}
+	bool within = true;
 	for (int i = 1; i < n; ++i)
 	{
-		const artic_link* l = a->links + i;
+		const artic_link* l = links + i;
 		sv6p dv = sv6p_load(&work[l->parent].m.z[0]);
 		if (l->dof_count == 1)
 		{
 			const int d = l->dof;
 			const double x = dinv[d] * (y[d] - sv6p_dot(sv6p_load(u6 + d), dv));
 			y[d] = x;
-			dv = sv6p_mul_add(dv, x, sv6p_load(&a->dw[d].s));
+			dv = sv6p_mul_add(dv, x, sv6p_load(&dw[d].s));
+			const double delta = g[d] - fa[d] * x;
+			const double lambda = share[d] + delta, end = v[d] + x, mag = fabs(lambda);
+			// No branch per dof: a bound crossed (or a NaN) anywhere ends the window with nothing applied.
+			// The speed bound is the drive's push beyond max_velocity, end > top where it pushes up and
+			// end < -top where it pushes down: lambda end > top |lambda| (false for lambda = 0, also when
+			// top is infinite, where the product is NaN).
+			within &= (mag <= bound[d]) & !(lambda * end > top[d] * mag);
+			g[d] = delta;
 		}
 		sv6p_store(&work[i].m.z[0], dv);
 	}
+	return within;
 }
 
 // The rigid spatial inertia of link i about O times dv: the centre c = O + r moves by dv.v + dw x r, so

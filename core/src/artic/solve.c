@@ -454,44 +454,32 @@ static bool drive_path_hold(artic* a, double h)
 }
 
 // A window of the drive path, from its start (each drive's impulse starts at its share of the hold, as
-// window_begin does; drives have no warm start or pseudo impulse); false (nothing applied) if a drive
+// window_begin does; drives have no warm start or pseudo impulse), and the window's advance
+// (artic_solve_advance, which skips the path: it has no pseudo speeds); false (nothing applied) if a drive
 // would exceed its force or speed bound. Slot s is dof s and carries one drive row.
-static bool drive_path_window(artic* a, double time_left)
+static bool drive_path_window(artic* a, double time_left, double hw)
 {
+	if (!artic_drive_window(a, time_left))
+	{
+		return false;
+	}
 	artic_rows* rs = &a->rows;
 	const int k = rs->k;
-	double* restrict g = rs->fast_g;
-	double* restrict y = rs->fast_y;
-	const double* restrict share = rs->fast_share;
-	const double* restrict fa = rs->fast_a;
+	const double* restrict delta = rs->fast_g;
+	const double* restrict dv = rs->fast_y;
 	double* restrict v = rs->v;
+	double* restrict p = rs->p;
+	double* restrict total = rs->fast_total;
+	double* restrict dx = rs->dx;
+	double* restrict y = rs->y;
+	// A zero change leaves the impulses' bits as they are (they start at +0 and never become -0).
 	for (int s = 0; s < k; ++s)
 	{
-		const double c = rs->fast_c[s] - rs->fast_cpos[s] * rs->dx[s] - rs->fast_ctp[s] * time_left;
-		g[s] = (c - share[s]) - fa[s] * v[s];
-	}
-	artic_drive_respond(a, rs->fast_u6, rs->fast_dinv, rs->fast_base_l, rs->fast_base_dinv, g, y);
-	for (int s = 0; s < k; ++s)
-	{
-		const double delta = g[s] - fa[s] * y[s];
-		const double lambda = share[s] + delta;
-		const double end = v[s] + y[s];
-		if (!(fabs(lambda) <= rs->fast_bound[s]) || (lambda > 0.0 && end > rs->fast_speed[s]) ||
-			(lambda < 0.0 && end < -rs->fast_speed[s]))
-		{
-			return false;
-		}
-		g[s] = delta;
-	}
-	for (int s = 0; s < k; ++s)
-	{
-		const double delta = g[s];
-		if (delta != 0.0)
-		{
-			rs->fast_total[s] += delta;
-			rs->p[s] += delta;
-		}
-		v[s] += y[s];
+		total[s] += delta[s];
+		p[s] += delta[s];
+		v[s] += dv[s];
+		dx[s] += hw * v[s];
+		y[s] += hw * p[s];
 	}
 	return true;
 }
@@ -1506,7 +1494,7 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 		{
 			return;
 		}
-		if (drive_path_window(a, time_left))
+		if (drive_path_window(a, time_left, hw))
 		{
 			world->artics->path_windows += 1;
 			return;
@@ -1633,9 +1621,9 @@ void artic_solve_advance(sn_world* world, double hw)
 	for (int i = 0; i < s->high; ++i)
 	{
 		artic* a = s->items + i;
-		if (!a->live || a->rows.k == 0)
+		if (!a->live || a->rows.k == 0 || a->rows.fast)
 		{
-			continue;
+			continue; // the drive path advances in its windows (drive_path_window)
 		}
 		artic_rows* rs = &a->rows;
 		for (int k = 0; k < rs->k; ++k)
