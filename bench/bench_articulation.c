@@ -84,50 +84,64 @@ static void bench_chains(double seconds, const int* sizes, int size_count, const
 	printf("# hanging chain, articulation, dt = %g s, %d steps, default iterations (8 position, 1 velocity)\n", dt,
 		   steps);
 	printf("# second passes: the share of steps whose predicted midpoint missed (artic_midpoint_passes)\n");
-	printf("# %-7s %-9s %5s %12s %16s %18s %16s %14s\n", "solver", "terms", "n", "steps/s", "ns/link/step",
-		   "link-steps/s", "energy change J", "second passes");
+	printf("# each run repeated from its start until the runs add up to %g s (at least %d, at most %d): the median\n",
+		   BENCH_MIN_WALL_S, BENCH_MIN_REPEATS, BENCH_MAX_REPEATS);
+	printf("# %-7s %-9s %5s %12s %16s %18s %16s %14s %8s\n", "solver", "terms", "n", "steps/s", "ns/link/step",
+		   "link-steps/s", "energy change J", "second passes", "repeats");
 	for (int run = 0; run < term_count * solver_count; ++run)
 	{
 		int ti = run / solver_count, si = run % solver_count;
 		for (int ni = 0; ni < size_count; ++ni)
 		{
 			int n = sizes[ni];
-			artic_world scene;
-			if (create_chain(&scene, n, solvers[si], dt, terms[ti]) != SN_ERR_OK)
-			{
-				fprintf(stderr, "could not build the chain\n");
-				exit(1);
-			}
-			// Potential energy of the boxes (centres at z = 0 at the start) plus kinetic energy.
-			int done = 0;
+			// The same run repeated from its start (bench_repeat_more); every repetition steps the same
+			// numbers, so the energy and second passes are the last one's.
+			double times[BENCH_MAX_REPEATS];
+			int repeats = 0, done = 0;
 			long second = 0;
-			double t0 = bench_now();
-			for (; done < steps; ++done)
+			double energy = 0.0;
+			do
 			{
-				if (sn_world_step(scene.world) != SN_ERR_OK)
+				artic_world scene;
+				if (create_chain(&scene, n, solvers[si], dt, terms[ti]) != SN_ERR_OK)
 				{
-					break;
+					fprintf(stderr, "could not build the chain\n");
+					exit(1);
 				}
-				second += sn_world_get_solver_stats(scene.world).artic_midpoint_passes;
-			}
-			double elapsed = bench_now() - t0;
+				done = 0;
+				second = 0;
+				double t0 = bench_now();
+				for (; done < steps; ++done)
+				{
+					if (sn_world_step(scene.world) != SN_ERR_OK)
+					{
+						break;
+					}
+					second += sn_world_get_solver_stats(scene.world).artic_midpoint_passes;
+				}
+				times[repeats++] = bench_now() - t0;
+				// Potential energy of the boxes (centres at z = 0 at the start) plus kinetic energy.
+				energy = sn_articulation_get_kinetic_energy(scene.world, scene.id);
+				for (int i = 1; i <= n; ++i)
+				{
+					energy += 9.81 * sn_articulation_get_link_pose(scene.world, scene.id, i).p.z;
+				}
+				sn_world_destroy(scene.world);
+			} while (done == steps && bench_repeat_more(times, repeats));
 			double share = done > 0 ? (double)second / done : 0.0;
-			double energy = sn_articulation_get_kinetic_energy(scene.world, scene.id);
-			for (int i = 1; i <= n; ++i)
-			{
-				energy += 9.81 * sn_articulation_get_link_pose(scene.world, scene.id, i).p.z;
-			}
+			double elapsed = bench_median(times, repeats);
 			double sps = done / elapsed;
 			double ns = 1e9 * elapsed / ((double)done * n);
+			double ns_min = 1e9 * times[0] / ((double)done * n);
 			const char* name = sn_solver_name(solvers[si]);
-			printf("  %-7s %-9s %5d %12.1f %16.1f %18.4g %16.4g %14.3f%s\n", name, terms_name(terms[ti]), n, sps, ns,
-				   sps * n, energy, share, done < steps ? "  (diverged)" : "");
-			printf("BENCH scene=chain coords=reduced solver=%s velocity_terms=%s n=%d dt_s=%g steps=%d "
-				   "steps_per_s=%.1f ns_per_link_step=%.1f link_steps_per_s=%.4g energy_change_j=%.4g "
-				   "second_pass_share=%.3f diverged=%d\n",
-				   name, terms_name(terms[ti]), n, dt, done, sps, ns, sps * n, energy, share, done < steps);
+			printf("  %-7s %-9s %5d %12.1f %16.1f %18.4g %16.4g %14.3f %8d%s\n", name, terms_name(terms[ti]), n, sps,
+				   ns, sps * n, energy, share, repeats, done < steps ? "  (diverged)" : "");
+			printf("BENCH scene=chain coords=reduced solver=%s velocity_terms=%s n=%d dt_s=%g steps=%d repeats=%d "
+				   "steps_per_s=%.1f ns_per_link_step=%.1f ns_per_link_step_min=%.1f link_steps_per_s=%.4g "
+				   "energy_change_j=%.4g second_pass_share=%.3f diverged=%d\n",
+				   name, terms_name(terms[ti]), n, dt, done, repeats, sps, ns, ns_min, sps * n, energy, share,
+				   done < steps);
 			fflush(stdout);
-			sn_world_destroy(scene.world);
 		}
 	}
 }
@@ -391,38 +405,47 @@ static void bench_capacity(double seconds, int drives)
 	printf("# bench_server's capacity world in the core alone, %d steps of 1 ms; worlds per core at 1 kHz if the "
 		   "server cost nothing\n",
 		   steps);
-	printf("# %-7s %14s %22s\n", "drives", "us/step", "worlds/core at 1 kHz");
+	printf("# each run repeated from its start until the runs add up to %g s (at least %d, at most %d): the median\n",
+		   BENCH_MIN_WALL_S, BENCH_MIN_REPEATS, BENCH_MAX_REPEATS);
+	printf("# %-7s %14s %22s %8s\n", "drives", "us/step", "worlds/core at 1 kHz", "repeats");
 	for (int driven = 0; driven < 2; ++driven)
 	{
 		if (drives >= 0 && driven != drives)
 		{
 			continue;
 		}
-		artic_world scene;
-		if (create_capacity_world(&scene, driven != 0) != SN_ERR_OK)
+		double times[BENCH_MAX_REPEATS];
+		int repeats = 0, done = 0;
+		do
 		{
-			fprintf(stderr, "could not build the capacity world\n");
-			exit(1);
-		}
-		int done = 0;
-		double t0 = bench_now();
-		for (; done < steps; ++done)
-		{
-			if (sn_world_step(scene.world) != SN_ERR_OK)
+			artic_world scene;
+			if (create_capacity_world(&scene, driven != 0) != SN_ERR_OK)
 			{
-				break;
+				fprintf(stderr, "could not build the capacity world\n");
+				exit(1);
 			}
-		}
-		double elapsed = bench_now() - t0;
-		double us = 1e6 * elapsed / done;
+			done = 0;
+			double t0 = bench_now();
+			for (; done < steps; ++done)
+			{
+				if (sn_world_step(scene.world) != SN_ERR_OK)
+				{
+					break;
+				}
+			}
+			times[repeats++] = bench_now() - t0;
+			sn_world_destroy(scene.world);
+		} while (done == steps && bench_repeat_more(times, repeats));
+		double us = 1e6 * bench_median(times, repeats) / done;
+		double us_min = 1e6 * times[0] / done;
 		// One core has 1000 us per 1 ms tick.
 		double per_core = 1000.0 / us;
-		printf("  %-7s %14.2f %22.0f%s\n", driven ? "pd" : "none", us, per_core, done < steps ? "  (diverged)" : "");
-		printf("BENCH scene=capacity drives=%s links=10 dt_s=%g steps=%d us_per_step=%.3f worlds_per_core_1khz=%.0f "
-			   "diverged=%d\n",
-			   driven ? "pd" : "none", dt, done, us, per_core, done < steps);
+		printf("  %-7s %14.2f %22.0f %8d%s\n", driven ? "pd" : "none", us, per_core, repeats,
+			   done < steps ? "  (diverged)" : "");
+		printf("BENCH scene=capacity drives=%s links=10 dt_s=%g steps=%d repeats=%d us_per_step=%.3f "
+			   "us_per_step_min=%.3f worlds_per_core_1khz=%.0f diverged=%d\n",
+			   driven ? "pd" : "none", dt, done, repeats, us, us_min, per_core, done < steps);
 		fflush(stdout);
-		sn_world_destroy(scene.world);
 	}
 }
 
