@@ -500,6 +500,9 @@ double artic_row_bias_rate(artic* a, double erp, int windows, double hw);
 // Start a solve of length h for every articulation: free motion (ABA), rows, responses and warm starts.
 // windows is 1 for PGS, position_iterations for TGS.
 void artic_solve_begin(sn_world* world, double h, bool tgs, int windows);
+// Whether any articulation has rows in the current solve: without them, and without bodies or contacts,
+// a solve's windows have nothing to do.
+bool artic_solve_has_rows(const sn_world* world);
 // One Gauss-Seidel sweep over every articulation's rows. window is the TGS window index (1-based).
 void artic_solve_sweep(sn_world* world, artic_sweep sweep, int window);
 // Advance the rows' positions by hw (after a sweep's velocities are final for the window).

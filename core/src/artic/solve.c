@@ -1594,6 +1594,11 @@ static void sweep_one(const sn_world* world, artic* a, artic_sweep sweep, int wi
 	}
 }
 
+bool artic_solve_has_rows(const sn_world* world)
+{
+	return world->artics != NULL && world->artics->solving > 0;
+}
+
 void artic_solve_sweep(sn_world* world, artic_sweep sweep, int window)
 {
 	artic_store* s = world->artics;

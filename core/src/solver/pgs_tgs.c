@@ -383,6 +383,12 @@ void tgs_substep(sn_world* world, double h)
 	contact_solver_mark_links(world);
 	joint_mark_links(world);
 	artic_solve_begin(world, h, true, n);
+	if (!bodies && !contacts && !artic_solve_has_rows(world))
+	{
+		// Articulations in free motion alone: the windows would sweep nothing.
+		artic_solve_end(world);
+		return;
+	}
 	if (contacts)
 	{
 		contact_solve_begin(world, h, n);
