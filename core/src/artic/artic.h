@@ -430,11 +430,15 @@ bool artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double
 						double* base_dinv);
 bool artic_drive_window(artic* a, double time_left);
 bool artic_mass_times(artic* a, double h, const double* x, double* out);
+// A fixed base's free-motion kick as an impulse on each dof, M (qd* - qd) = h (tau - C), from the bias
+// forces of the last free-motion pass (before anything overwrites them).
+void artic_free_impulse(artic* a, double h, double* out);
 // Velocity change of a floating base for the articulated impulse z it receives: -IA_0^-1 z.
 sv6 artic_base_response(const artic* a, sv6 z);
 // End of a solve: velocities qd_free + M^-1 p, positions advanced by h qd_free + M^-1 y (both from
-// dw[].y when have_rows), kinematics, max_speed; the incoming joint forces become pending.
-void artic_finish(artic* a, double h, bool have_rows);
+// dw[].y when have_rows; when responded, dw[].y already hold M^-1 p and M^-1 y, and a fixed base), kinematics,
+// max_speed; the incoming joint forces become pending.
+void artic_finish(artic* a, double h, bool have_rows, bool responded);
 // The incoming joint forces, computed first if the last solve's are still pending (a cache: it writes
 // through the const pointer, as a world is used by one thread at a time).
 const sv6* artic_incoming(const artic* a);

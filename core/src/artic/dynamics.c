@@ -885,6 +885,44 @@ static sv6 rigid_times(const artic* a, int i, sv6 dv)
 	return sv6_make(sn_add(sym33_mul(&w->ic, dv.w), sn_cross(w->r, f)), f);
 }
 
+void artic_free_impulse(artic* a, double h, double* out)
+{
+	// With zero joint accelerations (da = 0) the file header's force law gives each link's joint force
+	// F0_i = p0_i + sum_c F0_c, the recursive Newton-Euler bias, and S_i^T F0_i = C_i: the velocity terms,
+	// gravity and external forces the joint carries. The free motion solved M qdd = tau - C (M with
+	// armature and h b, tau with -b qd and the applied forces, p0 as the last pass left them), so the
+	// kick's impulse is M h qdd = h (tau - C): one inward sum, where M times the kick takes an outward
+	// and an inward pass with a rigid inertia product per link. A fixed base only (a floating base's
+	// dofs move it too: artic_mass_times keeps its momentum).
+	const int n = a->link_count;
+	const bool inputs = a->has_inputs;
+	artic_link_temp* restrict work = a->temp;
+	const artic_work* restrict geo = a->work;
+	for (int i = 0; i < n; ++i)
+	{
+		work[i].m.z[0] = geo[i].p0;
+	}
+	for (int i = n - 1; i > 0; --i)
+	{
+		const artic_link* l = a->links + i;
+		const sv6 f = work[i].m.z[0];
+		for (int d = l->dof; d < l->dof + l->dof_count; ++d)
+		{
+			double tau = -l->joint_damping * a->qd[d];
+			if (inputs)
+			{
+				tau += a->joint_force[d];
+			}
+			out[d] = h * (tau - sv6_dot(a->dw[d].s, f));
+		}
+		if (l->parent > 0)
+		{
+			sv6* p = &work[l->parent].m.z[0];
+			*p = sv6_add(*p, f);
+		}
+	}
+}
+
 bool artic_mass_times(artic* a, double h, const double* x, double* out)
 {
 	// Outward: the spatial velocity change dv_i = dv_p + S_i x_i from a still base. A floating base, which
@@ -1146,12 +1184,12 @@ const sv6* artic_incoming(const artic* a)
 	return a->incoming;
 }
 
-void artic_finish(artic* a, double h, bool have_rows)
+void artic_finish(artic* a, double h, bool have_rows, bool responded)
 {
 	const int n = a->link_count;
 	const double inv_h = 1.0 / h;
 	sv6 base[2] = { sv6_zero(), sv6_zero() };
-	if (have_rows)
+	if (have_rows && !responded)
 	{
 		artic_impulse_response(a, base);
 		a->base_impulse[0] = sv6_zero();

@@ -420,13 +420,20 @@ static bool drive_path_hold(artic* a, double h)
 	artic_rows* rs = &a->rows;
 	double* kick = rs->fast_g;
 	double* p = rs->fast_y;
-	for (int s = 0; s < rs->k; ++s)
+	if (a->fixed_base)
 	{
-		kick[s] = rs->v[s] - a->qd[rs->act_dof[s]];
+		artic_free_impulse(a, h, p); // slot s is dof s
 	}
-	if (!artic_mass_times(a, h, kick, p))
+	else
 	{
-		return false;
+		for (int s = 0; s < rs->k; ++s)
+		{
+			kick[s] = rs->v[s] - a->qd[rs->act_dof[s]];
+		}
+		if (!artic_mass_times(a, h, kick, p))
+		{
+			return false;
+		}
 	}
 	for (int i = 0; i < rs->count; ++i)
 	{
@@ -1660,6 +1667,7 @@ static void end_one(sn_world* world, artic* a)
 		a->effort_set = false;
 	}
 	bool have_rows = rs->k > 0;
+	const bool responded = rs->fast && a->fixed_base;
 	if (rs->fast)
 	{
 		drive_path_sync(rs);
@@ -1684,15 +1692,30 @@ static void end_one(sn_world* world, artic* a)
 			}
 		}
 		artic_mimic_store(world, a, h);
-		for (int d = 0; d < a->dof_count; ++d)
+		if (responded)
 		{
-			a->dw[d].y[0] = 0.0;
-			a->dw[d].y[1] = 0.0;
+			// The drive path on a fixed base: every dof is a slot, and its windows left each one's end speed
+			// in v and its displacement over the solve in dx (the sum of rho v over the windows), which are
+			// qd* + M^-1 P and h qd* + M^-1 Y (file header, step 6) without the impulse pass.
+			for (int s = 0; s < rs->k; ++s)
+			{
+				const double qd_free = a->qd_free[s];
+				a->dw[s].y[0] = rs->v[s] - qd_free;
+				a->dw[s].y[1] = rs->dx[s] - h * qd_free;
+			}
 		}
-		for (int s = 0; s < rs->kd; ++s)
+		else
 		{
-			a->dw[rs->act_dof[s]].y[0] = rs->p[s];
-			a->dw[rs->act_dof[s]].y[1] = rs->y[s];
+			for (int d = 0; d < a->dof_count; ++d)
+			{
+				a->dw[d].y[0] = 0.0;
+				a->dw[d].y[1] = 0.0;
+			}
+			for (int s = 0; s < rs->kd; ++s)
+			{
+				a->dw[rs->act_dof[s]].y[0] = rs->p[s];
+				a->dw[rs->act_dof[s]].y[1] = rs->y[s];
+			}
 		}
 		if (rs->k > rs->kd)
 		{
@@ -1707,7 +1730,7 @@ static void end_one(sn_world* world, artic* a)
 		// trend runs through this solve (artic/dynamics.c); its accelerations still predict the next one's.
 		a->free_history = ARTIC_FREE_AFTER_ROWS;
 	}
-	artic_finish(a, h, have_rows);
+	artic_finish(a, h, have_rows, responded);
 	if (a->shape_count > 0 || a->link_joint_count > 0)
 	{
 		memset(a->link_contact, 0, (size_t)a->link_count);
