@@ -248,6 +248,7 @@ typedef struct artic
 
 	// model
 	bool fixed_base;
+	bool serial;   // a chain: every link's parent is the link before it (passes may carry sums in registers)
 	bool midpoint; // velocity terms at the midpoint speeds (sn_articulation_def)
 	double gravity_scale;
 	double max_correction_speed; // bound on the pseudo speed of position corrections, m/s or rad/s

@@ -794,6 +794,46 @@ static inline sv6p sv6p_add(sv6p x, sv6p y)
 	return (sv6p){ x.a + y.a, x.b + y.b, x.c + y.c };
 }
 
+// The arrays of one drive window (artic_drive_window), per dof.
+typedef struct drive_window_arrays
+{
+	const sv6* restrict u6;
+	const artic_dof_work* restrict dw;
+	const double* restrict dinv, * restrict fa, * restrict share, * restrict c0, * restrict cpos, * restrict ctp;
+	const double* restrict dx, * restrict bound, * restrict top, * restrict v;
+	double* restrict g, * restrict y;
+	double time_left;
+} drive_window_arrays;
+
+// Inward, dof d: its right-hand side g, u = g - S^T z into y, and the articulated impulse z + U D^-1 u
+// that its link passes to its parent.
+static inline sv6p drive_window_in(const drive_window_arrays* w, int d, sv6p z)
+{
+	const double c = w->c0[d] - w->cpos[d] * w->dx[d] - w->ctp[d] * w->time_left;
+	const double gd = (c - w->share[d]) - w->fa[d] * w->v[d];
+	w->g[d] = gd;
+	const double u = gd - sv6p_dot(sv6p_load(&w->dw[d].s), z);
+	w->y[d] = u;
+	return sv6p_mul_add(z, w->dinv[d] * u, sv6p_load(w->u6 + d));
+}
+
+// Outward, dof d: its speed change y from its parent's dv, the drive's impulse change into g and its
+// bounds (false if crossed), and its link's dv.
+static inline sv6p drive_window_out(const drive_window_arrays* w, int d, sv6p dv, bool* within)
+{
+	const double x = w->dinv[d] * (w->y[d] - sv6p_dot(sv6p_load(w->u6 + d), dv));
+	w->y[d] = x;
+	const double delta = w->g[d] - w->fa[d] * x;
+	const double lambda = w->share[d] + delta, end = w->v[d] + x, mag = fabs(lambda);
+	// No branch per dof: a bound crossed (or a NaN) anywhere ends the window with nothing applied. The
+	// speed bound is the drive's push beyond max_velocity, end > top where it pushes up and end < -top
+	// where it pushes down: lambda end > top |lambda| (false for lambda = 0, also when top is infinite,
+	// where the product is NaN).
+	*within &= (mag <= w->bound[d]) & !(lambda * end > w->top[d] * mag);
+	w->g[d] = delta;
+	return sv6p_mul_add(dv, x, sv6p_load(&w->dw[d].s));
+}
+
 bool artic_drive_window(artic* a, double time_left)
 {
 	// The impulse recursion of the file header with the factor of artic_drive_factor, one right-hand side,
@@ -802,27 +842,59 @@ bool artic_drive_window(artic* a, double time_left)
 	// z_p += z_i + U_i D_i^-1 (g_i - S_i^T z_i) (u = g - S^T z kept in y); the base moves by
 	// dv_0 = -IA_0^-1 z_0 (floating) or not at all; outward y_i = D_i^-1 (u_i - U_i^T dv_p),
 	// dv_i = dv_p + S_i y_i, and each drive's impulse change d = g - a y (Woodbury) with its bounds checked.
-	// g ends holding d. temp[].m.z[0] holds z, then dv.
+	// g ends holding d. In a chain (serial) z and dv run down and up the links in registers; in a tree
+	// temp[].m.z[0] holds each link's z, then its dv.
 	artic_rows* rs = &a->rows;
 	const int n = a->link_count;
 	const bool floating = !a->fixed_base;
-	artic_link_temp* restrict work = a->temp;
-	const sv6* restrict u6 = rs->fast_u6;
-	const double* restrict dinv = rs->fast_dinv;
-	const double* restrict fa = rs->fast_a;
-	const double* restrict share = rs->fast_share;
-	const double* restrict c0 = rs->fast_c;
-	const double* restrict cpos = rs->fast_cpos;
-	const double* restrict ctp = rs->fast_ctp;
-	const double* restrict dx = rs->dx;
-	const double* restrict bound = rs->fast_bound;
-	const double* restrict top = rs->fast_speed;
+	const drive_window_arrays w = {
+		.u6 = rs->fast_u6,
+		.dw = a->dw,
+		.dinv = rs->fast_dinv,
+		.fa = rs->fast_a,
+		.share = rs->fast_share,
+		.c0 = rs->fast_c,
+		.cpos = rs->fast_cpos,
+		.ctp = rs->fast_ctp,
+		.dx = rs->dx,
+		.bound = rs->fast_bound,
+		.top = rs->fast_speed,
+		.v = rs->v,
+		.g = rs->fast_g,
+		.y = rs->fast_y,
+		.time_left = time_left,
+	};
 	const artic_link* restrict links = a->links;
-	const artic_dof_work* restrict dw = a->dw;
-	const double* restrict v = rs->v;
-	double* restrict g = rs->fast_g;
-	double* restrict y = rs->fast_y;
 	const sv6p zero = { lane2_splat(0.0), lane2_splat(0.0), lane2_splat(0.0) };
+	bool within = true;
+	if (a->serial)
+	{
+		sv6p z = zero;
+		for (int i = n - 1; i > 0; --i)
+		{
+			if (links[i].dof_count == 1)
+			{
+				z = drive_window_in(&w, links[i].dof, z);
+			}
+		}
+		sv6p dv = zero;
+		if (floating)
+		{
+			sv6 z0;
+			sv6p_store(&z0, z);
+			const sv6 dv0 = base_solve(rs->fast_base_l, rs->fast_base_dinv, z0);
+			dv = sv6p_load(&dv0);
+		}
+		for (int i = 1; i < n; ++i)
+		{
+			if (links[i].dof_count == 1)
+			{
+				dv = drive_window_out(&w, links[i].dof, dv, &within);
+			}
+		}
+		return within;
+	}
+	artic_link_temp* restrict work = a->temp;
 	for (int i = 0; i < n; ++i)
 	{
 		sv6p_store(&work[i].m.z[0], zero);
@@ -833,13 +905,7 @@ bool artic_drive_window(artic* a, double time_left)
 		sv6p z = sv6p_load(&work[i].m.z[0]);
 		if (l->dof_count == 1)
 		{
-			const int d = l->dof;
-			const double c = c0[d] - cpos[d] * dx[d] - ctp[d] * time_left;
-			const double gd = (c - share[d]) - fa[d] * v[d];
-			g[d] = gd;
-			const double u = gd - sv6p_dot(sv6p_load(&dw[d].s), z);
-			y[d] = u;
-			z = sv6p_mul_add(z, dinv[d] * u, sv6p_load(u6 + d));
+			z = drive_window_in(&w, l->dof, z);
 		}
 		if (l->parent > 0 || floating)
 		{
@@ -851,25 +917,13 @@ bool artic_drive_window(artic* a, double time_left)
 	{
 		work[0].m.z[0] = base_solve(rs->fast_base_l, rs->fast_base_dinv, work[0].m.z[0]);
 	}
-	bool within = true;
 	for (int i = 1; i < n; ++i)
 	{
 		const artic_link* l = links + i;
 		sv6p dv = sv6p_load(&work[l->parent].m.z[0]);
 		if (l->dof_count == 1)
 		{
-			const int d = l->dof;
-			const double x = dinv[d] * (y[d] - sv6p_dot(sv6p_load(u6 + d), dv));
-			y[d] = x;
-			dv = sv6p_mul_add(dv, x, sv6p_load(&dw[d].s));
-			const double delta = g[d] - fa[d] * x;
-			const double lambda = share[d] + delta, end = v[d] + x, mag = fabs(lambda);
-			// No branch per dof: a bound crossed (or a NaN) anywhere ends the window with nothing applied.
-			// The speed bound is the drive's push beyond max_velocity, end > top where it pushes up and
-			// end < -top where it pushes down: lambda end > top |lambda| (false for lambda = 0, also when
-			// top is infinite, where the product is NaN).
-			within &= (mag <= bound[d]) & !(lambda * end > top[d] * mag);
-			g[d] = delta;
+			dv = drive_window_out(&w, l->dof, dv, &within);
 		}
 		sv6p_store(&work[i].m.z[0], dv);
 	}

@@ -777,6 +777,11 @@ sn_error artic_build(sn_world* world, const sn_articulation_def* def, const sn_l
 		}
 		dof += nd;
 	}
+	a.serial = true;
+	for (int i = 1; i < link_count; ++i)
+	{
+		a.serial = a.serial && a.links[i].parent == i - 1;
+	}
 	artic_sync_spherical(&a);
 	artic_update_kinematics(&a);
 	err = reserve_rows_for(world, &a, -1, NULL);
