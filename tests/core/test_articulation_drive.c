@@ -555,6 +555,97 @@ static void test_drive_path_matches_rows(void** state)
 	}
 }
 
+// A chain (every link's parent the link before it) with a drive on every dof, armature and joint damping,
+// a fixed joint inside it, a slider, and forces applied to a joint and a link every step. `friction` as in
+// driven_tree.
+static sn_articulation_id driven_chain(sn_world* world, bool floating, double friction)
+{
+	const sn_mat33 inertia = tree_inertia;
+	sn_link_def links[7];
+	links[0] = sn_default_link_def();
+	links[0].mass = 2.0;
+	links[0].inertia = sn_mat33_diag(0.05, 0.06, 0.07);
+	for (int i = 1; i < 7; ++i)
+	{
+		links[i] = hinge_link(i - 1, sn_v3(i == 1 ? 0.0 : 0.4, 0, 0), 0.6 + 0.1 * i, 0.2, inertia);
+		if (i % 2 == 0)
+		{
+			links[i].parent_frame.q = quat_x_to_y(); // about the parent's z
+			links[i].child_frame.q = quat_x_to_y();
+		}
+		links[i].armature = 0.01 * i;
+		links[i].joint_damping = 0.2 * (i % 3);
+	}
+	links[3].joint_type = SN_LINK_JOINT_FIXED;
+	links[5].joint_type = SN_LINK_JOINT_PRISMATIC;
+	for (int i = 1; i < 7; ++i)
+	{
+		if (links[i].joint_type == SN_LINK_JOINT_FIXED)
+		{
+			continue;
+		}
+		sn_drive* d = links[i].drive;
+		d->enabled = true;
+		d->stiffness = 400.0 * i;
+		d->damping = 3.0;
+		d->target_position = links[i].joint_type == SN_LINK_JOINT_PRISMATIC ? 0.05 : 0.4 * (i % 2 == 0 ? 1 : -1);
+		d->target_velocity = 0.1;
+	}
+	links[6].joint_friction = friction;
+	const sn_articulation_def ad = tree_def(floating);
+	sn_articulation_id id;
+	assert_sn_ok(sn_create_articulation(world, &ad, links, 7, &id));
+	return id;
+}
+
+static void test_drive_path_chain_matches_rows(void** state)
+{
+	(void)state;
+	// The drive path's chain passes (the window's sums carried from link to link), its fixed-base hold by
+	// the free motion's force h (tau - C) and its end without an impulse pass, against the general rows:
+	// damping and armature shape M and tau, applied forces enter tau and the bias forces, and the fixed
+	// joint passes the sums through. Two substeps make every step two solves. The same 1e-9 as the tree
+	// (rounding amplified by the drives' stiffness).
+	for (int c = 0; c < 4; ++c)
+	{
+		const bool floating = c >= 2;
+		const int substeps = 1 + c % 2;
+		sn_world* path = make_world(SN_SOLVER_TGS, 0.002);
+		sn_world* rows = make_world(SN_SOLVER_TGS, 0.002);
+		assert_sn_ok(sn_world_set_substeps(path, substeps));
+		assert_sn_ok(sn_world_set_substeps(rows, substeps));
+		const sn_articulation_id ip = driven_chain(path, floating, 0.0);
+		const sn_articulation_id ir = driven_chain(rows, floating, 1e-300);
+		route_diff r = { 0 };
+		long path_windows = 0, path_leaves = 0;
+		for (int step = 0; step < 300; ++step)
+		{
+			const double t = 0.002 * step;
+			sn_world* both[2] = { path, rows };
+			const sn_articulation_id ids[2] = { ip, ir };
+			for (int w = 0; w < 2; ++w)
+			{
+				assert_sn_ok(sn_articulation_apply_joint_force(both[w], ids[w], 1, 2.0 * sin(10.0 * t)));
+				assert_sn_ok(sn_articulation_apply_link_force(both[w], ids[w], 6, sn_v3(0.0, 1.5, -3.0 * cos(7.0 * t)),
+															  sn_v3(1.6, 0.1, 0.0)));
+				assert_sn_ok(sn_world_step(both[w]));
+			}
+			path_windows += sn_world_get_solver_stats(path).artic_drive_path_windows;
+			path_leaves += sn_world_get_solver_stats(path).artic_drive_path_leaves;
+			route_diff_add(&r, path, ip, rows, ir, 5);
+		}
+		print_message("drive path chain case %d: |dq| %.2e rad, |dqd| %.2e of %.2e, |d effort| %.2e of %.2e, "
+					  "base %.2e; %ld windows on the path\n",
+					  c, r.q, r.qd, r.scale_qd, r.effort, r.scale_effort, r.base, path_windows);
+		assert_int_equal(path_windows, 300L * substeps * 8L); // every window of every solve on the path
+		assert_int_equal(path_leaves, 0);
+		assert_true(r.scale_qd > 0.1); // it moves
+		route_diff_check(&r, 1e-9);
+		sn_world_destroy(path);
+		sn_world_destroy(rows);
+	}
+}
+
 // A tree like a robot hand under PD control: a drive on every joint but two, a mimic follower with a limit
 // it runs into, a driven joint that starts outside its limit, and an undriven joint that gravity swings
 // into its limit (fixed base). 7 dofs; the base's two subtrees interleave in dof order.
@@ -1177,6 +1268,7 @@ int main(void)
 		cmocka_unit_test(test_drive_max_velocity),
 		cmocka_unit_test(test_ball_joint_drives),
 		cmocka_unit_test(test_drive_path_matches_rows),
+		cmocka_unit_test(test_drive_path_chain_matches_rows),
 		cmocka_unit_test(test_structured_hold_matches_factor),
 		cmocka_unit_test(test_fixed_base_subtrees_stay_apart),
 		cmocka_unit_test(test_mimic_impact_does_not_load_drives),

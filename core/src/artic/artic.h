@@ -204,8 +204,8 @@ typedef struct artic_rows
 	double* fast_speed; // max_velocity, m/s or rad/s
 	double* fast_share; // each window's share of the slot's hold, N*s
 	double* fast_total; // the slot's drive impulse so far in the solve (the row's total), N*s
-	double* fast_g;     // a window's right-hand side (and the hold's kick)
-	double* fast_y;     // its solution: the speed changes (and the hold's impulses)
+	double* fast_g;     // a window's right-hand side, then its drives' impulse changes (and a floating hold's kick)
+	double* fast_y;     // the window's speed changes (and the hold's impulses)
 	sv6* fast_u6;       // the factor of M + A: U = IA S
 	double* fast_dinv;  // and 1 / D
 	double fast_base_l[36], fast_base_dinv[6]; // a floating base: LDL^T factor of its articulated inertia
@@ -510,13 +510,11 @@ void artic_solve_begin(sn_world* world, double h, bool tgs, int windows);
 bool artic_solve_has_rows(const sn_world* world);
 // One Gauss-Seidel sweep over every articulation's rows. window is the TGS window index (1-based).
 void artic_solve_sweep(sn_world* world, artic_sweep sweep, int window);
-// Advance the rows' positions by hw (after a sweep's velocities are final for the window).
+// Advance the rows' positions by hw (after a sweep's velocities are final for the window); the drive path
+// advances in its own windows and is skipped.
 void artic_solve_advance(sn_world* world, double hw);
 // Finish the solve: velocities, positions, kinematics, forces, warm starts.
 void artic_solve_end(sn_world* world);
-// A complete TGS solve of length h for every articulation of the world, with the world's iteration
-// counts. Worlds whose solver has no articulation path of its own (XPBD, DIRECT) call this.
-void artic_step_tgs(sn_world* world, double h);
 
 // ---- contact rows on links (artic/solve.c; the contact solver, contact/solver.c, owns the rows) -----------
 

@@ -824,12 +824,11 @@ static inline sv6p drive_window_out(const drive_window_arrays* w, int d, sv6p dv
 	const double x = w->dinv[d] * (w->y[d] - sv6p_dot(sv6p_load(w->u6 + d), dv));
 	w->y[d] = x;
 	const double delta = w->g[d] - w->fa[d] * x;
-	const double lambda = w->share[d] + delta, end = w->v[d] + x, mag = fabs(lambda);
+	const double lambda = w->share[d] + delta, end = w->v[d] + x, top = w->top[d];
 	// No branch per dof: a bound crossed (or a NaN) anywhere ends the window with nothing applied. The
-	// speed bound is the drive's push beyond max_velocity, end > top where it pushes up and end < -top
-	// where it pushes down: lambda end > top |lambda| (false for lambda = 0, also when top is infinite,
-	// where the product is NaN).
-	*within &= (mag <= w->bound[d]) & !(lambda * end > w->top[d] * mag);
+	// speed bound is the drive's push beyond max_velocity: end > top where it pushes up, end < -top where
+	// it pushes down, that is sign(lambda) end > top for lambda != 0 (the product by +-1 is exact).
+	*within &= (fabs(lambda) <= w->bound[d]) & ((lambda == 0.0) | !(copysign(1.0, lambda) * end > top));
 	w->g[d] = delta;
 	return sv6p_mul_add(dv, x, sv6p_load(&w->dw[d].s));
 }

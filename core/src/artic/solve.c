@@ -4,7 +4,8 @@
 // k active dofs (those with a limit, a drive, friction or a mimic joint), their speeds v (k numbers) and
 // the response matrix W = [r_ij] of artic/response.c. An impulse P on a row with Jacobian J (over the
 // active dofs) changes the speeds by W J^T P; one-dof rows have J = +-e_i, a mimic row J = (1, G_1, ...).
-// Only at the end of the solve is the whole articulation updated, by one O(n) impulse pass. A row that
+// Only at the end of the solve is the whole articulation updated, by one O(n) impulse pass (none on the
+// drive path of a fixed base, whose windows carry every dof's speed and displacement). A row that
 // acts on a link (a contact) is a row with a general J over the active dofs: it needs J and W J^T, which
 // is all that the hold, the sweeps and the split impulse below use.
 //
@@ -347,7 +348,11 @@ static void choose_spans(artic* a)
 // its Cholesky factor and an O(k^2) solve per window. The hold of the kick is (J M^-1 J^T) P = -J kick:
 // the impulse on the dofs alone that undoes the kick's dof speeds, with the base (on which nothing acts)
 // free. So P = J M delta, where delta has the dof part -kick and the base part that keeps the tree's
-// momentum (artic_mass_times): one O(n) pass, after which every dof moves at its start speed qd. The result
+// momentum (artic_mass_times): one O(n) pass, after which every dof moves at its start speed qd. On a fixed
+// base delta = -kick and P = -M kick = -h (tau - C), the free motion's own force (artic_free_impulse: one
+// inward sum of its bias forces). Each window applies its impulses and advances dx and y itself
+// (drive_path_window), and on a fixed base the solve's end takes each dof's end speed v and displacement dx
+// from the windows (end_one) instead of an impulse pass: every dof is a slot. The result
 // is the block's up to rounding, with one difference: d = g - A y cancels where a drive's a is much larger
 // than its joint's inertia, so the drive impulses carry a relative error of about eps a / M_ii (1e-9 at
 // kp 1e12 N*m/rad on a 1 kg*m^2 joint at 1/60 s; the speed changes y do not cancel). A drive that would
@@ -1751,28 +1756,6 @@ void artic_solve_end(sn_world* world)
 			end_one(world, s->items + i);
 		}
 	}
-}
-
-void artic_step_tgs(sn_world* world, double h)
-{
-	if (world->artics == NULL || world->artics->count == 0)
-	{
-		return;
-	}
-	const sn_world_def* def = &world->def;
-	int n = def->position_iterations;
-	double rho = h / n;
-	artic_solve_begin(world, h, true, n);
-	for (int i = 1; i <= n; ++i)
-	{
-		artic_solve_sweep(world, ARTIC_SWEEP_TGS_POSITION, i);
-		artic_solve_advance(world, rho);
-	}
-	for (int i = 0; i < def->velocity_iterations; ++i)
-	{
-		artic_solve_sweep(world, ARTIC_SWEEP_TGS_VELOCITY, 0);
-	}
-	artic_solve_end(world);
 }
 
 // ---- contact rows on links ----------------------------------------------------------------------------------
