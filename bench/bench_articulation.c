@@ -36,7 +36,8 @@ static void usage(void)
 	fprintf(stderr,
 			"usage: bench_articulation [--seconds S] [--n N]... [--solver pgs|tgs]... [--worlds W]\n"
 			"  [--only chain|arm|worlds|capacity|whip] [--terms midpoint|explicit] [--drives none|pd]\n"
-			"  [--scratch own|lent]\n"
+			"  [--scratch own|lent] [--repeats R]\n"
+			"  --repeats: run the chain and capacity scenes exactly R times each (default: until 0.5 s)\n"
 			"  --drives: the capacity world without or with its PD drives only (default both)\n"
 			"  --scratch: the worlds each with their own step scratch, or one lent to all (default both)\n");
 }
@@ -551,6 +552,16 @@ int main(int argc, char** argv)
 			}
 			lent[0] = strcmp(t, "lent") == 0;
 			lent_count = 1;
+		}
+		else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc)
+		{
+			const int r = atoi(argv[++i]);
+			if (r < 1 || r > BENCH_MAX_REPEATS)
+			{
+				usage();
+				return 2;
+			}
+			bench_set_repeats(r);
 		}
 		else if (strcmp(argv[i], "--terms") == 0 && i + 1 < argc)
 		{

@@ -11,8 +11,19 @@ double bench_now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static int fixed_repeats; // 0: by wall time
+
+void bench_set_repeats(int count)
+{
+	fixed_repeats = count < 0 ? 0 : (count > BENCH_MAX_REPEATS ? BENCH_MAX_REPEATS : count);
+}
+
 bool bench_repeat_more(const double* seconds, int count)
 {
+	if (fixed_repeats > 0)
+	{
+		return count < fixed_repeats;
+	}
 	if (count < BENCH_MIN_REPEATS)
 	{
 		return true;

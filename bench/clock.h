@@ -16,9 +16,11 @@ enum
 	BENCH_MAX_REPEATS = 200,
 };
 // Until the runs add up to at least 0.5 s of wall time, at least BENCH_MIN_REPEATS and at most
-// BENCH_MAX_REPEATS of them.
+// BENCH_MAX_REPEATS of them; or exactly the count set by bench_set_repeats (1 to BENCH_MAX_REPEATS; 0, the
+// default, for the rule above), so that a profile covers a known number of steps.
 #define BENCH_MIN_WALL_S 0.5
 bool bench_repeat_more(const double* seconds, int count);
+void bench_set_repeats(int count);
 // The median of count values (count >= 1; the array is sorted in place).
 double bench_median(double* values, int count);
 
