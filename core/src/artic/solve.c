@@ -484,8 +484,21 @@ static bool drive_path_window(artic* a, double time_left, double hw)
 	double* restrict total = rs->fast_total;
 	double* restrict dx = rs->dx;
 	double* restrict y = rs->y;
-	// A zero change leaves the impulses' bits as they are (they start at +0 and never become -0).
-	for (int s = 0; s < k; ++s)
+	// A zero change leaves the impulses' bits as they are (they start at +0 and never become -0). Two
+	// slots at a time (math/lanes.h), each lane as the loop below.
+	const lane2 hw2 = lane2_splat(hw);
+	int s = 0;
+	for (; s + 2 <= k; s += 2)
+	{
+		const lane2 d2 = lane2_load(delta + s), p2 = lane2_load(p + s) + d2,
+					v2 = lane2_load(v + s) + lane2_load(dv + s);
+		lane2_store(total + s, lane2_load(total + s) + d2);
+		lane2_store(p + s, p2);
+		lane2_store(v + s, v2);
+		lane2_store(dx + s, lane2_load(dx + s) + hw2 * v2);
+		lane2_store(y + s, lane2_load(y + s) + hw2 * p2);
+	}
+	for (; s < k; ++s)
 	{
 		total[s] += delta[s];
 		p[s] += delta[s];
