@@ -381,6 +381,36 @@ static void drop_response(ws_server* ws, struct lws* wsi)
 // Send the headers now and the body from the writeable callbacks. The body is either owned (body, passed
 // here) or an asset's bytes (blob, a reference passed here); an asset goes with caching headers: its URL
 // names its content, so a browser may keep it for good.
+// A request that announces a body (Content-Length or Transfer-Encoding), which no endpoint takes, is
+// answered at once and its connection closed, before lws reads further: lws 4.1 spins without end (the
+// event loop never returns) on a request with a body pipelined behind one that a callback answers later,
+// from its writable callback. The answer is written here, in the request's own callback: a short text
+// that a fresh connection's socket takes whole (lws keeps what it could not send, and the close drops it:
+// the client then sees the close alone).
+static bool request_has_body(struct lws* wsi)
+{
+	return lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0 ||
+		lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0;
+}
+
+static int refuse_body(struct lws* wsi, unsigned status, const char* text)
+{
+	uint8_t buffer[LWS_PRE + 512];
+	uint8_t* start = buffer + LWS_PRE;
+	uint8_t* p = start;
+	uint8_t* end = buffer + sizeof(buffer) - 1;
+	uint8_t body[LWS_PRE + 128];
+	const size_t size = strlen(text) < 128 ? strlen(text) : 128;
+	if (lws_add_http_common_headers(wsi, status, "text/plain", (lws_filepos_t)size, &p, end) == 0 &&
+		lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char*)"close", 5, &p, end) == 0 &&
+		lws_finalize_write_http_header(wsi, start, &p, end) == 0)
+	{
+		memcpy(body + LWS_PRE, text, size);
+		lws_write(wsi, body + LWS_PRE, size, LWS_WRITE_HTTP_FINAL);
+	}
+	return -1; // closes the connection
+}
+
 static int respond_with(ws_server* ws, struct lws* wsi, unsigned status, const char* content_type, char* body,
 						asset_blob* blob, size_t size)
 {
@@ -515,7 +545,13 @@ static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void
 			ws->srv->metrics.http_requests += 1;
 			// Only GET reaches the endpoints (the GET URI header is empty for other methods).
 			char uri[256] = "";
-			if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0)
+			const bool get = lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0;
+			if (request_has_body(wsi))
+			{
+				return get ? refuse_body(wsi, HTTP_STATUS_BAD_REQUEST, "a request body is not accepted\n")
+						   : refuse_body(wsi, 405, "method not allowed\n");
+			}
+			if (!get)
 			{
 				return respond_text(ws, wsi, 405, "method not allowed\n");
 			}

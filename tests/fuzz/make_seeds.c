@@ -161,6 +161,8 @@ static void http_seeds(const char* dir)
 		("GET /assets/e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 HTTP/1.1\r\n"
 		 "If-None-Match: \"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"\r\n\r\n"),
 		"GET /assets/xyz HTTP/1.1\r\n\r\nGET /assets/ HTTP/1.1\r\n\r\n",
+		// Two requests with bodies, pipelined (the HTTP library once spun on these: ws.c, request_has_body).
+		"POST /x HTTP/1.1\r\nContent-Length: 1\r\n\r\naPOST /x HTTP/1.1\r\nContent-Length: 1\r\n\r\na",
 	};
 	static seed s;
 	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); ++i)

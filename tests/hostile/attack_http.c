@@ -77,6 +77,16 @@ static const http_attack attacks[] = {
 	TEXT_("chunked and Content-Length",
 		  "POST /healthz HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n"
 		  "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /metrics HTTP/1.1\r\n\r\n"),
+	TEXT_("two requests with bodies, pipelined",
+		  "POST /healthz HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n\r\na"
+		  "POST /healthz HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n\r\na"),
+	TEXT_("two GETs with bodies, pipelined",
+		  "GET /metrics HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nabcd"
+		  "GET /metrics HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nabcd"),
+	TEXT_("a body, then a misspelt Transfer-Encoding with a body",
+		  "POST /hethz HTTP/1.1\r\nContent-Length: 4\r\nTransfncoding: chunked\r\n\r\n4\r\na"
+		  "POST /hethz HTTP/1.1\r\nContent-Length: 4\r\nTransfncoding: chunked\r\n\r\n4\r\nabcd\r\n0\r\n\r\n"
+		  "bcd\r\n0\r\n\r\n"),
 	TEXT_("Expect: 100-continue",
 		  "POST /healthz HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\n"
 		  "Content-Length: 1000000\r\n\r\n"),

@@ -301,10 +301,77 @@ static void test_client_that_never_reads_replies_is_closed(void** state)
 	assert_int_equal(test_server_stop(&strict), 0);
 }
 
+// Send raw bytes to the HTTP port and read until the server closes the connection (at most 3 s): what it
+// answered, and whether it closed.
+static bool http_raw(const test_server* srv, const char* bytes, char* out, size_t cap)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in addr;
+	memset(&addr, 0, sizeof(addr));
+	addr.sin_family = AF_INET;
+	addr.sin_port = htons((uint16_t)srv->ws_port);
+	inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+	assert_true(fd >= 0 && connect(fd, (struct sockaddr*)&addr, sizeof(addr)) == 0);
+	const size_t n = strlen(bytes);
+	assert_int_equal(send(fd, bytes, n, MSG_NOSIGNAL), (ssize_t)n);
+	struct timeval tv = { 3, 0 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	size_t size = 0;
+	bool closed = false;
+	while (size + 1 < cap)
+	{
+		ssize_t r = recv(fd, out + size, cap - 1 - size, 0);
+		if (r <= 0)
+		{
+			closed = r == 0;
+			break;
+		}
+		size += (size_t)r;
+	}
+	out[size] = '\0';
+	close(fd);
+	return closed;
+}
+
+static void test_http_request_bodies_are_refused(void** state)
+{
+	(void)state;
+	// No endpoint takes a request body. One is answered at once with a typed status and its connection
+	// closed, so nothing pipelined behind it is read: two such requests in a row once made the HTTP
+	// library spin in the event loop, and the server answered nobody again.
+	char reply[4096];
+	assert_true(http_raw(&group_server,
+						 "POST /healthz HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n\r\na"
+						 "POST /healthz HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n\r\na",
+						 reply, sizeof(reply)));
+	assert_non_null(strstr(reply, "HTTP/1.1 405"));
+	assert_non_null(strstr(reply, "connection: close"));
+	assert_null(strstr(strstr(reply, "HTTP/1.1 405") + 1, "HTTP/1.1")); // the second was never read
+	assert_true(http_raw(&group_server,
+						 "GET /healthz HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n\r\na"
+						 "GET /healthz HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n\r\na",
+						 reply, sizeof(reply)));
+	assert_non_null(strstr(reply, "HTTP/1.1 400"));
+	assert_non_null(strstr(reply, "a request body is not accepted"));
+	assert_true(http_raw(&group_server,
+						 "GET /metrics HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n",
+						 reply, sizeof(reply)));
+	assert_non_null(strstr(reply, "HTTP/1.1 400"));
+	// The server goes on serving, and requests without a body still share a connection.
+	char body[64];
+	assert_int_equal(test_http_get(&group_server, "/healthz", body, sizeof(body)), 200);
+	http_raw(&group_server,
+			 "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\nGET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+			 reply, sizeof(reply));
+	assert_non_null(strstr(reply, "HTTP/1.1 200"));
+	assert_non_null(strstr(strstr(reply, "HTTP/1.1 200") + 1, "HTTP/1.1 200"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_http_endpoints),
+		cmocka_unit_test(test_http_request_bodies_are_refused),
 		cmocka_unit_test(test_websocket_needs_the_subprotocol),
 		cmocka_unit_test(test_slow_websocket_reader),
 		cmocka_unit_test(test_client_that_never_reads_replies_is_closed),
