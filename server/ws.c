@@ -378,9 +378,6 @@ static void drop_response(ws_server* ws, struct lws* wsi)
 	}
 }
 
-// Send the headers now and the body from the writeable callbacks. The body is either owned (body, passed
-// here) or an asset's bytes (blob, a reference passed here); an asset goes with caching headers: its URL
-// names its content, so a browser may keep it for good.
 // A request that announces a body (Content-Length or Transfer-Encoding), which no endpoint takes, is
 // answered at once and its connection closed, before lws reads further: lws 4.1 spins without end (the
 // event loop never returns) on a request with a body pipelined behind one that a callback answers later,
@@ -411,6 +408,9 @@ static int refuse_body(struct lws* wsi, unsigned status, const char* text)
 	return -1; // closes the connection
 }
 
+// Send the headers now and the body from the writeable callbacks. The body is either owned (body, passed
+// here) or an asset's bytes (blob, a reference passed here); an asset goes with caching headers: its URL
+// names its content, so a browser may keep it for good.
 static int respond_with(ws_server* ws, struct lws* wsi, unsigned status, const char* content_type, char* body,
 						asset_blob* blob, size_t size)
 {
