@@ -488,8 +488,7 @@ void test_get_state(snc_client* c, uint64_t world, uint32_t include, snc_message
 	test_expect(c, &m, 0, reply);
 }
 
-int test_http_fetch(const test_server* s, const char* path, const char* extra_headers, char* headers,
-					size_t headers_capacity, uint8_t** body, size_t* body_size)
+int test_http_connect(const test_server* s)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in addr;
@@ -501,6 +500,13 @@ int test_http_fetch(const test_server* s, const char* path, const char* extra_he
 	{
 		test_harness_fail("HTTP connect failed: %s", strerror(errno));
 	}
+	return fd;
+}
+
+int test_http_fetch(const test_server* s, const char* path, const char* extra_headers, char* headers,
+					size_t headers_capacity, uint8_t** body, size_t* body_size)
+{
+	int fd = test_http_connect(s);
 	char request[1024];
 	int n = snprintf(request, sizeof(request), "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n%s\r\n",
 					 path, extra_headers != NULL ? extra_headers : "");

@@ -90,6 +90,8 @@ uint64_t test_subscribe(snc_client* client, uint64_t world, double rate_hz, uint
 // get_state with the include bits; the caller frees the reply.
 void test_get_state(snc_client* client, uint64_t world, uint32_t include, snc_message* reply);
 
+// A TCP connection to the server's HTTP port (the test fails if it cannot connect): the socket.
+int test_http_connect(const test_server* server);
 // HTTP GET on the server's HTTP port: status code, body into out (NUL-terminated, cut to fit).
 int test_http_get(const test_server* server, const char* path, char* out, size_t capacity);
 // The same with extra request headers ("Name: value\r\n" lines, may be NULL), the response's headers into

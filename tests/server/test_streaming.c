@@ -305,13 +305,7 @@ static void test_client_that_never_reads_replies_is_closed(void** state)
 // answered, and whether it closed.
 static bool http_raw(const test_server* srv, const char* bytes, char* out, size_t cap)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in addr;
-	memset(&addr, 0, sizeof(addr));
-	addr.sin_family = AF_INET;
-	addr.sin_port = htons((uint16_t)srv->ws_port);
-	inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-	assert_true(fd >= 0 && connect(fd, (struct sockaddr*)&addr, sizeof(addr)) == 0);
+	int fd = test_http_connect(srv);
 	const size_t n = strlen(bytes);
 	assert_int_equal(send(fd, bytes, n, MSG_NOSIGNAL), (ssize_t)n);
 	struct timeval tv = { 3, 0 };
