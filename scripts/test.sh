@@ -3,7 +3,7 @@
 # with .clang-format), build the release flavour and run its tests (core, model import, server, Python
 # client, dashboard in headless chromium and deployment checks; the server, client and browser tests
 # start real sinewd processes on loopback ports chosen free; the hostile client, tests/hostile, attacks
-# one), then build the container image with podman and run it (tests/deploy/container.sh; alone, so its
+# one), then the determinism test built for this machine's own CPU (-march=native), then build the container image with podman and run it (tests/deploy/container.sh; alone, so its
 # build has both cores), then build with AddressSanitizer + UndefinedBehaviorSanitizer and run the tests
 # again (the hostile client then attacks a sanitizer sinewd), then run each fuzz target briefly
 # (scripts/fuzz.sh: the server's decode-and-dispatch path, its HTTP/WebSocket port and the URDF importer;
@@ -25,6 +25,10 @@ echo "== clang-format (.clang-format)"
 echo "== release build and tests"
 bash "$root/scripts/build.sh" release
 (cd "$root" && ctest --preset release --parallel "$jobs")
+
+echo "== the same bits with this machine's own instruction set (-march=native: test_determinism's golden hashes)"
+bash "$root/scripts/build.sh" native
+(cd "$root" && ctest --preset native)
 
 echo "== container image (podman build, run and checks)"
 bash "$root/tests/deploy/container.sh"
