@@ -234,6 +234,38 @@ int server_listen(server* srv)
 	return 0;
 }
 
+static size_t receive_charged(size_t capacity)
+{
+	return capacity > SV_RECEIVE_FREE_BYTES ? capacity - SV_RECEIVE_FREE_BYTES : 0;
+}
+
+int32_t server_receive_resize(server* srv, uint8_t** buffer, size_t* capacity, size_t to)
+{
+	const size_t before = receive_charged(*capacity), after = receive_charged(to);
+	const size_t limit = (size_t)srv->config.limits.max_receive_bytes;
+	if (after > before && after - before > limit - srv->receive_bytes)
+	{
+		return SV_ERR_LIMIT_REACHED;
+	}
+	if (to == 0)
+	{
+		free(*buffer);
+		*buffer = NULL;
+	}
+	else
+	{
+		uint8_t* resized = realloc(*buffer, to);
+		if (resized == NULL)
+		{
+			return SN_ERR_NO_MEMORY;
+		}
+		*buffer = resized;
+	}
+	*capacity = to;
+	srv->receive_bytes = srv->receive_bytes - before + after;
+	return 0;
+}
+
 void server_shutdown(server* srv, const char* reason)
 {
 	if (srv->shutting_down)

@@ -49,7 +49,8 @@ typedef struct server
 	uint32_t next_id_tag; // each new world's sn_world_def.id_tag, so ids of one world fail in another
 	bool shutting_down;
 	uint64_t shutdown_ns;
-	bool stopped; // everything closed; the loop may end
+	bool stopped;         // everything closed; the loop may end
+	size_t receive_bytes; // receive buffer bytes beyond each connection's first SV_RECEIVE_FREE_BYTES
 	uv_timer_t housekeeping;
 	bool housekeeping_open;
 	// Fairness: the loop pass (counted after each poll), and the sessions that used their share of it
@@ -74,6 +75,14 @@ void server_shutdown(server* srv, const char* reason);
 void server_housekeeping(server* srv);
 // Free what is left after the loop ended (safe to call once the loop has no more handles).
 void server_free(server* srv);
+
+// Each connection's receive buffer holds this much without counting in max_receive_bytes (two reads).
+#define SV_RECEIVE_FREE_BYTES ((size_t)131072)
+
+// Resize a connection's receive buffer (*buffer of *capacity bytes, realloc'd or freed for 0) to
+// `capacity`, keeping its contents up to the smaller size, within max_receive_bytes. Returns 0, or
+// SV_ERR_LIMIT_REACHED or SN_ERR_NO_MEMORY with the buffer as it was.
+int32_t server_receive_resize(server* srv, uint8_t** buffer, size_t* capacity, size_t to);
 
 // A session used its share of this loop pass: resume it on the next one.
 void server_yield(server* srv, uint64_t session_id);

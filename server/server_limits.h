@@ -16,6 +16,16 @@
 	  "10,000-body world")                                                                                             \
 	X(max_connections, 256, 1, 100000, "connections",                                                                  \
 	  "open TCP and WebSocket sessions together: each holds buffers and an outbox")                                    \
+	X(max_receive_bytes, 268435456, 1048576, 68719476736, "bytes",                                                     \
+	  "receive buffers of all connections together, beyond the first 128 KiB of each (a message being "                \
+	  "received is held whole, up to max_message_bytes): a connection whose message would need more is closed "        \
+	  "with LIMIT_REACHED, so connections that each send most of a large message and stop cannot take the "            \
+	  "server's memory. A buffer shrinks back once its message has been handled")                                      \
+	X(max_http_connections, 512, 1, 100000, "connections",                                                             \
+	  "connections the HTTP and WebSocket port holds at once (requests in progress, idle keep-alive "                  \
+	  "connections, WebSocket sessions); more are closed as soon as they are accepted, so a flood of "                 \
+	  "connections cannot take the descriptors that sessions, assets and saved worlds need (with "                     \
+	  "max_connections, below the usual limit of 1024 open files)")                                                    \
 	X(max_worlds, 1024, 1, 1000000, "worlds", "worlds on the server: each holds a core world and a thread-pool share") \
 	X(max_worlds_per_client, 256, 1, 1000000, "worlds",                                                                \
 	  "worlds one session may own, so one client cannot take them all")                                                \

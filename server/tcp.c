@@ -58,7 +58,7 @@ static void on_closed(uv_handle_t* handle)
 	{
 		session_detach(c->session);
 	}
-	free(c->in);
+	server_receive_resize(c->srv, &c->in, &c->in_capacity, 0);
 	free(c);
 }
 
@@ -73,30 +73,32 @@ static void conn_close(void* p)
 	uv_close((uv_handle_t*)&c->handle, on_closed);
 }
 
-// Room for `need` more bytes after what is buffered, within the message size limit.
-static bool reserve(tcp_conn* c, size_t need)
+// Room for `need` more bytes after what is buffered (the message size limit bounds what is buffered),
+// within max_receive_bytes: 0, or why not.
+static int32_t reserve(tcp_conn* c, size_t need)
 {
 	if (c->in_capacity - c->in_size >= need)
 	{
-		return true;
+		return 0;
 	}
-	size_t capacity = c->in_size + need;
-	uint8_t* in = realloc(c->in, capacity);
-	if (in == NULL)
-	{
-		return false;
-	}
-	c->in = in;
-	c->in_capacity = capacity;
-	return true;
+	return server_receive_resize(c->srv, &c->in, &c->in_capacity, c->in_size + need);
 }
 
 static void on_alloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf)
 {
 	(void)suggested;
 	tcp_conn* c = handle->data;
-	if (!reserve(c, READ_CHUNK))
+	const int32_t err = reserve(c, READ_CHUNK);
+	if (err != 0)
 	{
+		// libuv then reports UV_ENOBUFS to on_read: the session closes with the reason, reading stops.
+		if (c->session->state != SESSION_CLOSING)
+		{
+			session_close(c->session, err,
+						  err == SV_ERR_LIMIT_REACHED
+							  ? "max_receive_bytes reached: the server holds too much of other clients' messages"
+							  : "out of memory for the message");
+		}
 		buf->base = NULL;
 		buf->len = 0;
 		return;
@@ -171,6 +173,11 @@ static void process(tcp_conn* c)
 	{
 		memmove(c->in, c->in + pos, c->in_size - pos);
 		c->in_size -= pos;
+		// A large message is done: keep what is left and room for one read, not the message's size.
+		if (c->in_capacity > SV_RECEIVE_FREE_BYTES && c->in_size + READ_CHUNK < c->in_capacity)
+		{
+			server_receive_resize(c->srv, &c->in, &c->in_capacity, c->in_size + READ_CHUNK);
+		}
 	}
 	c->processing = false;
 	if (c->closing)
@@ -191,6 +198,12 @@ static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf)
 {
 	(void)buf;
 	tcp_conn* c = stream->data;
+	if (nread == UV_ENOBUFS && c->session->state == SESSION_CLOSING)
+	{
+		// on_alloc found no room and closed the session: it closes the connection once it has said why.
+		stop_reading(c);
+		return;
+	}
 	if (nread < 0)
 	{
 		if (nread != UV_EOF)

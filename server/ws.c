@@ -17,8 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum
 {
@@ -44,7 +46,11 @@ struct ws_server
 	struct server* srv;
 	struct lws_context* context; // NULL once lws has destroyed it
 	bool stopping;
-	int connections; // accepted or adopted connections lws holds (HTTP and WebSocket)
+	int connections;   // accepted or adopted connections lws holds (HTTP and WebSocket)
+	uv_tcp_t listener; // the port: libuv accepts, lws serves what it is given (on_http_connection)
+	bool listening;
+	uint64_t accept_failures; // since the last warning
+	uint64_t accept_logged_ns;
 	http_response* responses;
 	struct lws_protocols protocols[3];
 	struct lws_http_mount mounts[4];
@@ -129,6 +135,11 @@ static void deliver(ws_conn* c)
 	static const uint8_t empty[1] = { 0 };
 	session_receive(c->session, c->in != NULL ? c->in : empty, size);
 	c->processing = false;
+	if (c->in_capacity > SV_RECEIVE_FREE_BYTES)
+	{
+		// A large message is done: back to one fragment's room, not the message's size.
+		server_receive_resize(c->ws->srv, &c->in, &c->in_capacity, WS_CHUNK);
+	}
 	if (c->session->state != SESSION_CLOSING && session_accepting(c->session))
 	{
 		lws_rx_flow_control(c->wsi, 1);
@@ -198,14 +209,16 @@ static int receive(ws_conn* c, const void* in, size_t len)
 			capacity *= 2;
 		}
 		capacity = capacity < max ? capacity : max;
-		uint8_t* buffer = realloc(c->in, capacity);
-		if (buffer == NULL)
+		const int32_t err = server_receive_resize(c->ws->srv, &c->in, &c->in_capacity, capacity);
+		if (err != 0)
 		{
-			session_close(s, SN_ERR_NO_MEMORY, "out of memory");
+			session_close(s, err,
+						  err == SV_ERR_LIMIT_REACHED
+							  ? "max_receive_bytes reached: the server holds too much of other clients' messages"
+							  : "out of memory for the message");
+			lws_rx_flow_control(c->wsi, 0);
 			return 0;
 		}
-		c->in = buffer;
-		c->in_capacity = capacity;
 	}
 	if (len > 0) // an empty message may come before any buffer exists
 	{
@@ -332,7 +345,7 @@ static int callback_sinew(struct lws* wsi, enum lws_callback_reasons reason, voi
 				}
 				c->wsi = NULL;
 				session_detach(c->session);
-				free(c->in);
+				server_receive_resize(c->ws->srv, &c->in, &c->in_capacity, 0);
 				free(c);
 				pss->conn = NULL;
 			}
@@ -663,6 +676,95 @@ static bool is_directory(const char* path)
 	return path[0] != '\0' && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+// ---- the port ------------------------------------------------------------------------------------------
+
+// libuv accepts on the port and hands each socket to lws as if lws had accepted it. lws's own listener
+// retries a failing accept at once, so a process out of descriptors (EMFILE) spun the loop at 100%;
+// libuv drops such a connection and goes on. Beyond max_http_connections a connection is closed as soon
+// as it is accepted.
+
+static void on_accepted_closed(uv_handle_t* handle)
+{
+	free(handle);
+}
+
+static void on_http_connection(uv_stream_t* listener, int status)
+{
+	ws_server* ws = listener->data;
+	if (status < 0)
+	{
+		// Out of descriptors under a connection flood this fails once per attempt: say so once a second.
+		ws->accept_failures += 1;
+		const uint64_t now = server_now_ns();
+		if (now - ws->accept_logged_ns >= 1000000000u)
+		{
+			log_warn("http accept failed", "error=%s failures=%llu", uv_err_name(status),
+					 (unsigned long long)ws->accept_failures);
+			ws->accept_logged_ns = now;
+			ws->accept_failures = 0;
+		}
+		return;
+	}
+	uv_tcp_t* client = malloc(sizeof(uv_tcp_t));
+	if (client == NULL)
+	{
+		// No memory for a handle: libuv keeps the connection pending and accepts no other on this port
+		// until a uv_accept takes it (as on the TCP port, tcp.c). The process is failing by then.
+		return;
+	}
+	uv_tcp_init(ws->srv->loop, client);
+	if (uv_accept(listener, (uv_stream_t*)client) != 0)
+	{
+		uv_close((uv_handle_t*)client, on_accepted_closed);
+		return;
+	}
+	// lws gets a descriptor of its own: libuv's closes with its handle.
+	int fd = -1;
+	uv_os_fd_t own;
+	if (ws->connections >= ws->srv->config.limits.max_http_connections)
+	{
+		ws->srv->metrics.connections_refused += 1;
+	}
+	else if (uv_tcp_nodelay(client, 1) == 0 && uv_fileno((uv_handle_t*)client, &own) == 0)
+	{
+		fd = fcntl(own, F_DUPFD_CLOEXEC, 0);
+	}
+	uv_close((uv_handle_t*)client, on_accepted_closed);
+	if (fd >= 0)
+	{
+		ws_adopt(ws, fd); // lws owns fd from here, also when adopting fails
+	}
+}
+
+static int listen_http(ws_server* ws, const char* host, int port, int* bound_port)
+{
+	struct sockaddr_storage addr;
+	int err = strchr(host, ':') != NULL ? uv_ip6_addr(host, port, (struct sockaddr_in6*)&addr)
+										: uv_ip4_addr(host, port, (struct sockaddr_in*)&addr);
+	if (err != 0)
+	{
+		return err;
+	}
+	uv_tcp_init(ws->srv->loop, &ws->listener);
+	ws->listener.data = ws;
+	ws->listening = true;
+	err = uv_tcp_bind(&ws->listener, (const struct sockaddr*)&addr, 0);
+	if (err == 0)
+	{
+		err = uv_listen((uv_stream_t*)&ws->listener, 128, on_http_connection);
+	}
+	if (err != 0)
+	{
+		return err;
+	}
+	struct sockaddr_storage bound;
+	int len = sizeof(bound);
+	uv_tcp_getsockname(&ws->listener, (struct sockaddr*)&bound, &len);
+	*bound_port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6*)&bound)->sin6_port
+													: ((struct sockaddr_in*)&bound)->sin_port);
+	return 0;
+}
+
 int ws_start(struct server* srv, const char* host, int port, const char* web_root, ws_server** out, int* bound_port)
 {
 	ws_server* ws = calloc(1, sizeof(ws_server));
@@ -715,9 +817,8 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 	struct lws_context_creation_info info;
 	memset(&info, 0, sizeof(info));
 	void* loops[1] = { srv->loop };
-	// A negative port: a server without a listening socket, serving the connections given to ws_adopt.
-	info.port = port >= 0 ? port : CONTEXT_PORT_NO_LISTEN_SERVER;
-	info.iface = host;
+	// lws listens on nothing: the port is libuv's (listen_http), and lws serves the sockets it is given.
+	info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
 	info.protocols = ws->protocols;
 	info.mounts = ws->mounts;
 	info.options =
@@ -741,16 +842,21 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 		free(ws);
 		return -1;
 	}
-	struct lws_vhost* vhost = lws_get_vhost_by_name(ws->context, "default");
-	*bound_port = port < 0 ? 0 : vhost != NULL ? lws_get_vhost_listen_port(vhost) : port;
+	// From here the server stops and frees it with the rest, also when the port cannot be had.
 	*out = ws;
-	return 0;
+	*bound_port = 0;
+	return port >= 0 && listen_http(ws, host, port, bound_port) != 0 ? -1 : 0;
 }
 
 int ws_adopt(ws_server* ws, int fd)
 {
 	struct lws_vhost* vhost = ws->context != NULL ? lws_get_vhost_by_name(ws->context, "default") : NULL;
-	return vhost != NULL && lws_adopt_socket_vhost(vhost, fd) != NULL ? 0 : -1;
+	if (vhost == NULL)
+	{
+		close(fd);
+		return -1;
+	}
+	return lws_adopt_socket_vhost(vhost, fd) != NULL ? 0 : -1;
 }
 
 int ws_connections(const ws_server* ws)
@@ -760,6 +866,11 @@ int ws_connections(const ws_server* ws)
 
 void ws_stop(ws_server* ws)
 {
+	if (ws != NULL && ws->listening)
+	{
+		ws->listening = false;
+		uv_close((uv_handle_t*)&ws->listener, NULL); // ws outlives the loop (ws_free comes after it)
+	}
 	if (ws != NULL && ws->context != NULL && !ws->stopping)
 	{
 		// With a foreign loop this starts closing lws's connections and handles; the loop finishes that.

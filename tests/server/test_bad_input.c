@@ -432,6 +432,84 @@ static void test_limits(void** state)
 	assert_still_serving();
 }
 
+// A message of `size` bytes (not a valid ClientMessage) on c, of which only the first `sent` are sent.
+static void send_part(snc_client* c, size_t size, size_t sent)
+{
+	uint8_t* frame = calloc(1, WIRE_VARINT_MAX + sent);
+	assert_non_null(frame);
+	const size_t n = wire_varint_put(frame, size);
+	memset(frame + n, 0x5a, sent);
+	assert_int_equal(snc_send_raw(c, frame, n + sent), 0);
+	free(frame);
+}
+
+static void test_receive_buffers_are_bounded(void** state)
+{
+	(void)state;
+	// Connections that each send most of a large message and stop held it all: 32 such made the server
+	// take 535 MB, and max_connections of them 4 GiB. Now all receive buffers together hold at most
+	// max_receive_bytes beyond their first 128 KiB each (here 1 MiB), and a buffer shrinks again once its
+	// message is handled.
+	static const char* const args[] = { "--max-receive-bytes=1048576", NULL };
+	test_server s;
+	test_server_start(&s, args);
+	snc_client* holder = test_connect(&s, SNC_TCP, "holder", sinew_v1_Role_ROLE_CONTROLLER);
+	send_part(holder, 3u << 20, 900u << 10); // 900 KiB of a 3 MiB message, then nothing
+	test_sleep_ms(300);
+	const double held = test_metric(&s, "sinew_receive_buffer_bytes", NULL);
+	assert_true(held >= 700.0 * 1024 && held <= 1024.0 * 1024);
+	// Another message that needs more than is left: its connection is closed with the limit's name, on
+	// either transport (a WebSocket message is buffered whole).
+	for (int t = 0; t < 2; ++t)
+	{
+		snc_client* c = test_connect(&s, t == 0 ? SNC_TCP : SNC_WS, "late", sinew_v1_Role_ROLE_CONTROLLER);
+		if (t == 0)
+		{
+			send_part(c, 2u << 20, 600u << 10);
+		}
+		else
+		{
+			uint8_t* big = calloc(1, 600u << 10);
+			assert_int_equal(snc_send_raw(c, big, 600u << 10), 0);
+			free(big);
+		}
+		char reason[256];
+		assert_int_equal(test_wait_closed(c, reason, sizeof(reason)), sinew_v1_ErrorCode_ERR_LIMIT_REACHED);
+		assert_non_null(strstr(reason, "max_receive_bytes"));
+		snc_close(c);
+	}
+	// The holder goes: its buffer is given back.
+	snc_close(holder);
+	test_sleep_ms(300);
+	assert_true(test_metric(&s, "sinew_receive_buffer_bytes", NULL) == 0.0);
+	// Large messages that arrive whole are handled (here: not a command, BAD_MESSAGE), and their buffers
+	// shrink back while the connection stays.
+	for (int t = 0; t < 2; ++t)
+	{
+		snc_client* c = test_connect(&s, t == 0 ? SNC_TCP : SNC_WS, "whole", sinew_v1_Role_ROLE_CONTROLLER);
+		if (t == 0)
+		{
+			send_part(c, 700u << 10, 700u << 10);
+		}
+		else
+		{
+			uint8_t* big = calloc(1, 700u << 10);
+			memset(big, 0x5a, 700u << 10);
+			assert_int_equal(snc_send_raw(c, big, 700u << 10), 0);
+			free(big);
+		}
+		snc_message reply;
+		test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+		assert_int_equal(snc_reply_code(&reply), sinew_v1_ErrorCode_ERR_BAD_MESSAGE);
+		snc_message_free(&reply);
+		assert_true(test_metric(&s, "sinew_receive_buffer_bytes", NULL) == 0.0);
+		sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_ping_tag);
+		test_expect(c, &m, 0, NULL);
+		snc_close(c);
+	}
+	assert_int_equal(test_server_stop(&s), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -445,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_before_handshake_and_wrong_version),
 		cmocka_unit_test(test_token),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_receive_buffers_are_bounded),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
