@@ -191,7 +191,9 @@ void artic_scratch_bind(sn_world* world, unsigned char* base)
 		{
 			a->temp = (artic_link_temp*)(void*)(base + offset);
 			offset += temp_bytes(a);
-			a->dw = a->dof_count > 0 ? (artic_dof_work*)(void*)(base + offset) : NULL;
+			// Never NULL in a step, even without dofs: the passes form a->dw + l->dof for every link, and NULL
+			// plus 0 is undefined behaviour (found by fuzzing a URDF whose joints are all fixed).
+			a->dw = (artic_dof_work*)(void*)(base + offset);
 			offset += dof_work_bytes(a);
 			artic_rows* r = &a->rows;
 			carver c = { r->scratch_bytes > 0 ? base + offset : NULL, 0 };
