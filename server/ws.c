@@ -24,7 +24,8 @@
 
 enum
 {
-	WS_CHUNK = 65536 // bytes of one outgoing fragment, and of lws's receive buffer
+	WS_CHUNK = 65536,            // bytes of one outgoing fragment, and of lws's receive buffer
+	HTTP_WRITE_AT_ONCE = 262144, // an HTTP answer up to this size is written with its headers
 };
 
 // A response of the HTTP endpoints being written. Kept by the server, keyed by connection, rather than in
@@ -470,6 +471,26 @@ static int respond_with(ws_server* ws, struct lws* wsi, unsigned status, const c
 	{
 		// Nothing to write (304 Not Modified): the transaction ends with the headers.
 		drop_response(ws, wsi);
+		return lws_http_transaction_completed(wsi) ? -1 : 0;
+	}
+	if (size <= HTTP_WRITE_AT_ONCE)
+	{
+		// A small answer goes out with its headers (lws keeps what the socket does not take yet), and the
+		// transaction ends here: with requests pipelined behind this one, lws 4.1.6 offered no writable
+		// callback, and the client got the headers without the body. lws_write wants LWS_PRE bytes of room
+		// before what it writes.
+		unsigned char* out = malloc(LWS_PRE + size);
+		if (out != NULL)
+		{
+			memcpy(out + LWS_PRE, r->body, size);
+		}
+		drop_response(ws, wsi);
+		const bool written = out != NULL && lws_write(wsi, out + LWS_PRE, size, LWS_WRITE_HTTP_FINAL) == (int)size;
+		free(out);
+		if (!written)
+		{
+			return -1;
+		}
 		return lws_http_transaction_completed(wsi) ? -1 : 0;
 	}
 	lws_callback_on_writable(wsi);

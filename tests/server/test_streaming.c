@@ -357,11 +357,43 @@ static void test_http_request_bodies_are_refused(void** state)
 	// The server goes on serving, and requests without a body still share a connection.
 	char body[64];
 	assert_int_equal(test_http_get(&group_server, "/healthz", body, sizeof(body)), 200);
-	http_raw(&group_server,
-			 "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\nGET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
-			 reply, sizeof(reply));
-	assert_non_null(strstr(reply, "HTTP/1.1 200"));
-	assert_non_null(strstr(strstr(reply, "HTTP/1.1 200") + 1, "HTTP/1.1 200"));
+}
+
+// Occurrences of `needle` in `text`.
+static int count_of(const char* text, const char* needle)
+{
+	int n = 0;
+	for (const char* p = strstr(text, needle); p != NULL; p = strstr(p + 1, needle))
+	{
+		n += 1;
+	}
+	return n;
+}
+
+static void test_http_pipelined_requests(void** state)
+{
+	(void)state;
+	// Requests sent one behind the other without waiting are answered in order, each with its body. With
+	// the answers written from lws's writable callback, which lws 4.1.6 does not offer while pipelined input
+	// waits, the client got the first request's headers twice and no body at all.
+	char reply[16384];
+	assert_true(http_raw(&group_server,
+						 "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\nGET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
+						 "GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+						 reply, sizeof(reply)));
+	assert_int_equal(count_of(reply, "HTTP/1.1 200"), 3);
+	assert_int_equal(count_of(reply, "\r\n\r\nok\n"), 3);
+	assert_true(http_raw(&group_server,
+						 "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\nGET /nothing-here HTTP/1.1\r\nHost: a\r\n\r\n"
+						 "GET /metrics HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+						 reply, sizeof(reply)));
+	const char* ok = strstr(reply, "\r\n\r\nok\n");
+	const char* missing = strstr(reply, "HTTP/1.1 404");
+	const char* metrics = strstr(reply, "sinew_uptime_seconds");
+	assert_non_null(ok);
+	assert_non_null(missing);
+	assert_non_null(metrics);
+	assert_true(ok < missing && missing < metrics);
 }
 
 // A connection to the HTTP port that does not wait for the server to accept it (-1 if no socket is left).
@@ -486,6 +518,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_http_endpoints),
 		cmocka_unit_test(test_http_request_bodies_are_refused),
+		cmocka_unit_test(test_http_pipelined_requests),
 		cmocka_unit_test(test_http_port_out_of_descriptors),
 		cmocka_unit_test(test_http_connections_are_capped),
 		cmocka_unit_test(test_websocket_needs_the_subprotocol),
