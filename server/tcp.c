@@ -34,6 +34,7 @@ typedef struct tcp_conn
 	uint8_t* in; // received bytes not yet handled
 	size_t in_size;
 	size_t in_capacity;
+	int32_t alloc_error; // why on_alloc had no room (on_read closes the session with it)
 	bool reading;
 	bool processing;
 	bool writing;
@@ -91,14 +92,9 @@ static void on_alloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf)
 	const int32_t err = reserve(c, READ_CHUNK);
 	if (err != 0)
 	{
-		// libuv then reports UV_ENOBUFS to on_read: the session closes with the reason, reading stops.
-		if (c->session->state != SESSION_CLOSING)
-		{
-			session_close(c->session, err,
-						  err == SV_ERR_LIMIT_REACHED
-							  ? "max_receive_bytes reached: the server holds too much of other clients' messages"
-							  : "out of memory for the message");
-		}
+		// libuv then reports UV_ENOBUFS to on_read, which closes the session with the reason (not here:
+		// closing may stop the read, and libuv calls the read callback right after this one).
+		c->alloc_error = err;
 		buf->base = NULL;
 		buf->len = 0;
 		return;
@@ -198,10 +194,17 @@ static void on_read(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf)
 {
 	(void)buf;
 	tcp_conn* c = stream->data;
-	if (nread == UV_ENOBUFS && c->session->state == SESSION_CLOSING)
+	if (nread == UV_ENOBUFS && c->alloc_error != 0)
 	{
-		// on_alloc found no room and closed the session: it closes the connection once it has said why.
+		// on_alloc found no room: the session says why and closes the connection once that is written.
 		stop_reading(c);
+		if (c->session->state != SESSION_CLOSING)
+		{
+			session_close(c->session, c->alloc_error,
+						  c->alloc_error == SV_ERR_LIMIT_REACHED
+							  ? "max_receive_bytes reached: the server holds too much of other clients' messages"
+							  : "out of memory for the message");
+		}
 		return;
 	}
 	if (nread < 0)

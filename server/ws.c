@@ -24,8 +24,8 @@
 
 enum
 {
-	WS_CHUNK = 65536,            // bytes of one outgoing fragment, and of lws's receive buffer
-	HTTP_WRITE_AT_ONCE = 262144, // an HTTP answer up to this size is written with its headers
+	WS_CHUNK = 65536,           // bytes of one outgoing fragment, and of lws's receive buffer
+	HTTP_WRITE_AT_ONCE = 65536, // an HTTP answer up to this size is written with its headers, in one send
 };
 
 // A response of the HTTP endpoints being written. Kept by the server, keyed by connection, rather than in
@@ -478,7 +478,8 @@ static int respond_with(ws_server* ws, struct lws* wsi, unsigned status, const c
 		// A small answer goes out with its headers (lws keeps what the socket does not take yet), and the
 		// transaction ends here: with requests pipelined behind this one, lws 4.1.6 offered no writable
 		// callback, and the client got the headers without the body. lws_write wants LWS_PRE bytes of room
-		// before what it writes.
+		// before what it writes. A larger answer (an asset above 64 KiB) still goes from the writable
+		// callbacks: requests pipelined behind it wait for nothing (a browser does not pipeline).
 		unsigned char* out = malloc(LWS_PRE + size);
 		if (out != NULL)
 		{
@@ -587,7 +588,8 @@ static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void
 			}
 			if (!get)
 			{
-				return respond_text(ws, wsi, 405, "method not allowed\n");
+				// Answered and closed: a HEAD must get no body, and nothing behind it is read.
+				return refuse_body(wsi, 405, "method not allowed\n");
 			}
 			if (lws_hdr_copy(wsi, uri, sizeof(uri), WSI_TOKEN_GET_URI) < 0)
 			{
@@ -742,18 +744,19 @@ static void on_http_connection(uv_stream_t* listener, int status)
 	// lws gets a descriptor of its own: libuv's closes with its handle.
 	int fd = -1;
 	uv_os_fd_t own;
-	if (ws->connections >= ws->srv->config.limits.max_http_connections)
+	if (ws->connections < ws->srv->config.limits.max_http_connections && uv_tcp_nodelay(client, 1) == 0 &&
+		uv_fileno((uv_handle_t*)client, &own) == 0)
 	{
-		ws->srv->metrics.connections_refused += 1;
-	}
-	else if (uv_tcp_nodelay(client, 1) == 0 && uv_fileno((uv_handle_t*)client, &own) == 0)
-	{
-		fd = fcntl(own, F_DUPFD_CLOEXEC, 0);
+		fd = fcntl(own, F_DUPFD_CLOEXEC, 0); // fails when the accept took the last descriptor
 	}
 	uv_close((uv_handle_t*)client, on_accepted_closed);
 	if (fd >= 0)
 	{
 		ws_adopt(ws, fd); // lws owns fd from here, also when adopting fails
+	}
+	else
+	{
+		ws->srv->metrics.connections_refused += 1; // over the limit, or no descriptor for lws's copy
 	}
 }
 
@@ -800,6 +803,9 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 	ws->protocols[0].name = "http";
 	ws->protocols[0].callback = callback_http;
 	ws->protocols[0].per_session_data_size = 0; // responses are kept in ws->responses
+	// One send for an answer written at once (lws's default is 4 KiB a send, and it would copy the rest):
+	// lws then keeps only what the socket does not take, at most this much per connection.
+	ws->protocols[0].tx_packet_size = HTTP_WRITE_AT_ONCE;
 	ws->protocols[1].name = WIRE_WS_SUBPROTOCOL;
 	ws->protocols[1].callback = callback_sinew;
 	ws->protocols[1].per_session_data_size = sizeof(ws_pss);
