@@ -234,6 +234,46 @@ int server_listen(server* srv)
 	return 0;
 }
 
+int server_listen_tcp(server* srv, uv_tcp_t* handle, const char* host, int port, uv_connection_cb on_connection,
+					  int* bound_port)
+{
+	uv_tcp_init(srv->loop, handle);
+	struct sockaddr_storage addr;
+	int err = strchr(host, ':') != NULL ? uv_ip6_addr(host, port, (struct sockaddr_in6*)&addr)
+										: uv_ip4_addr(host, port, (struct sockaddr_in*)&addr);
+	if (err == 0)
+	{
+		err = uv_tcp_bind(handle, (const struct sockaddr*)&addr, 0);
+	}
+	if (err == 0)
+	{
+		err = uv_listen((uv_stream_t*)handle, 128, on_connection);
+	}
+	if (err != 0)
+	{
+		return err;
+	}
+	struct sockaddr_storage bound;
+	int len = sizeof(bound);
+	uv_tcp_getsockname(handle, (struct sockaddr*)&bound, &len);
+	*bound_port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6*)&bound)->sin6_port
+													: ((struct sockaddr_in*)&bound)->sin_port);
+	return 0;
+}
+
+void server_accept_failed(accept_failures* failures, const char* transport, int status)
+{
+	failures->count += 1;
+	const uint64_t now = server_now_ns();
+	if (now - failures->logged_ns >= 1000000000u)
+	{
+		log_warn("accept failed", "transport=%s error=%s failures=%llu", transport, uv_err_name(status),
+				 (unsigned long long)failures->count);
+		failures->logged_ns = now;
+		failures->count = 0;
+	}
+}
+
 static size_t receive_charged(size_t capacity)
 {
 	return capacity > SV_RECEIVE_FREE_BYTES ? capacity - SV_RECEIVE_FREE_BYTES : 0;

@@ -76,6 +76,22 @@ void server_housekeeping(server* srv);
 // Free what is left after the loop ended (safe to call once the loop has no more handles).
 void server_free(server* srv);
 
+// A listening port's failed accepts (out of descriptors under a flood fails once per attempt), logged at
+// most once a second.
+typedef struct accept_failures
+{
+	uint64_t count; // since the last warning
+	uint64_t logged_ns;
+} accept_failures;
+
+// Listen on host:port (a numeric IPv4 or IPv6 address; port 0: any free port) with `handle`, which this
+// initialises on the server's loop whatever the result (close it when done, or on failure), calling
+// on_connection for each connection; *bound_port receives the port. Returns 0 or a libuv error.
+int server_listen_tcp(server* srv, uv_tcp_t* handle, const char* host, int port, uv_connection_cb on_connection,
+					  int* bound_port);
+// Count a failed accept of `transport` (status < 0) and log the count once a second.
+void server_accept_failed(accept_failures* failures, const char* transport, int status);
+
 // Each connection's receive buffer holds this much without counting in max_receive_bytes (two reads).
 #define SV_RECEIVE_FREE_BYTES ((size_t)131072)
 

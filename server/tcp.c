@@ -22,8 +22,7 @@ struct tcp_listener
 {
 	uv_tcp_t handle;
 	struct server* srv;
-	uint64_t accept_failures; // since the last warning
-	uint64_t accept_logged_ns;
+	accept_failures accept_failed;
 };
 
 typedef struct tcp_conn
@@ -341,16 +340,7 @@ static void on_connection(uv_stream_t* server_handle, int status)
 	tcp_listener* l = server_handle->data;
 	if (status < 0)
 	{
-		// Out of descriptors under a connection flood this fails once per attempt: say so once a second.
-		l->accept_failures += 1;
-		uint64_t now = server_now_ns();
-		if (now - l->accept_logged_ns >= 1000000000u)
-		{
-			log_warn("tcp accept failed", "error=%s failures=%llu", uv_err_name(status),
-					 (unsigned long long)l->accept_failures);
-			l->accept_logged_ns = now;
-			l->accept_failures = 0;
-		}
+		server_accept_failed(&l->accept_failed, "tcp", status);
 		return;
 	}
 	tcp_conn* c = calloc(1, sizeof(tcp_conn));
@@ -392,31 +382,13 @@ int tcp_listen(struct server* srv, const char* host, int port, tcp_listener** ou
 		return UV_ENOMEM;
 	}
 	l->srv = srv;
-	struct sockaddr_storage addr;
-	int err = strchr(host, ':') != NULL ? uv_ip6_addr(host, port, (struct sockaddr_in6*)&addr)
-										: uv_ip4_addr(host, port, (struct sockaddr_in*)&addr);
-	if (err != 0)
-	{
-		free(l);
-		return err;
-	}
-	uv_tcp_init(srv->loop, &l->handle);
+	const int err = server_listen_tcp(srv, &l->handle, host, port, on_connection, bound_port);
 	l->handle.data = l;
-	err = uv_tcp_bind(&l->handle, (const struct sockaddr*)&addr, 0);
-	if (err == 0)
-	{
-		err = uv_listen((uv_stream_t*)&l->handle, 128, on_connection);
-	}
 	if (err != 0)
 	{
 		tcp_listener_close(l);
 		return err;
 	}
-	struct sockaddr_storage bound;
-	int len = sizeof(bound);
-	uv_tcp_getsockname(&l->handle, (struct sockaddr*)&bound, &len);
-	*bound_port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6*)&bound)->sin6_port
-													: ((struct sockaddr_in*)&bound)->sin_port);
 	*out = l;
 	return 0;
 }

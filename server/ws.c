@@ -50,8 +50,7 @@ struct ws_server
 	int connections;   // accepted or adopted connections lws holds (HTTP and WebSocket)
 	uv_tcp_t listener; // the port: libuv accepts, lws serves what it is given (on_http_connection)
 	bool listening;
-	uint64_t accept_failures; // since the last warning
-	uint64_t accept_logged_ns;
+	accept_failures accept_failed;
 	http_response* responses;
 	struct lws_protocols protocols[3];
 	struct lws_http_mount mounts[4];
@@ -716,16 +715,7 @@ static void on_http_connection(uv_stream_t* listener, int status)
 	ws_server* ws = listener->data;
 	if (status < 0)
 	{
-		// Out of descriptors under a connection flood this fails once per attempt: say so once a second.
-		ws->accept_failures += 1;
-		const uint64_t now = server_now_ns();
-		if (now - ws->accept_logged_ns >= 1000000000u)
-		{
-			log_warn("http accept failed", "error=%s failures=%llu", uv_err_name(status),
-					 (unsigned long long)ws->accept_failures);
-			ws->accept_logged_ns = now;
-			ws->accept_failures = 0;
-		}
+		server_accept_failed(&ws->accept_failed, "http", status);
 		return;
 	}
 	uv_tcp_t* client = malloc(sizeof(uv_tcp_t));
@@ -762,31 +752,10 @@ static void on_http_connection(uv_stream_t* listener, int status)
 
 static int listen_http(ws_server* ws, const char* host, int port, int* bound_port)
 {
-	struct sockaddr_storage addr;
-	int err = strchr(host, ':') != NULL ? uv_ip6_addr(host, port, (struct sockaddr_in6*)&addr)
-										: uv_ip4_addr(host, port, (struct sockaddr_in*)&addr);
-	if (err != 0)
-	{
-		return err;
-	}
-	uv_tcp_init(ws->srv->loop, &ws->listener);
+	ws->listening = true; // the handle is open from here, whatever the result
+	const int err = server_listen_tcp(ws->srv, &ws->listener, host, port, on_http_connection, bound_port);
 	ws->listener.data = ws;
-	ws->listening = true;
-	err = uv_tcp_bind(&ws->listener, (const struct sockaddr*)&addr, 0);
-	if (err == 0)
-	{
-		err = uv_listen((uv_stream_t*)&ws->listener, 128, on_http_connection);
-	}
-	if (err != 0)
-	{
-		return err;
-	}
-	struct sockaddr_storage bound;
-	int len = sizeof(bound);
-	uv_tcp_getsockname(&ws->listener, (struct sockaddr*)&bound, &len);
-	*bound_port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6*)&bound)->sin6_port
-													: ((struct sockaddr_in*)&bound)->sin_port);
-	return 0;
+	return err;
 }
 
 int ws_start(struct server* srv, const char* host, int port, const char* web_root, ws_server** out, int* bound_port)
