@@ -421,9 +421,9 @@ static int refuse_body(struct lws* wsi, unsigned status, const char* text)
 	return -1; // closes the connection
 }
 
-// Send the headers now and the body from the writeable callbacks. The body is either owned (body, passed
-// here) or an asset's bytes (blob, a reference passed here); an asset goes with caching headers: its URL
-// names its content, so a browser may keep it for good.
+// Send the headers now, and the body with them (up to HTTP_WRITE_AT_ONCE) or from the writeable callbacks.
+// The body is either owned (body, passed here) or an asset's bytes (blob, a reference passed here); an
+// asset goes with caching headers: its URL names its content, so a browser may keep it for good.
 static int respond_with(ws_server* ws, struct lws* wsi, unsigned status, const char* content_type, char* body,
 						asset_blob* blob, size_t size)
 {
@@ -478,7 +478,7 @@ static int respond_with(ws_server* ws, struct lws* wsi, unsigned status, const c
 		// transaction ends here: with requests pipelined behind this one, lws 4.1.6 offered no writable
 		// callback, and the client got the headers without the body. lws_write wants LWS_PRE bytes of room
 		// before what it writes. A larger answer (an asset above 64 KiB) still goes from the writable
-		// callbacks: requests pipelined behind it wait for nothing (a browser does not pipeline).
+		// callbacks, so requests pipelined behind one go unanswered (browsers do not pipeline).
 		unsigned char* out = malloc(LWS_PRE + size);
 		if (out != NULL)
 		{
