@@ -432,12 +432,13 @@ static void test_limits(void** state)
 	assert_still_serving();
 }
 
-// A message of `size` bytes (not a valid ClientMessage) on c, of which only the first `sent` are sent.
-static void send_part(snc_client* c, size_t size, size_t sent)
+// A message of `size` bytes that is not a ClientMessage: over TCP (ws false) only its first `sent` bytes, with
+// the length prefix of the whole; over WebSocket, which frames whole messages, a message of `sent` bytes.
+static void send_junk(snc_client* c, bool ws, size_t size, size_t sent)
 {
-	uint8_t* frame = calloc(1, WIRE_VARINT_MAX + sent);
+	uint8_t* frame = malloc(WIRE_VARINT_MAX + sent);
 	assert_non_null(frame);
-	const size_t n = wire_varint_put(frame, size);
+	const size_t n = ws ? 0 : wire_varint_put(frame, size);
 	memset(frame + n, 0x5a, sent);
 	assert_int_equal(snc_send_raw(c, frame, n + sent), 0);
 	free(frame);
@@ -454,7 +455,7 @@ static void test_receive_buffers_are_bounded(void** state)
 	test_server s;
 	test_server_start(&s, args);
 	snc_client* holder = test_connect(&s, SNC_TCP, "holder", sinew_v1_Role_ROLE_CONTROLLER);
-	send_part(holder, 3u << 20, 900u << 10); // 900 KiB of a 3 MiB message, then nothing
+	send_junk(holder, false, 3u << 20, 900u << 10); // 900 KiB of a 3 MiB message, then nothing
 	test_sleep_ms(300);
 	const double held = test_metric(&s, "sinew_receive_buffer_bytes", NULL);
 	assert_true(held >= 700.0 * 1024 && held <= 1024.0 * 1024);
@@ -463,16 +464,7 @@ static void test_receive_buffers_are_bounded(void** state)
 	for (int t = 0; t < 2; ++t)
 	{
 		snc_client* c = test_connect(&s, t == 0 ? SNC_TCP : SNC_WS, "late", sinew_v1_Role_ROLE_CONTROLLER);
-		if (t == 0)
-		{
-			send_part(c, 2u << 20, 600u << 10);
-		}
-		else
-		{
-			uint8_t* big = calloc(1, 600u << 10);
-			assert_int_equal(snc_send_raw(c, big, 600u << 10), 0);
-			free(big);
-		}
+		send_junk(c, t == 1, 2u << 20, 600u << 10);
 		char reason[256];
 		assert_int_equal(test_wait_closed(c, reason, sizeof(reason)), sinew_v1_ErrorCode_ERR_LIMIT_REACHED);
 		assert_non_null(strstr(reason, "max_receive_bytes"));
@@ -487,17 +479,7 @@ static void test_receive_buffers_are_bounded(void** state)
 	for (int t = 0; t < 2; ++t)
 	{
 		snc_client* c = test_connect(&s, t == 0 ? SNC_TCP : SNC_WS, "whole", sinew_v1_Role_ROLE_CONTROLLER);
-		if (t == 0)
-		{
-			send_part(c, 700u << 10, 700u << 10);
-		}
-		else
-		{
-			uint8_t* big = calloc(1, 700u << 10);
-			memset(big, 0x5a, 700u << 10);
-			assert_int_equal(snc_send_raw(c, big, 700u << 10), 0);
-			free(big);
-		}
+		send_junk(c, t == 1, 700u << 10, 700u << 10);
 		snc_message reply;
 		test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
 		assert_int_equal(snc_reply_code(&reply), sinew_v1_ErrorCode_ERR_BAD_MESSAGE);
