@@ -389,6 +389,35 @@ uint64_t session_undelivered_age_ns(const session* s, uint64_t now_ns)
 	return age;
 }
 
+void session_receive_progress(session* s, bool pending, size_t bytes)
+{
+	if (!pending)
+	{
+		s->large_since_ns = 0;
+		return;
+	}
+	if (s->large_since_ns == 0)
+	{
+		s->large_since_ns = server_now_ns();
+		s->large_first_bytes = bytes;
+	}
+	s->large_bytes = bytes;
+}
+
+// A large message in progress arrives too slowly: its first SV_RECEIVE_FREE_BYTES and whatever arrived since
+// it outgrew them buy time at min_receive_bytes_per_s, so a client that sends most of a message and stops, or
+// trickles it, holds its share of max_receive_bytes for a bounded time that it pays for with the bytes sent.
+static bool receive_too_slow(const session* s, uint64_t now_ns)
+{
+	if (s->large_since_ns == 0 || now_ns <= s->large_since_ns)
+	{
+		return false;
+	}
+	const double paid = (double)SV_RECEIVE_FREE_BYTES + (double)(s->large_bytes - s->large_first_bytes);
+	const double allowed_s = paid / (double)s->srv->config.limits.min_receive_bytes_per_s;
+	return (double)(now_ns - s->large_since_ns) * 1e-9 > allowed_s;
+}
+
 void session_housekeeping(session* s, uint64_t now_ns)
 {
 	const server_limits* l = &s->srv->config.limits;
@@ -406,6 +435,15 @@ void session_housekeeping(session* s, uint64_t now_ns)
 		snprintf(reason, sizeof(reason), "replies undelivered for more than reply_timeout_ms (%lld ms)",
 				 (long long)l->reply_timeout_ms);
 		session_close(s, SV_ERR_SLOW_CLIENT, reason);
+	}
+	else if (s->state != SESSION_CLOSING && receive_too_slow(s, now_ns))
+	{
+		char reason[200];
+		snprintf(reason, sizeof(reason),
+				 "a message arrived slower than min_receive_bytes_per_s (%lld): %llu bytes of it in %.1f s",
+				 (long long)l->min_receive_bytes_per_s, (unsigned long long)s->large_bytes,
+				 (double)(now_ns - s->large_since_ns) * 1e-9);
+		session_close(s, SV_ERR_TIMEOUT, reason);
 	}
 	else if (s->state == SESSION_CLOSING && !s->close_requested)
 	{

@@ -130,6 +130,7 @@ static void process(tcp_conn* c)
 	}
 	c->processing = true;
 	size_t pos = 0;
+	bool partial = false; // the buffer ends in part of a message that the session would accept
 	while (c->session->state != SESSION_CLOSING && session_accepting(c->session))
 	{
 		uint64_t max = session_max_message(c->session); // smaller before the handshake
@@ -137,6 +138,7 @@ static void process(tcp_conn* c)
 		int n = wire_varint_get(c->in + pos, c->in_size - pos, &size);
 		if (n == 0)
 		{
+			partial = c->in_size > pos;
 			break;
 		}
 		if (n < 0)
@@ -155,7 +157,8 @@ static void process(tcp_conn* c)
 		}
 		if (c->in_size - pos - (size_t)n < size)
 		{
-			break; // the rest of the message has not arrived yet
+			partial = true; // the rest of the message has not arrived yet
+			break;
 		}
 		session_receive(c->session, c->in + pos + n, (size_t)size);
 		pos += (size_t)n + (size_t)size;
@@ -179,6 +182,7 @@ static void process(tcp_conn* c)
 	{
 		return;
 	}
+	session_receive_progress(c->session, partial && c->in_capacity > SV_RECEIVE_FREE_BYTES, c->in_size);
 	if (c->session->state == SESSION_CLOSING || !session_accepting(c->session))
 	{
 		stop_reading(c);

@@ -225,7 +225,9 @@ static int receive(ws_conn* c, const void* in, size_t len)
 		memcpy(c->in + c->in_size, in, len);
 		c->in_size += len;
 	}
-	if (lws_is_final_fragment(c->wsi) && lws_remaining_packet_payload(c->wsi) == 0)
+	const bool whole = lws_is_final_fragment(c->wsi) && lws_remaining_packet_payload(c->wsi) == 0;
+	session_receive_progress(s, !whole && c->in_capacity > SV_RECEIVE_FREE_BYTES, c->in_size);
+	if (whole)
 	{
 		c->in_ready = true;
 		deliver(c);

@@ -3,7 +3,8 @@
 // server), connect-and-close churn on every port, connections reset at once, worlds past max_worlds and
 // max_worlds_per_client, subscriptions past their limit, joints past max_joints_per_world.
 // Slowloris: connections that send their handshake (TCP, WebSocket) or their HTTP request one byte at a
-// time; the server closes them at its handshake timeout (2 s here) while serving everyone else.
+// time; the server closes them at its handshake timeout (2 s here) while serving everyone else. And sessions
+// that trickle a large message, which it closes at min_receive_bytes_per_s.
 #include "hostile.h"
 
 #include "wire.h"
@@ -352,6 +353,74 @@ static double dribble(family* f, slow_conn* conns, int count, const char* what)
 	return last_close;
 }
 
+// Sessions, handshaken, that send the first 300 KiB of a 1 MiB message at once and then a byte every
+// 100 ms: the server closes them once the message has not kept min_receive_bytes_per_s (256 KiB/s here, so
+// within about 2 s), and gives their buffers back.
+static void large_messages_trickled(family* f)
+{
+	enum
+	{
+		TRICKLED = 8, // of each transport
+		MESSAGE = 1u << 20,
+		FIRST = 300u << 10
+	};
+	static slow_conn conns[2 * TRICKLED];
+	static uint8_t frames[2][MESSAGE + 16];
+	uint8_t* payload = calloc(1, MESSAGE);
+	if (payload == NULL)
+	{
+		hostile_fail(f->name, "large messages trickled", "out of memory");
+	}
+	memset(payload, 0x5a, MESSAGE);
+	size_t sizes[2];
+	sizes[0] = wire_varint_put(frames[0], MESSAGE);
+	memcpy(frames[0] + sizes[0], payload, MESSAGE - 16);
+	sizes[0] += MESSAGE - 16; // the message is never whole
+	sizes[1] = ws_frame(frames[1], true, 0, 2, true, payload, MESSAGE, UINT64_MAX);
+	sizes[1] -= 16;
+	free(payload);
+	int count = 0;
+	for (int t = 0; t < 2; ++t)
+	{
+		for (int i = 0; i < TRICKLED; ++i)
+		{
+			int fd = -1;
+			size_t n = 0;
+			uint8_t* hs = handshake_bytes(t == 1, "trickler", &n);
+			if (t == 0)
+			{
+				fd = tcp_open(target.tcp_port);
+			}
+			else
+			{
+				int status = 0;
+				fd = ws_open(target.ws_port, "/", WIRE_WS_SUBPROTOCOL, NULL, &status);
+			}
+			if (fd < 0 || !send_all(fd, hs, n, 3000) || !send_all(fd, frames[t], FIRST, 3000))
+			{
+				hostile_fail(f->name, "large messages trickled", "cannot start a session");
+			}
+			free(hs);
+			conns[count++] = (slow_conn){ fd, frames[t] + FIRST, sizes[t] - FIRST, 0, false, 0 };
+		}
+	}
+	const double held = metric("sinew_receive_buffer_bytes", NULL);
+	const double ms = dribble(f, conns, count, "large messages trickled");
+	check_alive(f, "large messages trickled");
+	double left = metric("sinew_receive_buffer_bytes", NULL);
+	for (int i = 0; i < 20 && left != 0.0; ++i)
+	{
+		sleep_ms(100);
+		left = metric("sinew_receive_buffer_bytes", NULL);
+	}
+	if (left != 0.0)
+	{
+		hostile_fail(f->name, "large messages trickled", "%.0f receive buffer bytes still held", left);
+	}
+	figure("trickled_messages_closed_after_ms=%.0f receive_buffer_bytes_held=%.0f (min_receive_bytes_per_s 262144)", ms,
+		   held);
+}
+
 void attack_slowloris(void)
 {
 	family f;
@@ -393,5 +462,6 @@ void attack_slowloris(void)
 	check_alive(&f, "WebSocket handshakes a byte at a time");
 	free(hs);
 	figure("slowloris_closed_after_ms tcp=%.0f http=%.0f ws=%.0f (handshake_timeout_ms 2000)", tcp_ms, http_ms, ws_ms);
+	large_messages_trickled(&f);
 	family_end(&f);
 }

@@ -866,6 +866,8 @@ int main(void)
 		"1048576",
 		"--handshake-timeout-ms",
 		"2000",
+		"--min-receive-bytes-per-s",
+		"262144",
 		"--reply-timeout-ms",
 		HOSTILE_STRING(HOSTILE_REPLY_TIMEOUT_MS),
 		"--socket-send-buffer-bytes",

@@ -492,6 +492,69 @@ static void test_receive_buffers_are_bounded(void** state)
 	assert_int_equal(test_server_stop(&s), 0);
 }
 
+static void test_large_messages_must_keep_arriving(void** state)
+{
+	(void)state;
+	// A connection could hold its part of a large message for as long as it liked, and so many of them
+	// could keep max_receive_bytes full and every other client's large message refused. Now a message that
+	// outgrew the buffer's first 128 KiB must keep arriving at min_receive_bytes_per_s (here 1 MiB/s):
+	// 400 KiB sent and then nothing is closed after about 0.4 s.
+	static const char* const args[] = { "--min-receive-bytes-per-s=1048576", NULL };
+	test_server s;
+	test_server_start(&s, args);
+	snc_client* stalled = test_connect(&s, SNC_TCP, "stalled", sinew_v1_Role_ROLE_CONTROLLER);
+	send_junk(stalled, false, 3u << 20, 400u << 10);
+	char reason[256];
+	assert_int_equal(test_wait_closed(stalled, reason, sizeof(reason)), sinew_v1_ErrorCode_ERR_TIMEOUT);
+	assert_non_null(strstr(reason, "min_receive_bytes_per_s"));
+	snc_close(stalled);
+	// A message trickled after its first 200 KiB, 4 KiB every 20 ms (200 KiB/s): the same.
+	snc_client* trickle = test_connect(&s, SNC_TCP, "trickle", sinew_v1_Role_ROLE_CONTROLLER);
+	const size_t size = 2u << 20;
+	uint8_t* frame = malloc(WIRE_VARINT_MAX + size);
+	assert_non_null(frame);
+	const size_t n = wire_varint_put(frame, size);
+	memset(frame + n, 0x5a, size);
+	assert_int_equal(snc_send_raw(trickle, frame, n + (200u << 10)), 0);
+	size_t sent = n + (200u << 10);
+	for (int i = 0; i < 150 && snc_send_raw(trickle, frame + sent, 4096) == 0; ++i)
+	{
+		sent += 4096;
+		test_sleep_ms(20);
+	}
+	assert_int_equal(test_wait_closed(trickle, reason, sizeof(reason)), sinew_v1_ErrorCode_ERR_TIMEOUT);
+	assert_non_null(strstr(reason, "min_receive_bytes_per_s"));
+	assert_true(sent < n + size);
+	snc_close(trickle);
+	// Messages that arrive fast enough are handled: 2 MiB in 256 KiB parts every 50 ms (5 MiB/s), on TCP;
+	// 2 MiB whole, on either transport (here not a command, so BAD_MESSAGE, and the connection stays).
+	snc_client* steady = test_connect(&s, SNC_TCP, "steady", sinew_v1_Role_ROLE_CONTROLLER);
+	for (sent = 0; sent < n + size; sent += 256u << 10)
+	{
+		const size_t part = n + size - sent < (256u << 10) ? n + size - sent : 256u << 10;
+		assert_int_equal(snc_send_raw(steady, frame + sent, part), 0);
+		test_sleep_ms(50);
+	}
+	snc_message reply;
+	test_wait_for(steady, sinew_v1_ServerMessage_reply_tag, &reply);
+	assert_int_equal(snc_reply_code(&reply), sinew_v1_ErrorCode_ERR_BAD_MESSAGE);
+	snc_message_free(&reply);
+	snc_close(steady);
+	free(frame);
+	for (int t = 0; t < 2; ++t)
+	{
+		snc_client* c = test_connect(&s, t == 0 ? SNC_TCP : SNC_WS, "whole", sinew_v1_Role_ROLE_CONTROLLER);
+		send_junk(c, t == 1, size, size);
+		test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+		assert_int_equal(snc_reply_code(&reply), sinew_v1_ErrorCode_ERR_BAD_MESSAGE);
+		snc_message_free(&reply);
+		sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_ping_tag);
+		test_expect(c, &m, 0, NULL);
+		snc_close(c);
+	}
+	assert_int_equal(test_server_stop(&s), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -506,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_token),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_receive_buffers_are_bounded),
+		cmocka_unit_test(test_large_messages_must_keep_arriving),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
