@@ -217,10 +217,11 @@ int server_listen(server* srv)
 	}
 	if (c->ws_port >= 0)
 	{
-		if (ws_start(srv, c->host, c->ws_port, c->web_root, &srv->ws, &srv->ws_port) != 0)
+		int err = ws_start(srv, c->host, c->ws_port, c->web_root, &srv->ws, &srv->ws_port);
+		if (err != 0)
 		{
-			log_error("cannot listen", "transport=ws host=%s port=%d", c->host, c->ws_port);
-			return UV_EADDRINUSE;
+			log_error("cannot listen", "transport=ws host=%s port=%d error=%s", c->host, c->ws_port, uv_strerror(err));
+			return err;
 		}
 	}
 	if (c->port_file[0] != '\0' && write_port_file(srv) != 0)

@@ -765,7 +765,7 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 	ws_server* ws = calloc(1, sizeof(ws_server));
 	if (ws == NULL)
 	{
-		return -1;
+		return UV_ENOMEM;
 	}
 	ws->srv = srv;
 	snprintf(ws->web_root, sizeof(ws->web_root), "%s", web_root != NULL ? web_root : "");
@@ -838,12 +838,12 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 	if (ws->context == NULL)
 	{
 		free(ws);
-		return -1;
+		return UV_ENOMEM; // lws logs why
 	}
 	// From here the server stops and frees it with the rest, also when the port cannot be had.
 	*out = ws;
 	*bound_port = 0;
-	return port >= 0 && listen_http(ws, host, port, bound_port) != 0 ? -1 : 0;
+	return port >= 0 ? listen_http(ws, host, port, bound_port) : 0;
 }
 
 int ws_adopt(ws_server* ws, int fd)

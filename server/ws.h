@@ -13,8 +13,8 @@ struct server;
 typedef struct ws_server ws_server;
 
 // Start listening on host:port (0: any free port; negative: no listening socket, for ws_adopt only);
-// *bound_port receives the port. Returns 0 or -1; when the port could not be had, *out is set all the
-// same (ws_stop and ws_free it as usual: its listener is a handle on the loop).
+// *bound_port receives the port. Returns 0 or a libuv error (UV_EADDRINUSE, ...); when the port could not
+// be had, *out is set all the same (ws_stop and ws_free it as usual: its listener is a handle on the loop).
 int ws_start(struct server* srv, const char* host, int port, const char* web_root, ws_server** out, int* bound_port);
 // Serve a connected socket as if it had been accepted (the HTTP fuzz target feeds one end of a socket
 // pair). lws owns fd from now on, also on failure. Returns 0 or -1.

@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void test_http_endpoints(void** state)
@@ -93,6 +94,46 @@ static void test_websocket_needs_the_subprotocol(void** state)
 	close(fd);
 	// Refused: either an HTTP error status or the connection closed, never 101.
 	assert_true(n <= 0 || strncmp(response, "HTTP/1.1 101", 12) != 0);
+}
+
+static void test_taken_http_port_is_named(void** state)
+{
+	(void)state;
+	// A second server on the group server's HTTP port stops at once and says why: the log named the
+	// transport and port, but not the error.
+	int out[2];
+	assert_int_equal(pipe(out), 0);
+	char port[16];
+	snprintf(port, sizeof(port), "%d", group_server.ws_port);
+	pid_t pid = fork();
+	if (pid == 0)
+	{
+		dup2(out[1], STDOUT_FILENO);
+		dup2(out[1], STDERR_FILENO);
+		close(out[0]);
+		execl(SINEWD_PATH, SINEWD_PATH, "--no-demo", "--tcp-port", "0", "--ws-port", port, (char*)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	char log[8192];
+	size_t kept = 0;
+	struct pollfd p = { out[0], POLLIN, 0 };
+	while (kept + 1 < sizeof(log) && poll(&p, 1, 10000) == 1)
+	{
+		ssize_t n = read(out[0], log + kept, sizeof(log) - 1 - kept);
+		if (n <= 0)
+		{
+			break;
+		}
+		kept += (size_t)n;
+	}
+	log[kept] = '\0';
+	close(out[0]);
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+	assert_non_null(strstr(log, "transport=ws"));
+	assert_non_null(strstr(log, "address already in use"));
 }
 
 typedef struct reader
@@ -522,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_http_port_out_of_descriptors),
 		cmocka_unit_test(test_http_connections_are_capped),
 		cmocka_unit_test(test_websocket_needs_the_subprotocol),
+		cmocka_unit_test(test_taken_http_port_is_named),
 		cmocka_unit_test(test_slow_websocket_reader),
 		cmocka_unit_test(test_client_that_never_reads_replies_is_closed),
 	};
