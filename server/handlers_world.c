@@ -108,6 +108,7 @@ int32_t handle_handshake(command_ctx* ctx)
 		r->max_asset_bytes = (uint64_t)srv->config.limits.max_asset_bytes;
 		r->max_assets_per_load = (uint32_t)srv->config.limits.max_assets_per_load;
 		r->max_asset_bytes_per_load = (uint64_t)srv->config.limits.max_asset_bytes_per_load;
+		r->min_receive_bytes_per_s = (uint32_t)srv->config.limits.min_receive_bytes_per_s;
 		char quoted[96];
 		log_info("handshake", "session=%llu client=%s role=%s", (unsigned long long)s->id,
 				 log_quote(quoted, sizeof(quoted), s->name),

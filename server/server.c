@@ -210,8 +210,9 @@ int server_listen(server* srv)
 		int err = tcp_listen(srv, c->host, c->tcp_port, &srv->tcp, &srv->tcp_port);
 		if (err != 0)
 		{
+			char quoted[128];
 			log_error("cannot listen", "transport=tcp host=%s port=%d error=%s", c->host, c->tcp_port,
-					  uv_strerror(err));
+					  log_quote(quoted, sizeof(quoted), uv_strerror(err)));
 			return err;
 		}
 	}
@@ -220,7 +221,9 @@ int server_listen(server* srv)
 		int err = ws_start(srv, c->host, c->ws_port, c->web_root, &srv->ws, &srv->ws_port);
 		if (err != 0)
 		{
-			log_error("cannot listen", "transport=ws host=%s port=%d error=%s", c->host, c->ws_port, uv_strerror(err));
+			char quoted[128];
+			log_error("cannot listen", "transport=ws host=%s port=%d error=%s", c->host, c->ws_port,
+					  log_quote(quoted, sizeof(quoted), uv_strerror(err)));
 			return err;
 		}
 	}

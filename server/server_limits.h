@@ -22,10 +22,11 @@
 	  "with LIMIT_REACHED, so connections that each send most of a large message and stop cannot take the "            \
 	  "server's memory. A buffer shrinks back once its message has been handled")                                      \
 	X(min_receive_bytes_per_s, 65536, 1024, 1073741824, "bytes/s",                                                     \
-	  "a message that has outgrown its connection's first 128 KiB must keep arriving at this rate on average: its "    \
-	  "first 128 KiB and every byte after buy 1/rate s each, counted from when it outgrew them. Past that the "        \
-	  "connection is closed with TIMEOUT, so a client that sends part of a large message and stops, or trickles "      \
-	  "it, holds its share of max_receive_bytes no longer than its bytes pay for (a 16 MiB message: 258 s)")           \
+	  "a message that has outgrown its connection's first 128 KiB must keep arriving at this rate on average: each "   \
+	  "of its bytes so far buys 1/rate s, counted from when it outgrew them (not while the server itself stops "       \
+	  "reading). Past that the connection is closed with TIMEOUT, so a client that sends part of a large message "     \
+	  "and stops, or trickles it, holds its share of max_receive_bytes no longer than its bytes pay for (a 16 MiB "    \
+	  "message: 256 s)")                                                                                               \
 	X(max_http_connections, 512, 1, 100000, "connections",                                                             \
 	  "connections the HTTP and WebSocket port holds at once (requests in progress, idle keep-alive "                  \
 	  "connections, WebSocket sessions); more are closed as soon as they are accepted, so a flood of "                 \

@@ -389,33 +389,59 @@ uint64_t session_undelivered_age_ns(const session* s, uint64_t now_ns)
 	return age;
 }
 
-void session_receive_progress(session* s, bool pending, size_t bytes)
+void session_receive_progress(session* s, size_t bytes)
 {
-	if (!pending)
+	if (bytes <= SV_RECEIVE_FREE_BYTES || bytes < s->large_bytes)
 	{
+		// None, small, or a new message (the buffer shrank): timed from when it outgrows the free share.
 		s->large_since_ns = 0;
-		return;
+		s->large_bytes = 0;
+		s->large_paused_ns = 0;
+		s->large_late = false;
+		if (bytes <= SV_RECEIVE_FREE_BYTES)
+		{
+			return;
+		}
 	}
+	const uint64_t now = server_now_ns();
 	if (s->large_since_ns == 0)
 	{
-		s->large_since_ns = server_now_ns();
-		s->large_first_bytes = bytes;
+		s->large_since_ns = now;
 	}
+	else if (s->large_paused_ns != 0)
+	{
+		s->large_since_ns += now - s->large_paused_ns; // the pause was the server's
+	}
+	s->large_paused_ns = 0;
 	s->large_bytes = bytes;
 }
 
-// A large message in progress arrives too slowly: its first SV_RECEIVE_FREE_BYTES and whatever arrived since
-// it outgrew them buy time at min_receive_bytes_per_s, so a client that sends most of a message and stops, or
-// trickles it, holds its share of max_receive_bytes for a bounded time that it pays for with the bytes sent.
-static bool receive_too_slow(const session* s, uint64_t now_ns)
+void session_receive_paused(session* s)
 {
-	if (s->large_since_ns == 0 || now_ns <= s->large_since_ns)
+	if (s->large_since_ns != 0 && s->large_paused_ns == 0)
 	{
+		s->large_paused_ns = server_now_ns();
+	}
+}
+
+// A large message in progress arrives too slowly: each of its bytes so far (the free share's among them)
+// buys 1 / min_receive_bytes_per_s s from when it outgrew that share, so a client that sends most of a
+// message and stops, or trickles it, holds its share of max_receive_bytes for a time its bytes pay for.
+// The time counts the server's reads, not the client's sends: a loop that was busy, or a process the
+// machine did not run, would see the time and not yet the bytes waiting in the socket (libuv runs timers
+// before it polls). So a message must be found too slow twice in a row, with a poll of its socket between.
+static bool receive_too_slow(session* s, uint64_t now_ns)
+{
+	if (s->large_since_ns == 0 || s->large_paused_ns != 0 || now_ns <= s->large_since_ns)
+	{
+		s->large_late = false;
 		return false;
 	}
-	const double paid = (double)SV_RECEIVE_FREE_BYTES + (double)(s->large_bytes - s->large_first_bytes);
-	const double allowed_s = paid / (double)s->srv->config.limits.min_receive_bytes_per_s;
-	return (double)(now_ns - s->large_since_ns) * 1e-9 > allowed_s;
+	const double allowed_s = (double)s->large_bytes / (double)s->srv->config.limits.min_receive_bytes_per_s;
+	const bool slow = (double)(now_ns - s->large_since_ns) * 1e-9 > allowed_s;
+	const bool twice = slow && s->large_late;
+	s->large_late = slow;
+	return twice;
 }
 
 void session_housekeeping(session* s, uint64_t now_ns)

@@ -71,11 +71,13 @@ typedef struct session
 	// Commands of this session running off the loop that later ones must not overtake (a PutAsset being
 	// hashed, which a LoadUrdf right after it names): while any runs, its next messages wait.
 	int holding;
-	// A message that has outgrown the receive buffer's free share (SV_RECEIVE_FREE_BYTES) and is not whole
-	// yet (session_receive_progress): since when, how much of it had arrived then and has arrived now.
+	// A message above the receive buffer's free share (SV_RECEIVE_FREE_BYTES) that is not whole yet
+	// (session_receive_progress): since when it is timed, how much of it has arrived, whether the server has
+	// stopped reading (since when), and whether the last housekeeping found it too slow.
 	uint64_t large_since_ns; // 0: none
-	uint64_t large_first_bytes;
 	uint64_t large_bytes;
+	uint64_t large_paused_ns; // 0: not paused
+	bool large_late;
 } session;
 
 // The most bytes a message may have before the handshake: a Handshake with the longest name and token
@@ -99,11 +101,12 @@ void session_resume_pass(session* s);
 // One whole message from the client.
 void session_receive(session* s, const uint8_t* data, size_t size);
 
-// The transport's receive buffer after a read: `pending` is true while it holds part of a message and is
-// larger than SV_RECEIVE_FREE_BYTES (it counts in max_receive_bytes), `bytes` what it holds. Such a message
-// must keep arriving at min_receive_bytes_per_s (session_housekeeping). A transport that stops reading
-// because the session does not accept messages passes false: the wait is the server's, not the client's.
-void session_receive_progress(session* s, bool pending, size_t bytes);
+// The transport's receive buffer after a read: `bytes` of a message that is not whole yet (0: none). One
+// above SV_RECEIVE_FREE_BYTES must keep arriving at min_receive_bytes_per_s (session_housekeeping).
+void session_receive_progress(session* s, size_t bytes);
+// The transport stops reading because the session does not accept messages: the wait is the server's, and
+// the message in progress is not timed until the next session_receive_progress.
+void session_receive_paused(session* s);
 
 // The next thing to write; release it with session_written once written (or dropped).
 bool session_pop(session* s, outbox_item* item);

@@ -130,9 +130,15 @@ static void process(tcp_conn* c)
 	}
 	c->processing = true;
 	size_t pos = 0;
-	bool partial = false; // the buffer ends in part of a message that the session would accept
-	while (c->session->state != SESSION_CLOSING && session_accepting(c->session))
+	bool partial = false; // the buffer ends in part of a message
+	bool paused = false;  // the session takes no more messages for now
+	for (;;)
 	{
+		if (c->session->state == SESSION_CLOSING || !session_accepting(c->session))
+		{
+			paused = true;
+			break;
+		}
 		uint64_t max = session_max_message(c->session); // smaller before the handshake
 		uint64_t size = 0;
 		int n = wire_varint_get(c->in + pos, c->in_size - pos, &size);
@@ -167,6 +173,7 @@ static void process(tcp_conn* c)
 			break;
 		}
 	}
+	const bool consumed = pos > 0;
 	if (pos > 0 && !c->closing)
 	{
 		memmove(c->in, c->in + pos, c->in_size - pos);
@@ -182,7 +189,18 @@ static void process(tcp_conn* c)
 	{
 		return;
 	}
-	session_receive_progress(c->session, partial && c->in_capacity > SV_RECEIVE_FREE_BYTES, c->in_size);
+	if (consumed)
+	{
+		session_receive_progress(c->session, 0); // what is left is another message
+	}
+	if (paused)
+	{
+		session_receive_paused(c->session);
+	}
+	else
+	{
+		session_receive_progress(c->session, partial ? c->in_size : 0);
+	}
 	if (c->session->state == SESSION_CLOSING || !session_accepting(c->session))
 	{
 		stop_reading(c);

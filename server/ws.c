@@ -226,7 +226,7 @@ static int receive(ws_conn* c, const void* in, size_t len)
 		c->in_size += len;
 	}
 	const bool whole = lws_is_final_fragment(c->wsi) && lws_remaining_packet_payload(c->wsi) == 0;
-	session_receive_progress(s, !whole && c->in_capacity > SV_RECEIVE_FREE_BYTES, c->in_size);
+	session_receive_progress(s, whole ? 0 : c->in_size);
 	if (whole)
 	{
 		c->in_ready = true;
@@ -837,8 +837,9 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 	ws->context = lws_create_context(&info);
 	if (ws->context == NULL)
 	{
+		log_error("cannot create the libwebsockets context", "host=%s port=%d", host, port);
 		free(ws);
-		return UV_ENOMEM; // lws logs why
+		return UV_EINVAL;
 	}
 	// From here the server stops and frees it with the rest, also when the port cannot be had.
 	*out = ws;

@@ -40,6 +40,7 @@ def test_handshake_and_world_list(server, client):
     assert client.session_id != 0
     assert client.role == "controller"
     assert "articulations" in client.capabilities
+    assert client.min_receive_bytes_per_s == 65536
     assert client.ping() < 5.0
     assert client.worlds() == []
     w = client.create_world("first", dt=0.002, solver="tgs")

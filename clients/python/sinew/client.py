@@ -57,6 +57,8 @@ class Client:
         self.max_asset_bytes: int = hs.max_asset_bytes
         self.max_assets_per_load: int = hs.max_assets_per_load or 256
         self.max_asset_bytes_per_load: int = hs.max_asset_bytes_per_load
+        #: A message above 128 KiB must reach the server at least this fast on average (bytes/s).
+        self.min_receive_bytes_per_s: int = hs.min_receive_bytes_per_s
 
     def __enter__(self) -> "Client":
         return self
