@@ -17,6 +17,7 @@
 #include "frame.h"
 #include "model_info.h"
 #include "server.h"
+#include "shapes.h"
 
 #include "sinew/model.h"
 
@@ -544,9 +545,21 @@ static void load_run(world_job* base)
 	def.drive_count = job->drive_count;
 	def.initial = initial;
 	def.initial_count = job->initial_count;
+	// The world's own collision meshes (a massless root above a floating base) count in
+	// max_mesh_triangles_per_world like CreateShape's, before the build makes any.
+	const int64_t triangles = shapes_world_mesh_triangles(world);
+	def.max_world_mesh_triangles = l->max_mesh_triangles_per_world -
+		(triangles < l->max_mesh_triangles_per_world ? triangles : l->max_mesh_triangles_per_world);
 	err = snm_build(world, job->model, &def, &job->built, &error);
 	free(drives);
 	free(initial);
+	if (err == SN_ERR_CAPACITY)
+	{
+		job_fail(job, SV_ERR_LIMIT_REACHED,
+				 "load urdf: %s (max_mesh_triangles_per_world %lld; the world's meshes have %lld)", error.text,
+				 (long long)l->max_mesh_triangles_per_world, (long long)triangles);
+		return;
+	}
 	if (err != SN_ERR_OK)
 	{
 		job_fail(job, err, "%s", error.text);
@@ -640,8 +653,8 @@ static void load_done(world_job* base)
 	}
 	if (job->code != 0 && job->built_ok && !host->doomed)
 	{
-		// Built, then refused (dofs, the asset store): the world as it was.
-		sn_destroy_articulation(host->world, job->built.articulation);
+		// Built, then refused (dofs, the asset store): the world as it was, its own shapes included.
+		snm_build_undo(host->world, &job->built);
 		model_registry_prune(&host->models, host->world);
 	}
 	int index = command_index(sinew_v1_ClientMessage_load_urdf_tag);

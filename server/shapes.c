@@ -284,7 +284,7 @@ int64_t shapes_mesh_triangles(const wire_shape* shapes, int count)
 	return total;
 }
 
-static int64_t world_mesh_triangles(const sn_world* world)
+int64_t shapes_world_mesh_triangles(const sn_world* world)
 {
 	int n = sn_world_get_shape_count(world);
 	sn_shape_id* ids = malloc((size_t)(n > 0 ? n : 1) * sizeof(sn_shape_id));
@@ -318,7 +318,7 @@ int32_t shapes_check_room(const world_host* host, int adding, int64_t adding_tri
 	}
 	if (adding_triangles > 0)
 	{
-		int64_t triangles = world_mesh_triangles(host->world);
+		int64_t triangles = shapes_world_mesh_triangles(host->world);
 		if (triangles > l->max_mesh_triangles_per_world - adding_triangles)
 		{
 			snprintf(why, cap,

@@ -70,6 +70,8 @@ int32_t shape_def_from_wire(const wire_shape* shape, sn_body_id body, sn_shape_d
 // max_mesh_triangles_per_world. 0, or LIMIT_REACHED with a reason.
 int32_t shapes_check_room(const struct world_host* host, int adding, int64_t adding_triangles, char* why,
 						  size_t why_capacity);
+// Triangles of the world's triangle-mesh shapes (INT64_MAX if memory ran out counting them).
+int64_t shapes_world_mesh_triangles(const sn_world* world);
 // Triangles of the triangle-mesh shapes in a list (from `first`, `count` of them).
 int64_t shapes_mesh_triangles(const wire_shape* shapes, int count);
 

@@ -857,7 +857,23 @@ static void test_world_mesh(void** state)
 	// The world's frame is the base pose (z = 2), the collision 1 m below it: z in [0.95, 1.05].
 	assert_near(hi.z, 1.05, 1e-2, "world mesh placed by the base pose");
 	assert_near(hi.x, 0.5, 1e-2, "world mesh scaled");
-	// Destroying the articulation leaves the world's own shape: it belongs to the world.
+	// Destroying the articulation leaves the world's own shape: it belongs to the world. Undoing the build
+	// takes it back too: the world as it was.
+	const int articulations = sn_world_get_articulation_count(world); // the first build's too
+	assert_int_equal(sn_world_get_shape_count(world), 2);
+	snm_build_undo(world, &built);
+	assert_int_equal(sn_world_get_shape_count(world), 0);
+	assert_int_equal(sn_world_get_articulation_count(world), articulations - 1);
+	snm_build_result_free(&built);
+	// The world's meshes within a bound of triangles (the cube's 12): refused before any shape is made.
+	bd.max_world_mesh_triangles = 11;
+	assert_sn_error(snm_build(world, model, &bd, &built, &error), SN_ERR_CAPACITY);
+	assert_non_null(strstr(error.text, "12 triangles"));
+	assert_int_equal(sn_world_get_shape_count(world), 0);
+	assert_int_equal(sn_world_get_articulation_count(world), articulations - 1);
+	bd.max_world_mesh_triangles = 12;
+	assert_sn_ok(snm_build(world, model, &bd, &built, &error));
+	assert_int_equal(built.shape_count, 2);
 	snm_build_result_free(&built);
 	sn_world_destroy(world);
 	snm_model_destroy(model);

@@ -591,12 +591,63 @@ static void test_contacts_bounded(void** state)
 	assert_int_equal(test_server_stop(&server), 0);
 }
 
+static void test_urdf_world_meshes_count(void** state)
+{
+	(void)state;
+	// A massless root above a floating joint is the world, and its collision meshes become the world's
+	// triangle meshes. LoadUrdf made them without counting max_mesh_triangles_per_world (6 here), so one
+	// load naming one mesh thousands of times could take gigabytes. Now it is refused before any is made,
+	// and the world stays as it was.
+	static const char obj[] = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n"
+							  "f 1 3 2\nf 1 4 3\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\n"
+							  "f 2 3 7\nf 2 7 6\nf 3 4 8\nf 3 8 7\nf 4 1 5\nf 4 5 8\n";
+	static const char urdf[] =
+		"<robot name=\"floor\"><link name=\"ground\"><collision><geometry><mesh filename=\"box.obj\"/></geometry>"
+		"</collision></link><joint name=\"free\" type=\"floating\"><parent link=\"ground\"/><child link=\"body\"/>"
+		"</joint><link name=\"body\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\" "
+		"ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link></robot>";
+	uint64_t world = still_world("urdf world meshes");
+	snc_urdf_request r;
+	memset(&r, 0, sizeof(r));
+	r.world_id = world;
+	r.urdf = urdf;
+	r.urdf_size = sizeof(urdf) - 1;
+	snc_asset box = { "box.obj", NULL, obj, sizeof(obj) - 1 };
+	snc_message reply;
+	assert_int_equal(snc_load_urdf_assets(c, &r, &box, 1, NULL, &reply, TEST_TIMEOUT_MS), 0);
+	assert_int_equal(snc_reply_code(&reply), sinew_v1_ErrorCode_ERR_LIMIT_REACHED);
+	assert_non_null(strstr(snc_reply_text(&reply), "max_mesh_triangles_per_world"));
+	assert_non_null(strstr(snc_reply_text(&reply), "12 triangles"));
+	snc_message_free(&reply);
+	sinew_v1_WorldInfo info = world_info(world);
+	assert_int_equal(info.shape_count, 0);
+	assert_int_equal(info.articulation_count, 0);
+	// The same body without the world's mesh loads.
+	static const char bare[] =
+		"<robot name=\"floor\"><link name=\"ground\"/><joint name=\"free\" type=\"floating\"><parent "
+		"link=\"ground\"/><child link=\"body\"/></joint><link name=\"body\"><inertial><mass value=\"1\"/><inertia "
+		"ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link></robot>";
+	r.urdf = bare;
+	r.urdf_size = sizeof(bare) - 1;
+	assert_int_equal(snc_load_urdf_assets(c, &r, NULL, 0, NULL, &reply, TEST_TIMEOUT_MS), 0);
+	if (snc_reply_code(&reply) != 0)
+	{
+		fail_msg("load: %s", snc_reply_text(&reply));
+	}
+	snc_message_free(&reply);
+	assert_int_equal(world_info(world).articulation_count, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_body_with_shapes),    cmocka_unit_test(test_bad_shapes_create_nothing),
-		cmocka_unit_test(test_link_shapes),         cmocka_unit_test(test_mesh_shape_fetched_by_hash),
-		cmocka_unit_test(test_contacts_and_events), cmocka_unit_test(test_contacts_bounded),
+		cmocka_unit_test(test_body_with_shapes),
+		cmocka_unit_test(test_bad_shapes_create_nothing),
+		cmocka_unit_test(test_link_shapes),
+		cmocka_unit_test(test_mesh_shape_fetched_by_hash),
+		cmocka_unit_test(test_contacts_and_events),
+		cmocka_unit_test(test_contacts_bounded),
+		cmocka_unit_test(test_urdf_world_meshes_count),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -60,6 +60,7 @@ snm_build_def snm_default_build_def(void)
 	def.balance_inertia = false;
 	def.merge_fixed_links = true;
 	def.collision_shapes = true;
+	def.max_world_mesh_triangles = INT64_MAX;
 	def.collision_material = sn_default_material();
 	def.collision_filter = sn_default_filter();
 	return def;
@@ -789,13 +790,13 @@ typedef struct shape_list
 	bool world_shapes; // some are the world's own (destroyed one by one on failure)
 } shape_list;
 
-static void destroy_world_shapes(sn_world* world, shape_list* list)
+static void destroy_world_shapes(sn_world* world, const sn_shape_id* ids, int count)
 {
-	for (int i = 0; i < list->count; ++i)
+	for (int i = 0; i < count; ++i)
 	{
-		if (sn_shape_is_valid(world, list->ids[i]) && sn_body_id_is_null(sn_shape_get_body(world, list->ids[i])))
+		if (sn_shape_is_valid(world, ids[i]) && sn_body_id_is_null(sn_shape_get_body(world, ids[i])))
 		{
-			sn_destroy_shape(world, list->ids[i]);
+			sn_destroy_shape(world, ids[i]);
 		}
 	}
 }
@@ -902,6 +903,24 @@ static sn_error add_collision_shapes(sn_world* world, const snm_model* m, const 
 	if (!def->collision_shapes || m->collision_count == 0)
 	{
 		return SN_ERR_OK;
+	}
+	// The world's triangle meshes, before any is made: each one costs its triangles' bounding volume hierarchy.
+	int64_t world_triangles = 0;
+	for (int i = 0; i < m->collision_count; ++i)
+	{
+		const snm_collision* c = &m->collisions[i];
+		if (c->type == SNM_GEOMETRY_MESH && p->link_index[c->link] < 0 && c->mesh_index >= 0 &&
+			c->mesh_index < m->mesh_count)
+		{
+			world_triangles += m->meshes[c->mesh_index]->triangle_count;
+		}
+	}
+	if (world_triangles > def->max_world_mesh_triangles)
+	{
+		return model_fail(error, SN_ERR_CAPACITY, m->file, 0, 0, "<collision>",
+						  "the world's collision meshes (a massless root above a floating base) have %lld triangles "
+						  "together, more than the build allows (%lld)",
+						  (long long)world_triangles, (long long)def->max_world_mesh_triangles);
 	}
 	list->ids = malloc((size_t)m->collision_count * sizeof(sn_shape_id));
 	list->collision = malloc((size_t)m->collision_count * sizeof(int));
@@ -1091,7 +1110,7 @@ sn_error snm_build(sn_world* world, const snm_model* model, const snm_build_def*
 		err = add_collision_shapes(world, model, def, &p, art, &shapes, error);
 		if (err != SN_ERR_OK)
 		{
-			destroy_world_shapes(world, &shapes);
+			destroy_world_shapes(world, shapes.ids, shapes.count);
 			sn_destroy_articulation(world, art);
 		}
 	}
@@ -1132,4 +1151,10 @@ sn_error snm_build(sn_world* world, const snm_model* model, const snm_build_def*
 	p.joint_dof_count = NULL;
 	plan_free(&p);
 	return SN_ERR_OK;
+}
+
+void snm_build_undo(sn_world* world, const snm_build_result* result)
+{
+	destroy_world_shapes(world, result->shapes, result->shape_count);
+	sn_destroy_articulation(world, result->articulation);
 }

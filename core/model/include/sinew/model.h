@@ -579,6 +579,10 @@ typedef struct snm_build_def
 	// mesh when it belongs to the world (a massless root above a floating base). A degenerate geometry
 	// (zero size, a flat hull) is left out with a warning.
 	bool collision_shapes;
+	// Triangles the world's own triangle meshes (above) may have together, counted before any shape is
+	// made: more fail the build with SN_ERR_CAPACITY (a server bounds a world's meshes). Default
+	// INT64_MAX: none but the core's own bound per mesh.
+	int64_t max_world_mesh_triangles;
 	sn_material collision_material; // Default sn_default_material().
 	sn_filter collision_filter;     // Default sn_default_filter().
 } snm_build_def;
@@ -628,6 +632,9 @@ sn_error snm_build_check(const snm_model* model, const snm_build_def* def, snm_e
 sn_error snm_build(sn_world* world, const snm_model* model, const snm_build_def* def, snm_build_result* result,
 				   snm_error* error);
 void snm_build_result_free(snm_build_result* result);
+// Take back what a successful snm_build made (its articulation, with its links' shapes and mimic joints, and
+// the shapes it gave the world): the world as it was before, for a caller that refuses the result.
+void snm_build_undo(sn_world* world, const snm_build_result* result);
 
 #ifdef __cplusplus
 }
