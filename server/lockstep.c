@@ -50,6 +50,7 @@ static void stop_timer(world_host* host)
 		uv_timer_stop(&host->lockstep.timer);
 		host->lockstep.armed = false;
 	}
+	host->lockstep.expired = false;
 }
 
 // A LockstepInput checked whole (targets and forces), changing nothing.
@@ -183,10 +184,16 @@ void lockstep_member_changed(world_host* host)
 
 void lockstep_timeout(world_host* host)
 {
-	if (host->pacing.mode != sinew_v1_TimeMode_TIME_LOCKSTEP || host->busy)
+	if (host->pacing.mode != sinew_v1_TimeMode_TIME_LOCKSTEP)
 	{
 		return;
 	}
+	if (host->busy)
+	{
+		host->lockstep.expired = true; // lockstep_idle runs it
+		return;
+	}
+	host->lockstep.expired = false;
 	uint64_t tick = host->cached.step_count;
 	for (int i = 0; i < host->members.count; ++i)
 	{
@@ -216,6 +223,18 @@ void lockstep_timeout(world_host* host)
 		world_host_broadcast(host, &event);
 	}
 	check_ready(host);
+}
+
+void lockstep_idle(world_host* host)
+{
+	if (host->lockstep.expired)
+	{
+		lockstep_timeout(host);
+	}
+	else
+	{
+		check_ready(host);
+	}
 }
 
 void lockstep_tick_done(world_host* host)

@@ -27,6 +27,7 @@ typedef struct lockstep_state
 {
 	uv_timer_t timer;
 	bool armed;
+	bool expired; // it fired while the world was busy (a step, a load): the timeout runs once it is idle
 } lockstep_state;
 
 // Set up the host's lockstep state on the loop; returns the number of handles it opened, which
@@ -46,5 +47,8 @@ void lockstep_withdraw(world_host* host, world_member* member, int32_t code, con
 void lockstep_tick_done(world_host* host);
 // The input timer of the host fired.
 void lockstep_timeout(world_host* host);
+// The world is idle again after a step or a job: a timeout that fired meanwhile runs now, and a tick whose
+// inputs are all in (or whose missing controllers left meanwhile) fires.
+void lockstep_idle(world_host* host);
 
 #endif

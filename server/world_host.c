@@ -490,6 +490,10 @@ static void go_on(world_host* host)
 	world_host_drain(host);
 	if (!host->busy && !host->closed)
 	{
+		lockstep_idle(host);
+	}
+	if (!host->busy && !host->closed)
+	{
 		persist_world_idle(host);
 	}
 	if (!host->busy && !host->closed)

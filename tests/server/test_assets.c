@@ -513,6 +513,72 @@ static void test_load_off_the_loop(void** state)
 	assert_int_equal(test_server_stop(&server), 0);
 }
 
+// A lockstep tick whose timeout falls while the world is busy loading a robot: the timeout ran once the
+// world was idle again. Before, it was dropped, and the tick waited for the silent controller for ever.
+static void test_lockstep_timeout_during_a_load(void** state)
+{
+	(void)state;
+	const char* model = "example-robot-data/robots/panda_description/urdf/panda.urdf";
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", SINEW_SHARED_ROBOTS_DIR, model);
+	FILE* f = fopen(path, "rb");
+	if (f == NULL)
+	{
+		print_message("skipped: %s is not there\n", path);
+		return;
+	}
+	fclose(f);
+	test_server server;
+	const char* args[] = { "--model-path", SINEW_SHARED_ROBOTS_DIR, NULL };
+	test_server_start(&server, args);
+	snc_client* owner = test_connect(&server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* active = test_connect(&server, SNC_TCP, "active", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* silent = test_connect(&server, SNC_TCP, "silent", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t world = test_create_world(owner, "lockstep load");
+	test_join(active, world, sinew_v1_Role_ROLE_CONTROLLER);
+	test_join(silent, world, sinew_v1_Role_ROLE_CONTROLLER);
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_set_time_mode_tag);
+	m.command.set_time_mode.world_id = world;
+	m.command.set_time_mode.has_time = true;
+	m.command.set_time_mode.time.mode = sinew_v1_TimeMode_TIME_LOCKSTEP;
+	m.command.set_time_mode.time.has_lockstep_timeout_ms = true;
+	m.command.set_time_mode.time.lockstep_timeout_ms = 100;
+	test_expect(owner, &m, 0, NULL);
+	// The active controller's input for tick 0 arms the timeout (the silent one's is missing); the owner's
+	// load right after it keeps the world busy for about a second.
+	sinew_v1_ClientMessage input = test_command(sinew_v1_ClientMessage_lockstep_input_tag);
+	input.command.lockstep_input.world_id = world;
+	assert_int_equal(snc_send(active, &input), 0);
+	test_sleep_ms(20); // the input is in
+	sinew_v1_ClientMessage load = test_command(sinew_v1_ClientMessage_load_urdf_tag);
+	load.command.load_urdf.world_id = world;
+	snprintf(load.command.load_urdf.model, sizeof(load.command.load_urdf.model), "%s", model);
+	snc_message reply;
+	test_expect(owner, &load, 0, NULL);
+	// The tick went on without the silent controller, after the load.
+	test_wait_for(active, sinew_v1_ServerMessage_reply_tag, &reply);
+	assert_int_equal(reply.msg.message.reply.request_id, input.request_id);
+	if (snc_reply_code(&reply) != 0)
+	{
+		fail_msg("lockstep input: %s", snc_reply_text(&reply));
+	}
+	assert_int_equal(reply.msg.message.reply.result.step.step_count, 1);
+	snc_message_free(&reply);
+	// The silent one was demoted.
+	snc_message event;
+	test_wait_for(silent, sinew_v1_ServerMessage_event_tag, &event);
+	while (event.msg.message.event.which_event != sinew_v1_Event_demoted_tag)
+	{
+		snc_message_free(&event);
+		test_wait_for(silent, sinew_v1_ServerMessage_event_tag, &event);
+	}
+	snc_message_free(&event);
+	snc_close(silent);
+	snc_close(active);
+	snc_close(owner);
+	assert_int_equal(test_server_stop(&server), 0);
+}
+
 int main(void)
 {
 	test_failures_to_cmocka();
@@ -524,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_demo_model_with_meshes),
 		cmocka_unit_test(test_store_bounded),
 		cmocka_unit_test(test_load_off_the_loop),
+		cmocka_unit_test(test_lockstep_timeout_during_a_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
