@@ -2,7 +2,8 @@
 # Run every libFuzzer target briefly (build them first: bash scripts/build.sh fuzz). Each target starts
 # from its seed corpus in a temporary directory (what the fuzzer finds is not committed) and stops after
 # SINEW_FUZZ_SECONDS (default 20) seconds. A crash, leak, timeout or sanitizer report fails the run and
-# leaves the reproducer in build/fuzz/artifacts/.
+# leaves the reproducer in build/fuzz/artifacts/. Leaks inside Debian's assimp are not counted
+# (tests/fuzz/lsan.supp says why).
 #   fuzz_dispatch  the server's decode-and-dispatch path; seeds from fuzz_make_seeds
 #   fuzz_urdf      the URDF importer (parse, build, step); seeds tests/model/urdf and models, a dictionary
 #   fuzz_mesh      the mesh readers (STL, OBJ, DAE) and the core's hulls and meshes of them; seeds
@@ -24,6 +25,7 @@ run_target() {
   shift 2
   echo "fuzz: $name for ${seconds} s ($(find "$work/$name" -type f | wc -l) seeds)"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    LSAN_OPTIONS="suppressions=$root/tests/fuzz/lsan.supp:print_suppressions=0" \
     "$bin/$name" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=1024 -max_len="$max_len" \
     -print_final_stats=1 -artifact_prefix="$artifacts/$name-" "$@" "$work/$name" 2>"$work/$name.log" || {
       tail -n 60 "$work/$name.log"
