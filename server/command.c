@@ -636,9 +636,17 @@ static void execute(session* s, const uint8_t* data, size_t size, world_host* qu
 			else if ((row->flags & CMD_WAITS) != 0 && (host->busy || (queued_host != host && host->queue.head != NULL)))
 			{
 				// The world is stepping (or others wait before us): run when the step ends.
-				if (!world_host_enqueue(host, s->id, data, size))
+				const int32_t queued = world_host_enqueue(host, s->id, data, size);
+				if (queued == SV_ERR_LIMIT_REACHED)
 				{
-					code = cmd_fail(ctx, SN_ERR_NO_MEMORY, "could not queue the command");
+					code = cmd_fail(ctx, queued,
+									"%s: max_receive_bytes reached: the server holds too much of clients' messages "
+									"and of commands waiting for busy worlds",
+									row->name);
+				}
+				else if (queued != 0)
+				{
+					code = cmd_fail(ctx, queued, "could not queue the command");
 				}
 				else
 				{

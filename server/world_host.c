@@ -20,6 +20,13 @@
 
 // ---- lifetime -----------------------------------------------------------------------------------------
 
+// A queued command is done: its copy no longer counts in max_receive_bytes (world_host_enqueue).
+static void queued_free(world_host* host, queued_command* q)
+{
+	host->srv->receive_bytes -= q->size;
+	free(q);
+}
+
 static void on_handle_closed(uv_handle_t* handle)
 {
 	world_host* host = handle->data;
@@ -166,7 +173,7 @@ void world_host_destroy(world_host* host, const char* reason)
 		queued_command* q = host->queue.head;
 		host->queue.head = q->next;
 		command_run_queued(host, q);
-		free(q);
+		queued_free(host, q);
 	}
 	host->queue.tail = NULL;
 	host->queue.count = 0;
@@ -254,13 +261,21 @@ bool world_host_idle(const world_host* host)
 	return !host->busy && host->queue.head == NULL;
 }
 
-bool world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t* data, size_t size)
+int32_t world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t* data, size_t size)
 {
+	// Queued commands count in max_receive_bytes with the receive buffers they came from: without it, a
+	// client could keep max_requests_in_flight messages of max_message_bytes each waiting behind a long step.
+	server* srv = host->srv;
+	if (size > (size_t)srv->config.limits.max_receive_bytes - srv->receive_bytes)
+	{
+		return SV_ERR_LIMIT_REACHED;
+	}
 	queued_command* q = malloc(sizeof(queued_command) + size + 1);
 	if (q == NULL)
 	{
-		return false;
+		return SN_ERR_NO_MEMORY;
 	}
+	srv->receive_bytes += size;
 	q->next = NULL;
 	q->session_id = session_id;
 	q->size = size;
@@ -275,7 +290,7 @@ bool world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t* da
 	}
 	host->queue.tail = q;
 	host->queue.count += 1;
-	return true;
+	return 0;
 }
 
 void world_host_drain(world_host* host)
@@ -295,7 +310,7 @@ void world_host_drain(world_host* host)
 		}
 		host->queue.count -= 1;
 		command_run_queued(host, q);
-		free(q);
+		queued_free(host, q);
 	}
 	host->queue.draining = false;
 }

@@ -496,6 +496,68 @@ static void test_receive_buffers_are_bounded(void** state)
 		test_expect(c, &m, 0, NULL);
 		snc_close(c);
 	}
+	// Commands that wait for a busy world count too: 120 KiB restores (each within a buffer's free share)
+	// queued behind a long step. Before, a client could keep 64 messages of 16 MiB waiting there.
+	snc_client* c = test_connect(&s, SNC_TCP, "queue", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t world = test_create_world(c, "busy");
+	uint64_t previous = 0;
+	for (int i = 0; i < 20; ++i)
+	{
+		uint64_t b = test_create_body(c, world, 0.5 + i, 0, 0);
+		test_create_hinge(c, world, previous, b, previous == 0 ? 0.0 : 0.5, 0, 0, -0.5, 0, 0);
+		previous = b;
+	}
+	sinew_v1_ClientMessage step = test_command(sinew_v1_ClientMessage_step_tag);
+	step.command.step.world_id = world;
+	step.command.step.count = 5000; // about a second in a release build, long enough to queue behind
+	assert_int_equal(snc_send(c, &step), 0);
+	enum
+	{
+		RESTORES = 12
+	};
+	static uint8_t junk[120u << 10];
+	memset(junk, 0x5a, sizeof(junk));
+	for (int i = 0; i < RESTORES; ++i)
+	{
+		sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_restore_tag);
+		m.command.restore.world_id = world;
+		wire_bytes data = { junk, sizeof(junk) };
+		m.command.restore.data.funcs.encode = wire_encode_bytes;
+		m.command.restore.data.arg = &data;
+		assert_int_equal(snc_send(c, &m), 0);
+	}
+	// 8 fit in 1 MiB; the rest are refused at once, naming the limit, before the step ends.
+	int refused = 0, bad = 0;
+	bool stepped = false;
+	while (refused + bad < RESTORES || !stepped)
+	{
+		snc_message reply;
+		test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+		const uint64_t id = reply.msg.message.reply.request_id;
+		const int32_t code = snc_reply_code(&reply);
+		if (id == step.request_id)
+		{
+			assert_int_equal(code, 0);
+			assert_int_equal(refused, RESTORES - 8);
+			stepped = true;
+		}
+		else if (code == sinew_v1_ErrorCode_ERR_LIMIT_REACHED)
+		{
+			assert_non_null(strstr(snc_reply_text(&reply), "max_receive_bytes"));
+			assert_false(stepped);
+			refused += 1;
+		}
+		else
+		{
+			assert_int_equal(code, sinew_v1_ErrorCode_ERR_BAD_SNAPSHOT);
+			assert_true(stepped);
+			bad += 1;
+		}
+		snc_message_free(&reply);
+	}
+	assert_int_equal(bad, 8);
+	assert_true(test_metric(&s, "sinew_receive_buffer_bytes", NULL) == 0.0);
+	snc_close(c);
 	assert_int_equal(test_server_stop(&s), 0);
 }
 
