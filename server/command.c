@@ -640,8 +640,7 @@ static void execute(session* s, const uint8_t* data, size_t size, world_host* qu
 				if (queued == SV_ERR_LIMIT_REACHED)
 				{
 					code = cmd_fail(ctx, queued,
-									"%s: max_receive_bytes reached: the server holds too much of clients' messages "
-									"and of commands waiting for busy worlds",
+									"%s: max_queued_bytes reached: commands waiting for busy worlds hold too much",
 									row->name);
 				}
 				else if (queued != 0)

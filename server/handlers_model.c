@@ -553,7 +553,7 @@ static void load_run(world_job* base)
 	err = snm_build(world, job->model, &def, &job->built, &error);
 	free(drives);
 	free(initial);
-	if (err == SN_ERR_CAPACITY)
+	if (err == SN_ERR_CAPACITY && error.asset == SNM_ASSET_TOO_MANY_TRIANGLES)
 	{
 		job_fail(job, SV_ERR_LIMIT_REACHED,
 				 "load urdf: %s (max_mesh_triangles_per_world %lld; the world's meshes have %lld)", error.text,

@@ -194,6 +194,13 @@ void lockstep_timeout(world_host* host)
 		return;
 	}
 	host->lockstep.expired = false;
+	int controllers = 0, submitted = 0;
+	all_submitted(host, &controllers, &submitted);
+	if (submitted == 0)
+	{
+		stop_timer(host); // the input that armed it went with its controller: no tick is waiting
+		return;
+	}
 	uint64_t tick = host->cached.step_count;
 	for (int i = 0; i < host->members.count; ++i)
 	{

@@ -168,9 +168,10 @@ char* metrics_render(const server* srv, size_t* size)
 		   "Connections closed at once because of max_connections or max_http_connections.");
 	put(&t, "sinew_connections_refused_total %llu\n", (unsigned long long)m->connections_refused);
 	header(&t, "sinew_receive_buffer_bytes", "gauge",
-		   "Receive buffer bytes of all connections beyond the first 128 KiB of each, and commands waiting for busy "
-		   "worlds (max_receive_bytes).");
+		   "Receive buffer bytes of all connections beyond the first 128 KiB of each (max_receive_bytes).");
 	put(&t, "sinew_receive_buffer_bytes %zu\n", srv->receive_bytes);
+	header(&t, "sinew_queued_command_bytes", "gauge", "Bytes of commands waiting for busy worlds (max_queued_bytes).");
+	put(&t, "sinew_queued_command_bytes %zu\n", srv->queued_bytes);
 	header(&t, "sinew_connection_yields_total", "counter",
 		   "Times a connection used its share of a loop pass (max_commands_per_pass, max_bytes_per_pass, "
 		   "max_pass_time_us) and waited for the next.");

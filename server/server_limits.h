@@ -20,8 +20,11 @@
 	  "receive buffers of all connections together, beyond the first 128 KiB of each (a message being "                \
 	  "received is held whole, up to max_message_bytes): a connection whose message would need more is closed "        \
 	  "with LIMIT_REACHED, so connections that each send most of a large message and stop cannot take the "            \
-	  "server's memory. A buffer shrinks back once its message has been handled. Commands that wait for a busy "       \
-	  "world count whole while they wait; one that would need more is refused with LIMIT_REACHED")                     \
+	  "server's memory. A buffer shrinks back once its message has been handled")                                      \
+	X(max_queued_bytes, 268435456, 1048576, 68719476736, "bytes",                                                      \
+	  "commands that wait for a busy world (copies of their messages), all together: one that would need more is "     \
+	  "refused with LIMIT_REACHED, and its connection stays. Apart from max_receive_bytes, so that a client queueing " \
+	  "behind its own long step cannot get other clients' large messages refused")                                     \
 	X(min_receive_bytes_per_s, 65536, 1024, 1073741824, "bytes/s",                                                     \
 	  "a message that has outgrown its connection's first 128 KiB must keep arriving at this rate on average: each "   \
 	  "of its bytes so far buys 1/rate s, counted from when it outgrew them (not while the server itself stops "       \

@@ -20,10 +20,10 @@
 
 // ---- lifetime -----------------------------------------------------------------------------------------
 
-// A queued command is done: its copy no longer counts in max_receive_bytes (world_host_enqueue).
+// A queued command is done: its copy no longer counts in max_queued_bytes (world_host_enqueue).
 static void queued_free(world_host* host, queued_command* q)
 {
-	host->srv->receive_bytes -= q->size;
+	host->srv->queued_bytes -= q->size;
 	free(q);
 }
 
@@ -263,10 +263,11 @@ bool world_host_idle(const world_host* host)
 
 int32_t world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t* data, size_t size)
 {
-	// Queued commands count in max_receive_bytes with the receive buffers they came from: without it, a
-	// client could keep max_requests_in_flight messages of max_message_bytes each waiting behind a long step.
+	// Without a bound, a client could keep max_requests_in_flight messages of max_message_bytes each waiting
+	// behind a long step, on every connection. Not max_receive_bytes: a client could then fill it behind its
+	// own step and get other clients' large messages refused.
 	server* srv = host->srv;
-	if (size > (size_t)srv->config.limits.max_receive_bytes - srv->receive_bytes)
+	if (size > (size_t)srv->config.limits.max_queued_bytes - srv->queued_bytes)
 	{
 		return SV_ERR_LIMIT_REACHED;
 	}
@@ -275,7 +276,7 @@ int32_t world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t*
 	{
 		return SN_ERR_NO_MEMORY;
 	}
-	srv->receive_bytes += size;
+	srv->queued_bytes += size;
 	q->next = NULL;
 	q->session_id = session_id;
 	q->size = size;

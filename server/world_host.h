@@ -184,7 +184,7 @@ void world_host_session_gone(struct server* srv, uint64_t session_id);
 
 // True when the world may be touched now (no step in progress, nothing queued before).
 bool world_host_idle(const world_host* host);
-// Queue a command's bytes until the step ends. The copy counts whole in max_receive_bytes while it waits.
+// Queue a command's bytes until the step ends. The copy counts in max_queued_bytes while it waits.
 // Returns 0, SV_ERR_LIMIT_REACHED or SN_ERR_NO_MEMORY.
 int32_t world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t* data, size_t size);
 // Run queued commands while the world is idle.

@@ -549,7 +549,12 @@ static void test_lockstep_timeout_during_a_load(void** state)
 	sinew_v1_ClientMessage input = test_command(sinew_v1_ClientMessage_lockstep_input_tag);
 	input.command.lockstep_input.world_id = world;
 	assert_int_equal(snc_send(active, &input), 0);
-	test_sleep_ms(20); // the input is in
+	sinew_v1_ClientMessage ping = test_command(sinew_v1_ClientMessage_ping_tag);
+	assert_int_equal(snc_send(active, &ping), 0); // answered after the input was taken
+	snc_message pong;
+	test_wait_for(active, sinew_v1_ServerMessage_reply_tag, &pong);
+	assert_int_equal(pong.msg.message.reply.request_id, ping.request_id);
+	snc_message_free(&pong);
 	sinew_v1_ClientMessage load = test_command(sinew_v1_ClientMessage_load_urdf_tag);
 	load.command.load_urdf.world_id = world;
 	snprintf(load.command.load_urdf.model, sizeof(load.command.load_urdf.model), "%s", model);

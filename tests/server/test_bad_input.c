@@ -461,7 +461,7 @@ static void test_receive_buffers_are_bounded(void** state)
 	// take 535 MB, and max_connections of them 4 GiB. Now all receive buffers together hold at most
 	// max_receive_bytes beyond their first 128 KiB each (here 1 MiB), and a buffer shrinks again once its
 	// message is handled.
-	static const char* const args[] = { "--max-receive-bytes=1048576", NULL };
+	static const char* const args[] = { "--max-receive-bytes=1048576", "--max-queued-bytes=1048576", NULL };
 	test_server s;
 	test_server_start(&s, args);
 	snc_client* holder = test_connect(&s, SNC_TCP, "holder", sinew_v1_Role_ROLE_CONTROLLER);
@@ -496,7 +496,7 @@ static void test_receive_buffers_are_bounded(void** state)
 		test_expect(c, &m, 0, NULL);
 		snc_close(c);
 	}
-	// Commands that wait for a busy world count too: 120 KiB restores (each within a buffer's free share)
+	// Commands that wait for a busy world are bounded too (max_queued_bytes, here 1 MiB): 120 KiB restores
 	// queued behind a long step. Before, a client could keep 64 messages of 16 MiB waiting there.
 	snc_client* c = test_connect(&s, SNC_TCP, "queue", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = test_create_world(c, "busy");
@@ -543,7 +543,7 @@ static void test_receive_buffers_are_bounded(void** state)
 		}
 		else if (code == sinew_v1_ErrorCode_ERR_LIMIT_REACHED)
 		{
-			assert_non_null(strstr(snc_reply_text(&reply), "max_receive_bytes"));
+			assert_non_null(strstr(snc_reply_text(&reply), "max_queued_bytes"));
 			assert_false(stepped);
 			refused += 1;
 		}
@@ -556,7 +556,7 @@ static void test_receive_buffers_are_bounded(void** state)
 		snc_message_free(&reply);
 	}
 	assert_int_equal(bad, 8);
-	assert_true(test_metric(&s, "sinew_receive_buffer_bytes", NULL) == 0.0);
+	assert_true(test_metric(&s, "sinew_queued_command_bytes", NULL) == 0.0);
 	snc_close(c);
 	assert_int_equal(test_server_stop(&s), 0);
 }

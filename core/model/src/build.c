@@ -917,10 +917,12 @@ static sn_error add_collision_shapes(sn_world* world, const snm_model* m, const 
 	}
 	if (world_triangles > def->max_world_mesh_triangles)
 	{
-		return model_fail(error, SN_ERR_CAPACITY, m->file, 0, 0, "<collision>",
-						  "the world's collision meshes (a massless root above a floating base) have %lld triangles "
-						  "together, more than the build allows (%lld)",
-						  (long long)world_triangles, (long long)def->max_world_mesh_triangles);
+		model_fail(error, SN_ERR_CAPACITY, m->file, 0, 0, "<collision>",
+				   "the world's collision meshes (a massless root above a floating base) have %lld triangles "
+				   "together, more than the build allows (%lld)",
+				   (long long)world_triangles, (long long)def->max_world_mesh_triangles);
+		error->asset = SNM_ASSET_TOO_MANY_TRIANGLES; // which bound: the caller's, not the core's
+		return SN_ERR_CAPACITY;
 	}
 	list->ids = malloc((size_t)m->collision_count * sizeof(sn_shape_id));
 	list->collision = malloc((size_t)m->collision_count * sizeof(int));

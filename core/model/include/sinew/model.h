@@ -579,9 +579,10 @@ typedef struct snm_build_def
 	// mesh when it belongs to the world (a massless root above a floating base). A degenerate geometry
 	// (zero size, a flat hull) is left out with a warning.
 	bool collision_shapes;
-	// Triangles the world's own triangle meshes (above) may have together, counted before any shape is
-	// made: more fail the build with SN_ERR_CAPACITY (a server bounds a world's meshes). Default
-	// INT64_MAX: none but the core's own bound per mesh.
+	// Triangles the world's own triangle meshes (above) may have together, as read (before degenerate
+	// ones are dropped) and before any shape is made: more fail the build with SN_ERR_CAPACITY and
+	// error->asset SNM_ASSET_TOO_MANY_TRIANGLES (a server bounds a world's meshes). Default INT64_MAX:
+	// none but the core's own bound per mesh.
 	int64_t max_world_mesh_triangles;
 	sn_material collision_material; // Default sn_default_material().
 	sn_filter collision_filter;     // Default sn_default_filter().
