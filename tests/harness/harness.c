@@ -405,6 +405,18 @@ uint64_t test_create_hinge(snc_client* c, uint64_t world, uint64_t body_a, uint6
 	return test_created(c, &m);
 }
 
+uint64_t test_create_hinged_chain(snc_client* c, uint64_t world, int links)
+{
+	uint64_t previous = 0;
+	for (int i = 0; i < links; ++i)
+	{
+		uint64_t b = test_create_body(c, world, 0.5 + i, 0, 0);
+		test_create_hinge(c, world, previous, b, previous == 0 ? 0.0 : 0.5, 0, 0, -0.5, 0, 0);
+		previous = b;
+	}
+	return previous;
+}
+
 typedef struct link_list
 {
 	const sinew_v1_LinkDef* links;

@@ -76,6 +76,9 @@ int32_t test_wait_closed(snc_client* client, char* reason, size_t reason_capacit
 sinew_v1_ClientMessage test_command(pb_size_t which_command);
 uint64_t test_create_world(snc_client* client, const char* name);
 uint64_t test_create_body(snc_client* client, uint64_t world, double x, double y, double z);
+// A chain of `links` 1 kg bodies along x, 1 m apart, hinged to the world and to each other about y: a
+// world whose long Step keeps a worker busy. Returns the last body.
+uint64_t test_create_hinged_chain(snc_client* client, uint64_t world, int links);
 uint64_t test_create_hinge(snc_client* client, uint64_t world, uint64_t body_a, uint64_t body_b, double ax, double ay,
 						   double az, double bx, double by, double bz);
 // CreateArticulation with these links (sent one by one through the growing field). Returns the reply's

@@ -467,33 +467,39 @@ static void test_store_bounded(void** state)
 	assert_int_equal(test_server_stop(&server), 0);
 }
 
+// The Panda of ../shared/robots, on the model path: a detailed robot whose load takes about a second.
+#define PANDA "example-robot-data/robots/panda_description/urdf/panda.urdf"
+
+static bool panda_present(void)
+{
+	FILE* f = fopen(SINEW_SHARED_ROBOTS_DIR "/" PANDA, "rb");
+	if (f == NULL)
+	{
+		print_message("skipped: %s is not there\n", SINEW_SHARED_ROBOTS_DIR "/" PANDA);
+		return false;
+	}
+	fclose(f);
+	return true;
+}
+
 // While a detailed robot's meshes are read (the Panda's: 19 files, about a second), the loop serves
 // others: another client's ping is answered before the load is.
 static void test_load_off_the_loop(void** state)
 {
 	(void)state;
-	const char* dir = SINEW_SHARED_ROBOTS_DIR "/example-robot-data/robots/panda_description";
-	char path[512];
-	snprintf(path, sizeof(path), "%s/urdf/panda.urdf", dir);
-	FILE* f = fopen(path, "rb");
-	if (f == NULL)
+	if (!panda_present())
 	{
-		print_message("skipped: %s is not there\n", path);
 		return;
 	}
-	fclose(f);
 	test_server server;
-	char model_path[512];
-	snprintf(model_path, sizeof(model_path), "%s", SINEW_SHARED_ROBOTS_DIR);
-	const char* args[] = { "--model-path", model_path, NULL };
+	const char* args[] = { "--model-path", SINEW_SHARED_ROBOTS_DIR, NULL };
 	test_server_start(&server, args);
 	snc_client* loader = test_connect(&server, SNC_TCP, "loader", sinew_v1_Role_ROLE_CONTROLLER);
 	snc_client* other = test_connect(&server, SNC_TCP, "other", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = test_create_world(loader, "panda");
 	sinew_v1_ClientMessage load = test_command(sinew_v1_ClientMessage_load_urdf_tag);
 	load.command.load_urdf.world_id = world;
-	snprintf(load.command.load_urdf.model, sizeof(load.command.load_urdf.model), "%s",
-			 "example-robot-data/robots/panda_description/urdf/panda.urdf");
+	snprintf(load.command.load_urdf.model, sizeof(load.command.load_urdf.model), "%s", PANDA);
 	assert_int_equal(snc_send(loader, &load), 0);
 	test_sleep_ms(20); // the load has begun on a worker
 	sinew_v1_ClientMessage ping = test_command(sinew_v1_ClientMessage_ping_tag);
@@ -518,16 +524,10 @@ static void test_load_off_the_loop(void** state)
 static void test_lockstep_timeout_during_a_load(void** state)
 {
 	(void)state;
-	const char* model = "example-robot-data/robots/panda_description/urdf/panda.urdf";
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", SINEW_SHARED_ROBOTS_DIR, model);
-	FILE* f = fopen(path, "rb");
-	if (f == NULL)
+	if (!panda_present())
 	{
-		print_message("skipped: %s is not there\n", path);
 		return;
 	}
-	fclose(f);
 	test_server server;
 	const char* args[] = { "--model-path", SINEW_SHARED_ROBOTS_DIR, NULL };
 	test_server_start(&server, args);
@@ -557,7 +557,7 @@ static void test_lockstep_timeout_during_a_load(void** state)
 	snc_message_free(&pong);
 	sinew_v1_ClientMessage load = test_command(sinew_v1_ClientMessage_load_urdf_tag);
 	load.command.load_urdf.world_id = world;
-	snprintf(load.command.load_urdf.model, sizeof(load.command.load_urdf.model), "%s", model);
+	snprintf(load.command.load_urdf.model, sizeof(load.command.load_urdf.model), "%s", PANDA);
 	snc_message reply;
 	test_expect(owner, &load, 0, NULL);
 	// The tick went on without the silent controller, after the load.

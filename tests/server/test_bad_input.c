@@ -500,13 +500,7 @@ static void test_receive_buffers_are_bounded(void** state)
 	// queued behind a long step. Before, a client could keep 64 messages of 16 MiB waiting there.
 	snc_client* c = test_connect(&s, SNC_TCP, "queue", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = test_create_world(c, "busy");
-	uint64_t previous = 0;
-	for (int i = 0; i < 20; ++i)
-	{
-		uint64_t b = test_create_body(c, world, 0.5 + i, 0, 0);
-		test_create_hinge(c, world, previous, b, previous == 0 ? 0.0 : 0.5, 0, 0, -0.5, 0, 0);
-		previous = b;
-	}
+	test_create_hinged_chain(c, world, 20);
 	sinew_v1_ClientMessage step = test_command(sinew_v1_ClientMessage_step_tag);
 	step.command.step.world_id = world;
 	step.command.step.count = 5000; // about a second in a release build, long enough to queue behind

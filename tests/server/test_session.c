@@ -575,13 +575,7 @@ static void test_shutdown_finishes_in_flight_replies(void** state)
 	test_server_start(&own, args);
 	snc_client* c = test_connect(&own, SNC_TCP, "shutdown", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = create_pgs_world(c, -9.81);
-	uint64_t previous = 0;
-	for (int i = 0; i < 20; ++i)
-	{
-		uint64_t b = test_create_body(c, world, 0.5 + i, 0, 0);
-		test_create_hinge(c, world, previous, b, previous == 0 ? 0.0 : 0.5, 0, 0, -0.5, 0, 0);
-		previous = b;
-	}
+	test_create_hinged_chain(c, world, 20);
 	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_step_tag);
 	m.command.step.world_id = world;
 	m.command.step.count = 2000;
