@@ -139,15 +139,13 @@ int32_t handle_ping(command_ctx* ctx)
 
 // Kept worlds count against their client's address, across its reconnections (server_limits.h,
 // max_kept_worlds_per_client); `except` is a world changing hands, not counted.
-static int32_t check_kept_quota(command_ctx* ctx, const world_host* except)
+static int32_t kept_quota(const server* srv, const session* s, const world_host* except, char* why, size_t cap)
 {
-	const server* srv = ctx->srv;
-	const char* address = ctx->session->address;
 	int64_t kept = 0;
 	for (int i = 0; i < srv->worlds.high; ++i)
 	{
 		const world_host* h = srv->worlds.items[i];
-		if (h != NULL && h != except && !h->closed && h->members.keep && strcmp(h->members.keeper, address) == 0)
+		if (h != NULL && h != except && !h->closed && h->members.keep && strcmp(h->members.keeper, s->address) == 0)
 		{
 			kept += 1;
 		}
@@ -155,12 +153,18 @@ static int32_t check_kept_quota(command_ctx* ctx, const world_host* except)
 	int64_t max = srv->config.limits.max_kept_worlds_per_client;
 	if (kept >= max)
 	{
-		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED,
-						"max_kept_worlds_per_client (%lld) reached for %s: kept worlds count against their client's "
-						"address across reconnections",
-						(long long)max, address);
+		snprintf(why, cap,
+				 "max_kept_worlds_per_client (%lld) reached for %s: kept worlds count against their client's address "
+				 "across reconnections",
+				 (long long)max, s->address);
+		return SV_ERR_LIMIT_REACHED;
 	}
 	return 0;
+}
+
+static int32_t check_kept_quota(command_ctx* ctx, const world_host* except)
+{
+	return kept_quota(ctx->srv, ctx->session, except, ctx->detail, sizeof(ctx->detail));
 }
 
 // A world that now outlives its owner counts against the owner's address.
@@ -169,19 +173,27 @@ static void keep_for(world_host* host, const session* s)
 	snprintf(host->members.keeper, sizeof(host->members.keeper), "%s", s->address);
 }
 
-static int32_t check_world_quota(command_ctx* ctx)
+// A new world for session s: within max_worlds and its max_worlds_per_client, and if it is kept, within
+// its address's max_kept_worlds_per_client.
+static int32_t world_quota(const server* srv, const session* s, bool keep, char* why, size_t cap)
 {
-	const server_limits* l = &ctx->srv->config.limits;
-	if (ctx->srv->worlds.count >= l->max_worlds)
+	const server_limits* l = &srv->config.limits;
+	if (srv->worlds.count >= l->max_worlds)
 	{
-		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "max_worlds (%lld) reached", (long long)l->max_worlds);
+		snprintf(why, cap, "max_worlds (%lld) reached", (long long)l->max_worlds);
+		return SV_ERR_LIMIT_REACHED;
 	}
-	if (ctx->session->worlds_owned >= l->max_worlds_per_client)
+	if (s->worlds_owned >= l->max_worlds_per_client)
 	{
-		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "max_worlds_per_client (%lld) reached",
-						(long long)l->max_worlds_per_client);
+		snprintf(why, cap, "max_worlds_per_client (%lld) reached", (long long)l->max_worlds_per_client);
+		return SV_ERR_LIMIT_REACHED;
 	}
-	return 0;
+	return keep ? kept_quota(srv, s, NULL, why, cap) : 0;
+}
+
+static int32_t check_world_quota(command_ctx* ctx, bool keep)
+{
+	return world_quota(ctx->srv, ctx->session, keep, ctx->detail, sizeof(ctx->detail));
 }
 
 static void announce_time_mode(world_host* host)
@@ -202,11 +214,7 @@ static void announce_time_mode(world_host* host)
 int32_t handle_create_world(command_ctx* ctx)
 {
 	const sinew_v1_CreateWorld* c = &ctx->msg.command.create_world;
-	int32_t code = check_world_quota(ctx);
-	if (code == 0 && c->keep_after_disconnect)
-	{
-		code = check_kept_quota(ctx, NULL);
-	}
+	int32_t code = check_world_quota(ctx, c->keep_after_disconnect);
 	if (code != 0)
 	{
 		return code;
@@ -333,25 +341,6 @@ static int32_t take_snapshot(command_ctx* ctx, const sn_world* world, uint8_t** 
 	return 0;
 }
 
-// A world built from a snapshot must fit the per-world limits.
-static int32_t check_world_limits(command_ctx* ctx, const sn_world* world)
-{
-	const server_limits* l = &ctx->srv->config.limits;
-	int bodies = sn_world_get_body_count(world);
-	int joints = sn_world_get_joint_count(world);
-	if (bodies > l->max_bodies_per_world)
-	{
-		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "the snapshot has %d bodies; max_bodies_per_world is %lld", bodies,
-						(long long)l->max_bodies_per_world);
-	}
-	if (joints > l->max_joints_per_world)
-	{
-		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "the snapshot has %d joints; max_joints_per_world is %lld", joints,
-						(long long)l->max_joints_per_world);
-	}
-	return 0;
-}
-
 // The default name of a clone of `base`: "<base> clone", or "<base> clone N" with N one above the largest
 // such number on the server (at least 2) when that is taken. One pass over the worlds.
 static void clone_name(const server* srv, const char* base, char* out, size_t cap)
@@ -389,65 +378,6 @@ static void clone_name(const server* srv, const char* base, char* out, size_t ca
 	{
 		snprintf(out, cap, "%s", stem);
 	}
-}
-
-int32_t handle_clone_world(command_ctx* ctx)
-{
-	const sinew_v1_CloneWorld* c = &ctx->msg.command.clone_world;
-	int32_t code = check_world_quota(ctx);
-	if (code == 0 && c->keep_after_disconnect)
-	{
-		code = check_kept_quota(ctx, NULL);
-	}
-	if (code != 0)
-	{
-		return code;
-	}
-	uint8_t* bytes = NULL;
-	size_t size = 0;
-	code = take_snapshot(ctx, ctx->host->world, &bytes, &size);
-	if (code != 0)
-	{
-		return code;
-	}
-	sn_world* world = NULL;
-	sn_error err = sn_world_create_from_snapshot(bytes, size, NULL, &world);
-	free(bytes);
-	if (err != SN_ERR_OK)
-	{
-		return cmd_fail(ctx, err, "could not build the clone");
-	}
-	char name[64];
-	if (c->name[0] != '\0')
-	{
-		snprintf(name, sizeof(name), "%s", c->name);
-	}
-	else
-	{
-		clone_name(ctx->srv, ctx->host->name, name, sizeof(name));
-	}
-	world_host* host = NULL;
-	code = world_host_create(ctx->srv, world, name, ctx->session->id, c->keep_after_disconnect, &host, ctx->detail,
-							 sizeof(ctx->detail));
-	if (code != 0)
-	{
-		return code;
-	}
-	ctx->session->worlds_owned += 1;
-	if (c->keep_after_disconnect)
-	{
-		keep_for(host, ctx->session);
-	}
-	// The clone's articulations keep their ids: their robot descriptions go with them (without them,
-	// DescribeWorld still gives the links).
-	if (!model_registry_copy(&host->models, &ctx->host->models))
-	{
-		model_registry_clear(&host->models);
-	}
-	pacing_set(host, (time_settings){ sinew_v1_TimeMode_TIME_PAUSED, 1.0, ctx->host->pacing.lockstep_timeout_ms });
-	ctx->reply.which_result = sinew_v1_Reply_created_tag;
-	ctx->reply.result.created.id = host->id;
-	return 0;
 }
 
 int32_t handle_configure_world(command_ctx* ctx)
@@ -539,7 +469,7 @@ int32_t handle_join_world(command_ctx* ctx)
 				// A client's kept world now counts against its new owner; the server's own (the demo world,
 				// no keeper) stays the server's.
 				bool clients = host->members.keeper[0] != '\0';
-				int32_t code = check_world_quota(ctx);
+				int32_t code = check_world_quota(ctx, false);
 				if (code == 0 && clients)
 				{
 					code = check_kept_quota(ctx, host);
@@ -703,66 +633,294 @@ int32_t handle_snapshot(command_ctx* ctx)
 	return 0;
 }
 
-static void reply_step_result(command_ctx* ctx)
-{
-	ctx->reply.which_result = sinew_v1_Reply_step_tag;
-	ctx->reply.result.step.step_count = ctx->host->cached.step_count;
-	ctx->reply.result.step.time = ctx->host->cached.time;
-	ctx->reply.result.step.diverged = ctx->host->cached.diverged;
-}
+// ---- worlds built from snapshots, off the loop --------------------------------------------------------
+//
+// Restore, Reset and CloneWorld build a world from a snapshot, and the build makes every convex hull and
+// every triangle mesh's bounding volume hierarchy again: for a mesh of a million triangles that is a
+// second of work. A world job does it on a worker, as CreateShape's and LoadUrdf's builds are done, while
+// the world's commands wait; the loop only swaps the built world in (Restore, Reset) or hosts it
+// (CloneWorld). The built world is counted on the worker against the per-world limits, all of those a
+// world built command by command meets.
 
-// Replace the host's world by one built from bytes; on success the bytes become the reset point when
-// `adopt` (ownership of bytes passes to the host).
-static int32_t load_snapshot(command_ctx* ctx, const uint8_t* bytes, size_t size)
+typedef enum snapshot_kind
 {
-	sn_world* world = NULL;
-	sn_error err = sn_world_create_from_snapshot(bytes, size, NULL, &world);
-	if (err != SN_ERR_OK)
+	SNAPSHOT_RESTORE, // the command's bytes replace the world and become its reset point
+	SNAPSHOT_RESET,   // the host's reset point replaces the world
+	SNAPSHOT_CLONE,   // the world's snapshot, written by the job, becomes a new world (and its reset point)
+} snapshot_kind;
+
+typedef struct snapshot_job
+{
+	world_job base; // first: the host's job
+	snapshot_kind kind;
+	uint64_t session_id;
+	uint64_t request_id;
+	int command;
+	server_limits limits;
+	const uint8_t* bytes; // RESTORE: `owned`; RESET: the host's reset point, which stays while the job runs
+	size_t size;
+	uint8_t* owned;  // the bytes the job owns: RESTORE's, CLONE's snapshot
+	sn_world* world; // built
+	int32_t code;
+	char detail[256];
+	bool keep;        // CLONE: keep_after_disconnect
+	char name[64];    // CLONE: the name asked for, or empty
+	uint64_t created; // CLONE: the new world's id
+} snapshot_job;
+
+// The per-world limits a world built from a snapshot must fit (bodies and articulation links together,
+// joints, shapes, mesh triangles, and each articulation what a state frame carries). 0, or the error with
+// `why`.
+static int32_t snapshot_fits(const server_limits* l, const sn_world* world, char* why, size_t cap)
+{
+	int64_t bodies = sn_world_get_body_count(world);
+	int joints = sn_world_get_joint_count(world);
+	int shapes = sn_world_get_shape_count(world);
+	int64_t max_links = l->max_links_per_articulation < FRAME_MAX_ARTICULATION_LINKS ? l->max_links_per_articulation
+																					 : FRAME_MAX_ARTICULATION_LINKS;
+	int n = sn_world_get_articulations(world, NULL, 0);
+	sn_articulation_id* ids = malloc((size_t)(n > 0 ? n : 1) * sizeof(sn_articulation_id));
+	if (ids == NULL)
 	{
-		return cmd_fail(ctx, err, "the snapshot was rejected (%zu bytes): %s", size, sn_error_message(err));
+		snprintf(why, cap, "out of memory");
+		return SN_ERR_NO_MEMORY;
 	}
-	int32_t code = check_world_limits(ctx, world);
+	n = sn_world_get_articulations(world, ids, n);
+	int32_t code = 0;
+	for (int i = 0; i < n && code == 0; ++i)
+	{
+		int links = sn_articulation_get_link_count(world, ids[i]);
+		int dofs = sn_articulation_get_dof_count(world, ids[i]);
+		bodies += links;
+		if (links > max_links || dofs > FRAME_MAX_ARTICULATION_DOFS)
+		{
+			snprintf(why, cap,
+					 "the snapshot has an articulation of %d links and %d dofs; max_links_per_articulation is %lld, "
+					 "and a state frame carries at most %d links and %d dofs",
+					 links, dofs, (long long)l->max_links_per_articulation, FRAME_MAX_ARTICULATION_LINKS,
+					 FRAME_MAX_ARTICULATION_DOFS);
+			code = SV_ERR_LIMIT_REACHED;
+		}
+	}
+	free(ids);
 	if (code != 0)
 	{
-		sn_world_destroy(world);
 		return code;
 	}
-	world_host_replace_world(ctx->host, world);
+	if (bodies > l->max_bodies_per_world)
+	{
+		snprintf(why, cap, "the snapshot has %lld bodies and articulation links; max_bodies_per_world is %lld",
+				 (long long)bodies, (long long)l->max_bodies_per_world);
+		return SV_ERR_LIMIT_REACHED;
+	}
+	if (joints > l->max_joints_per_world)
+	{
+		snprintf(why, cap, "the snapshot has %d joints; max_joints_per_world is %lld", joints,
+				 (long long)l->max_joints_per_world);
+		return SV_ERR_LIMIT_REACHED;
+	}
+	if (shapes > l->max_shapes_per_world)
+	{
+		snprintf(why, cap, "the snapshot has %d shapes; max_shapes_per_world is %lld", shapes,
+				 (long long)l->max_shapes_per_world);
+		return SV_ERR_LIMIT_REACHED;
+	}
+	int64_t triangles = shapes_world_mesh_triangles(world);
+	if (triangles > l->max_mesh_triangles_per_world)
+	{
+		snprintf(why, cap, "the snapshot's meshes have %lld triangles; max_mesh_triangles_per_world is %lld",
+				 (long long)triangles, (long long)l->max_mesh_triangles_per_world);
+		return SV_ERR_LIMIT_REACHED;
+	}
+	return 0;
+}
+
+// On a worker: write the snapshot (CLONE), build the world, count it.
+static void snapshot_run(world_job* base)
+{
+	snapshot_job* job = (snapshot_job*)base;
+	if (job->kind == SNAPSHOT_CLONE)
+	{
+		const sn_world* source = base->host->world; // the job owns it while it runs
+		size_t need = sn_world_snapshot_size(source);
+		job->owned = malloc(need > 0 ? need : 1);
+		sn_error err =
+			job->owned != NULL ? sn_world_snapshot_write(source, job->owned, need, &job->size) : SN_ERR_NO_MEMORY;
+		if (err != SN_ERR_OK)
+		{
+			job->code = (int32_t)err;
+			snprintf(job->detail, sizeof(job->detail), "clone world: no memory for a %zu-byte snapshot", need);
+			return;
+		}
+		job->bytes = job->owned;
+	}
+	sn_error err = sn_world_create_from_snapshot(job->bytes, job->size, NULL, &job->world);
+	if (err != SN_ERR_OK)
+	{
+		job->code = (int32_t)err;
+		snprintf(job->detail, sizeof(job->detail), "the snapshot was rejected (%zu bytes): %s", job->size,
+				 sn_error_message(err));
+		return;
+	}
+	job->code = snapshot_fits(&job->limits, job->world, job->detail, sizeof(job->detail));
+}
+
+// Host the clone for its session (if it is still there and still within its quotas). 0, or the error.
+static int32_t clone_host(snapshot_job* job, world_host* source)
+{
+	server* srv = source->srv;
+	session* s = server_session(srv, job->session_id);
+	if (s == NULL)
+	{
+		snprintf(job->detail, sizeof(job->detail), "the session that asked for the clone has closed");
+		return SN_ERR_INVALID_ID; // nobody to own it, nobody to answer
+	}
+	int32_t code = world_quota(srv, s, job->keep, job->detail, sizeof(job->detail));
+	if (code != 0)
+	{
+		return code;
+	}
+	char name[64];
+	if (job->name[0] != '\0')
+	{
+		snprintf(name, sizeof(name), "%s", job->name);
+	}
+	else
+	{
+		clone_name(srv, source->name, name, sizeof(name));
+	}
+	world_host* host = NULL;
+	code = world_host_create_at(srv, job->world, name, s->id, job->keep, 0, (kept_snapshot){ job->owned, job->size },
+								&host, job->detail, sizeof(job->detail));
+	job->world = NULL; // the host's, also on failure
+	job->owned = NULL;
+	if (code != 0)
+	{
+		return code;
+	}
+	s->worlds_owned += 1;
+	if (job->keep)
+	{
+		keep_for(host, s);
+	}
+	// The clone's articulations keep their ids: their robot descriptions go with them (without them,
+	// DescribeWorld still gives the links).
+	if (!model_registry_copy(&host->models, &source->models))
+	{
+		model_registry_clear(&host->models);
+	}
+	pacing_set(host, (time_settings){ sinew_v1_TimeMode_TIME_PAUSED, 1.0, source->pacing.lockstep_timeout_ms });
+	job->created = host->id;
+	return 0;
+}
+
+// Back on the loop, the host idle again: swap the world in, or host the clone; reply.
+static void snapshot_done(world_job* base)
+{
+	snapshot_job* job = (snapshot_job*)base;
+	world_host* host = base->host;
+	server* srv = host->srv;
+	if (job->code == 0 && host->doomed)
+	{
+		job->code = SV_ERR_UNKNOWN_WORLD;
+		snprintf(job->detail, sizeof(job->detail), "world %llu was destroyed meanwhile", (unsigned long long)host->id);
+	}
+	if (job->code == 0 && job->kind == SNAPSHOT_CLONE)
+	{
+		job->code = clone_host(job, host);
+	}
+	else if (job->code == 0)
+	{
+		world_host_replace_world(host, job->world);
+		job->world = NULL;
+		if (job->kind == SNAPSHOT_RESTORE)
+		{
+			// The bytes may come from another world whose articulations share ids with this one's robots.
+			model_registry_clear(&host->models);
+			world_host_keep_reset_point(host, job->owned, job->size);
+			job->owned = NULL;
+		}
+		controller_resume(&host->controller); // a world's own motion (the demo's) takes over again
+	}
+	metrics_count_command(&srv->metrics, job->command, job->code);
+	sinew_v1_Reply reply = sinew_v1_Reply_init_zero;
+	if (job->kind == SNAPSHOT_CLONE)
+	{
+		reply.which_result = sinew_v1_Reply_created_tag;
+		reply.result.created.id = job->created;
+	}
+	else
+	{
+		reply.which_result = sinew_v1_Reply_step_tag;
+		reply.result.step.step_count = host->cached.step_count;
+		reply.result.step.time = host->cached.time;
+		reply.result.step.diverged = host->cached.diverged;
+	}
+	session_reply_to(srv, job->session_id, job->request_id, job->code, job->detail, job->code == 0 ? &reply : NULL);
+	sn_world_destroy(job->world);
+	free(job->owned);
+	free(job);
+}
+
+// Start the job of `kind` for the command (its bytes, for RESTORE, move into the job).
+static int32_t start_snapshot_job(command_ctx* ctx, snapshot_kind kind)
+{
+	snapshot_job* job = calloc(1, sizeof(snapshot_job));
+	if (job == NULL)
+	{
+		return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
+	}
+	job->kind = kind;
+	job->session_id = ctx->session->id;
+	job->request_id = ctx->request_id;
+	job->command = ctx->index;
+	job->limits = ctx->srv->config.limits;
+	if (kind == SNAPSHOT_RESTORE)
+	{
+		job->owned = ctx->bytes;
+		job->bytes = ctx->bytes;
+		job->size = ctx->bytes_size;
+		ctx->bytes = NULL;
+		ctx->bytes_size = 0;
+	}
+	else if (kind == SNAPSHOT_RESET)
+	{
+		job->bytes = ctx->host->reset_point.bytes;
+		job->size = ctx->host->reset_point.size;
+	}
+	else
+	{
+		const sinew_v1_CloneWorld* c = &ctx->msg.command.clone_world;
+		job->keep = c->keep_after_disconnect;
+		snprintf(job->name, sizeof(job->name), "%s", c->name);
+	}
+	job->base.run = snapshot_run;
+	job->base.done = snapshot_done;
+	ctx->deferred = true;
+	world_host_start_job(ctx->host, &job->base);
 	return 0;
 }
 
 int32_t handle_restore(command_ctx* ctx)
 {
-	int32_t code = load_snapshot(ctx, ctx->bytes, ctx->bytes_size);
-	if (code != 0)
-	{
-		return code;
-	}
-	// The bytes may come from another world whose articulations share ids with this one's robots.
-	model_registry_clear(&ctx->host->models);
-	controller_resume(&ctx->host->controller);
-	world_host_keep_reset_point(ctx->host, ctx->bytes, ctx->bytes_size);
-	ctx->bytes = NULL;
-	ctx->bytes_size = 0;
-	reply_step_result(ctx);
-	return 0;
+	return start_snapshot_job(ctx, SNAPSHOT_RESTORE);
 }
 
 int32_t handle_reset(command_ctx* ctx)
 {
-	world_host* host = ctx->host;
-	if (host->reset_point.bytes == NULL)
+	if (ctx->host->reset_point.bytes == NULL)
 	{
-		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "world %llu has no reset point", (unsigned long long)host->id);
+		return cmd_fail(ctx, SN_ERR_INVALID_ARGUMENT, "world %llu has no reset point",
+						(unsigned long long)ctx->host->id);
 	}
-	int32_t code = load_snapshot(ctx, host->reset_point.bytes, host->reset_point.size);
-	if (code != 0)
-	{
-		return code;
-	}
-	controller_resume(&host->controller); // a world's own motion (the demo's) takes over again
-	reply_step_result(ctx);
-	return 0;
+	return start_snapshot_job(ctx, SNAPSHOT_RESET);
+}
+
+int32_t handle_clone_world(command_ctx* ctx)
+{
+	// The quotas are checked again when the clone is built: other worlds may have come meanwhile.
+	int32_t code = check_world_quota(ctx, ctx->msg.command.clone_world.keep_after_disconnect);
+	return code != 0 ? code : start_snapshot_job(ctx, SNAPSHOT_CLONE);
 }
 
 // ---- state --------------------------------------------------------------------------------------------

@@ -881,8 +881,17 @@ static bool restore_world(server* srv, const char* file, const uint8_t* data, si
 		return false;
 	}
 	uint32_t tag = sn_world_get_def(world).id_tag;
+	uint8_t* reset_copy = malloc(reset_size > 0 ? reset_size : 1);
+	if (reset_copy == NULL)
+	{
+		sn_world_destroy(world);
+		snprintf(why, cap, "out of memory for its reset point");
+		return false;
+	}
+	memcpy(reset_copy, reset, reset_size);
 	world_host* host = NULL;
-	int32_t code = world_host_create_at(srv, world, name_text, 0, true, id, &host, detail, sizeof(detail));
+	int32_t code = world_host_create_at(srv, world, name_text, 0, true, id, (kept_snapshot){ reset_copy, reset_size },
+										&host, detail, sizeof(detail));
 	if (code != 0)
 	{
 		snprintf(why, cap, "its world id %llu cannot be taken: %s", (unsigned long long)id, detail);
@@ -892,12 +901,6 @@ static bool restore_world(server* srv, const char* file, const uint8_t* data, si
 	if (tag > srv->next_id_tag)
 	{
 		srv->next_id_tag = tag; // new worlds' object ids stay apart from the restored ones'
-	}
-	uint8_t* reset_copy = malloc(reset_size > 0 ? reset_size : 1);
-	if (reset_copy != NULL)
-	{
-		memcpy(reset_copy, reset, reset_size);
-		world_host_keep_reset_point(host, reset_copy, reset_size);
 	}
 	for (uint32_t i = 0; i < model_count && !r.bad; ++i)
 	{

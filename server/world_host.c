@@ -69,16 +69,17 @@ world_host* world_host_find_name(const server* srv, const char* name)
 int32_t world_host_create(server* srv, sn_world* world, const char* name, uint64_t owner, bool keep, world_host** out,
 						  char* detail, size_t cap)
 {
-	return world_host_create_at(srv, world, name, owner, keep, 0, out, detail, cap);
+	return world_host_create_at(srv, world, name, owner, keep, 0, (kept_snapshot){ NULL, 0 }, out, detail, cap);
 }
 
 int32_t world_host_create_at(server* srv, sn_world* world, const char* name, uint64_t owner, bool keep, uint64_t id,
-							 world_host** out, char* detail, size_t cap)
+							 kept_snapshot reset, world_host** out, char* detail, size_t cap)
 {
 	const world_host* same = world_host_find_name(srv, name);
 	if (same != NULL)
 	{
 		sn_world_destroy(world);
+		free(reset.bytes);
 		snprintf(detail, cap, "a world named \"%s\" exists already (id %llu): world names are unique on a server", name,
 				 (unsigned long long)same->id);
 		return SV_ERR_NAME_TAKEN;
@@ -87,11 +88,13 @@ int32_t world_host_create_at(server* srv, sn_world* world, const char* name, uin
 	if (host == NULL)
 	{
 		sn_world_destroy(world);
+		free(reset.bytes);
 		snprintf(detail, cap, "out of memory");
 		return SN_ERR_NO_MEMORY;
 	}
 	host->srv = srv;
 	host->world = world;
+	host->reset_point = reset;
 	snprintf(host->name, sizeof(host->name), "%s", name != NULL ? name : "");
 	host->members.owner = owner;
 	host->members.keep = keep;
@@ -101,7 +104,7 @@ int32_t world_host_create_at(server* srv, sn_world* world, const char* name, uin
 	host->open_handles += stream_init(host, srv->loop);
 	host->id = id == 0 ? idpool_add(&srv->worlds, host)
 					   : idpool_add_at(&srv->worlds, id, host, (int)srv->config.limits.max_worlds);
-	bool ok = host->id != 0 && world_host_set_reset_point(host) == 0 &&
+	bool ok = host->id != 0 && (reset.bytes != NULL || world_host_set_reset_point(host) == 0) &&
 		(owner == 0 || members_set(&host->members, owner, sinew_v1_Role_ROLE_OWNER, false));
 	if (!ok)
 	{
@@ -421,8 +424,6 @@ void world_host_replace_world(world_host* host, sn_world* world)
 	host->step_ns_avg = guess_step_ns(world);
 	host->measured = false; // another state: its steps are measured again before any runs on the loop
 	pacing_rebase(host, server_now_ns());
-	stream_state_changed(host);
-	pacing_pace(host);
 }
 
 // ---- steps --------------------------------------------------------------------------------------------

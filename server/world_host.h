@@ -164,9 +164,11 @@ typedef struct world_host
 int32_t world_host_create(struct server* srv, sn_world* world, const char* name, uint64_t owner, bool keep,
 						  world_host** out, char* detail, size_t detail_capacity);
 
-// The same under a given id (a world restored from the state directory, persist.c); 0: a new id.
+// The same under a given id (a world restored from the state directory, persist.c; 0: a new id), and with
+// a given reset point (a snapshot the caller has: ownership of its bytes passes to the host, also on
+// failure; { NULL, 0 }: the state now, written here).
 int32_t world_host_create_at(struct server* srv, sn_world* world, const char* name, uint64_t owner, bool keep,
-							 uint64_t id, world_host** out, char* detail, size_t detail_capacity);
+							 uint64_t id, kept_snapshot reset, world_host** out, char* detail, size_t detail_capacity);
 // The live world named `name` (not empty), or NULL.
 world_host* world_host_find_name(const struct server* srv, const char* name);
 
@@ -196,7 +198,8 @@ void world_host_broadcast(world_host* host, sinew_v1_Event* event);
 // Refresh the cached copies from the world (idle only).
 void world_host_refresh(world_host* host);
 // Replace the core world (restore, reset): ownership of `world` passes to the host. Rebases the real-time
-// schedule and clears the divergence report.
+// schedule and clears the divergence report. Called from a job's end, whose caller then tells the
+// subscribers and paces the world (world_host_start_job).
 void world_host_replace_world(world_host* host, sn_world* world);
 // Take a snapshot of the current state as the reset point. Returns 0 or NO_MEMORY.
 int32_t world_host_set_reset_point(world_host* host);

@@ -8,6 +8,9 @@
 #include "fixture.h"
 
 #include "content.h"
+#include "wire.h"
+
+#include "sinew/sinew.h"
 
 #include <pb_encode.h>
 
@@ -638,6 +641,87 @@ static void test_urdf_world_meshes_count(void** state)
 	assert_int_equal(world_info(world).articulation_count, 1);
 }
 
+// Restore a world from snapshot bytes made by the core library: 0 or the reply's error, its text in `why`.
+static int32_t restore_bytes(uint64_t world, const uint8_t* bytes, size_t size, char* why, size_t cap)
+{
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_restore_tag);
+	m.command.restore.world_id = world;
+	wire_bytes data = { bytes, size };
+	m.command.restore.data.funcs.encode = wire_encode_bytes;
+	m.command.restore.data.arg = &data;
+	snc_message reply;
+	int32_t code = test_request(c, &m, &reply);
+	snprintf(why, cap, "%s", snc_reply_text(&reply));
+	snc_message_free(&reply);
+	return code;
+}
+
+// A core world with one sphere body and, if `mesh`, a 12-triangle closed box mesh as the world's own;
+// its snapshot in a malloc'd buffer.
+static uint8_t* core_snapshot(bool mesh, size_t* size)
+{
+	sn_world_def def = sn_default_world_def();
+	sn_world* w = NULL;
+	assert_int_equal(sn_world_create(&def, &w), SN_ERR_OK);
+	sn_body_def b = sn_default_body_def();
+	b.type = SN_BODY_DYNAMIC;
+	sn_body_id body;
+	assert_int_equal(sn_create_body(w, &b, &body), SN_ERR_OK);
+	sn_shape_def sphere = sn_default_shape_def();
+	sphere.body = body;
+	sn_shape_id id;
+	assert_int_equal(sn_create_shape(w, &sphere, &id), SN_ERR_OK);
+	if (mesh)
+	{
+		static const sn_vec3 v[] = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 }, { 0, 1, 0 },
+									 { 0, 0, 1 }, { 1, 0, 1 }, { 1, 1, 1 }, { 0, 1, 1 } };
+		static const int32_t t[] = { 0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+									 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7 };
+		sn_shape_def box = sn_default_shape_def();
+		box.geometry = sn_geometry_mesh(v, 8, t, 12);
+		assert_int_equal(sn_create_shape(w, &box, &id), SN_ERR_OK);
+	}
+	size_t need = sn_world_snapshot_size(w);
+	uint8_t* bytes = malloc(need);
+	assert_non_null(bytes);
+	assert_int_equal(sn_world_snapshot_write(w, bytes, need, size), SN_ERR_OK);
+	sn_world_destroy(w);
+	return bytes;
+}
+
+static void test_restore_counts_shapes(void** state)
+{
+	(void)state;
+	// A world restored from a snapshot meets the limits a world built command by command meets. Restore
+	// counted bodies and joints only, so a snapshot could bring in meshes past max_mesh_triangles_per_world
+	// (6 here) and articulations past what a state frame carries. Now a 12-triangle world mesh is refused,
+	// and the world stays as it was.
+	uint64_t world = still_world("restore limits");
+	sinew_v1_BodyDef b = body_at(0, 0, 1, sinew_v1_BodyType_BODY_DYNAMIC);
+	snc_shape ball = snc_shape_sphere(0.2);
+	snc_message reply;
+	assert_int_equal(snc_create_body(c, world, &b, &ball, 1, NULL, &reply, TEST_TIMEOUT_MS), 0);
+	assert_int_equal(snc_reply_code(&reply), 0);
+	snc_message_free(&reply);
+	size_t size = 0;
+	uint8_t* bytes = core_snapshot(true, &size);
+	char why[300];
+	assert_int_equal(restore_bytes(world, bytes, size, why, sizeof(why)), sinew_v1_ErrorCode_ERR_LIMIT_REACHED);
+	free(bytes);
+	assert_non_null(strstr(why, "max_mesh_triangles_per_world"));
+	assert_non_null(strstr(why, "12 triangles"));
+	sinew_v1_WorldInfo info = world_info(world);
+	assert_int_equal(info.body_count, 1);
+	assert_int_equal(info.shape_count, 1);
+	// Without the mesh it fits, and replaces the world.
+	bytes = core_snapshot(false, &size);
+	assert_int_equal(restore_bytes(world, bytes, size, why, sizeof(why)), 0);
+	free(bytes);
+	info = world_info(world);
+	assert_int_equal(info.body_count, 1);
+	assert_int_equal(info.shape_count, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -648,6 +732,7 @@ int main(void)
 		cmocka_unit_test(test_contacts_and_events),
 		cmocka_unit_test(test_contacts_bounded),
 		cmocka_unit_test(test_urdf_world_meshes_count),
+		cmocka_unit_test(test_restore_counts_shapes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
