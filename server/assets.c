@@ -1,6 +1,7 @@
 // The asset store (see assets.h): an open-addressing table keyed by (kind, hash), with a use clock for
-// least-recently-used eviction. Eviction scans the table for the oldest blob not in use: the table holds
-// at most ASSET_STORE_MAX_ENTRIES, and it runs only when a put needs room.
+// least-recently-used eviction. Eviction scans the table for the oldest blobs not in use: the table holds
+// at most ASSET_STORE_MAX_ENTRIES, and it runs only when a put needs room, then makes room for the next
+// puts too (make_room).
 #include "assets.h"
 
 #include <stdio.h>
@@ -192,6 +193,13 @@ static int by_use(const void* a, const void* b)
 
 // Drop least recently used blobs that nobody else holds until `size` more bytes and one more entry fit.
 // False (nothing dropped) if they cannot: the blobs in use leave too little room.
+//
+// Finding the least recently used takes a pass over the table and a sort of what is not in use. So that a
+// full store does not pay that at every put (65,536 blobs: milliseconds each, on the loop thread), a pass
+// drops down to EVICT_TO of both bounds where the blobs not in use allow, never fewer than the put needs:
+// the next passes come only after another eighth of the store was put.
+#define EVICT_TO(bound) ((bound) / 8 * 7)
+
 static bool make_room(asset_store* s, size_t size)
 {
 	if (s->bytes + size <= s->budget && s->count < ASSET_STORE_MAX_ENTRIES)
@@ -203,6 +211,7 @@ static bool make_room(asset_store* s, size_t size)
 	{
 		return false;
 	}
+	s->eviction_passes += 1;
 	int n = 0;
 	size_t free_bytes = 0;
 	for (int i = 0; i < s->capacity; ++i)
@@ -217,8 +226,16 @@ static bool make_room(asset_store* s, size_t size)
 	if (fits)
 	{
 		qsort(list, (size_t)n, sizeof(candidate), by_use);
-		for (int k = 0; k < n && (s->bytes + size > s->budget || s->count >= ASSET_STORE_MAX_ENTRIES); ++k)
+		size_t byte_goal = EVICT_TO(s->budget);
+		int count_goal = EVICT_TO(ASSET_STORE_MAX_ENTRIES);
+		for (int k = 0; k < n; ++k)
 		{
+			bool needed = s->bytes + size > s->budget || s->count >= ASSET_STORE_MAX_ENTRIES;
+			bool slack = s->bytes + size > byte_goal || s->count + 1 > count_goal;
+			if (!needed && !slack)
+			{
+				break;
+			}
 			remove_slot(s, find_slot(s, list[k].blob->kind, list[k].blob->hash));
 			s->evictions += 1;
 		}

@@ -10,9 +10,10 @@
 // Content is an immutable blob shared by reference count: the store holds one reference, and so do the
 // things that use it (a world's kept model or shape, a load reading a file on a worker, an HTTP response
 // being written). A blob with references besides the store's is in use and never dropped. Past the byte
-// bound, or past ASSET_STORE_MAX_ENTRIES blobs, the least recently used blobs not in use are dropped
-// (a client then sends a file again; LoadUrdf says ERR_UNKNOWN_ASSET for a hash it no longer has). A new
-// blob that cannot fit even so is refused (LIMIT_REACHED). Reference counts and the store change on the
+// bound, or past ASSET_STORE_MAX_ENTRIES blobs, the least recently used blobs not in use are dropped, down
+// to 7/8 of both bounds where they allow (a client then sends a file again; LoadUrdf says
+// ERR_UNKNOWN_ASSET for a hash it no longer has). A new blob that cannot fit even so is refused
+// (LIMIT_REACHED). Reference counts and the store change on the
 // loop thread only; workers read blobs' bytes while the loop holds references for them.
 #ifndef SINEW_SERVER_ASSETS_H
 #define SINEW_SERVER_ASSETS_H
@@ -69,6 +70,7 @@ typedef struct asset_store
 	uint64_t misses;
 	uint64_t evictions;
 	uint64_t refusals;
+	uint64_t eviction_passes; // scans of the table for blobs to drop
 } asset_store;
 
 // An empty store of at most budget bytes. False if memory ran out.

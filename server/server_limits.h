@@ -75,8 +75,8 @@
 	X(max_asset_store_bytes, 536870912, 1048576, 68719476736, "bytes",                                                 \
 	  "the asset store in memory: mesh files clients sent (kept so that loading a robot again sends nothing new) and " \
 	  "the meshes served to clients (GetMesh, /assets/HASH). Past it the least recently used that nothing uses are "   \
-	  "dropped (a mesh is in use while a world's robot or shape has it, a file while a load reads it); a load or put " \
-	  "that cannot fit is refused")                                                                                    \
+	  "dropped, down to 7/8 of it (a mesh is in use while a world's robot or shape has it, a file while a load reads " \
+	  "it); a load or put that cannot fit is refused")                                                                 \
 	X(max_contacts_per_frame, 4096, 0, 1000000, "contacts",                                                            \
 	  "contact manifolds (up to 4 points each, about 250 bytes) one state frame carries (INCLUDE_CONTACTS); more are " \
 	  "counted in contacts_dropped: bounds a frame of a heap of shapes to about 1 MB")                                 \
