@@ -366,8 +366,8 @@ static bool decode_hook(pb_istream_t* stream, const pb_field_iter_t* field, void
 		(field->descriptor == &sinew_v1_LinkDef_msg && field->tag == sinew_v1_LinkDef_shapes_tag))
 	{
 		// A link's shapes arrive while the link decodes: it is links[link_count] until it is counted.
-		int owner = field->descriptor == &sinew_v1_LinkDef_msg ? ctx->link_count : 0;
-		return shape_list_decode(&ctx->shapes, stream, owner);
+		bool link = field->descriptor == &sinew_v1_LinkDef_msg;
+		return shape_list_decode(&ctx->shapes, stream, link ? ctx->link_count : 0, link);
 	}
 	bool handled = false;
 	bool ok = shape_list_decode_geometry(&ctx->shapes, stream, field, &handled);

@@ -38,8 +38,18 @@ void shape_list_free(shape_list* list)
 	list->current = NULL;
 }
 
-bool shape_list_decode(shape_list* list, pb_istream_t* stream, int owner)
+bool shape_list_decode(shape_list* list, pb_istream_t* stream, int owner, bool link)
 {
+	// A message whose command switches from CreateArticulation to CreateBody (or back) is that last
+	// command alone: the shapes of the one before go (nanopb keeps only the last member of the oneof, but
+	// the shapes are gathered here, outside it).
+	if (link != list->for_links)
+	{
+		shape_list_free(list); // keeps max_per_owner
+		list->over_limit = false;
+		list->run = 0;
+		list->for_links = link;
+	}
 	// Shapes arrive owner by owner (a link's while it decodes): count the current owner's run.
 	if (list->run == 0 || list->run_owner != owner)
 	{

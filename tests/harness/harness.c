@@ -417,15 +417,9 @@ uint64_t test_create_hinged_chain(snc_client* c, uint64_t world, int links)
 	return previous;
 }
 
-typedef struct link_list
+bool test_encode_links(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
 {
-	const sinew_v1_LinkDef* links;
-	int count;
-} link_list;
-
-static bool encode_links(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
-{
-	const link_list* list = *arg;
+	const test_links_arg* list = *arg;
 	for (int i = 0; i < list->count; ++i)
 	{
 		if (!pb_encode_tag_for_field(stream, field) ||
@@ -442,8 +436,8 @@ int32_t test_create_articulation(snc_client* c, uint64_t world, const sinew_v1_L
 {
 	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_articulation_tag);
 	m.command.create_articulation.world_id = world;
-	link_list list = { links, count };
-	m.command.create_articulation.links.funcs.encode = encode_links;
+	test_links_arg list = { links, count };
+	m.command.create_articulation.links.funcs.encode = test_encode_links;
 	m.command.create_articulation.links.arg = &list;
 	snc_message reply;
 	int32_t code = test_request(c, &m, &reply);

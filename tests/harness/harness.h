@@ -72,6 +72,14 @@ void test_wait_for(snc_client* client, pb_size_t which_message, snc_message* out
 // Read until the server closes the connection; returns the Closing event's code (or 0 if none came).
 int32_t test_wait_closed(snc_client* client, char* reason, size_t reason_capacity);
 
+// CreateArticulation.links of `count` LinkDefs (arg: a test_links_arg), for messages built by hand.
+typedef struct test_links_arg
+{
+	const sinew_v1_LinkDef* links;
+	int count;
+} test_links_arg;
+bool test_encode_links(pb_ostream_t* stream, const pb_field_t* field, void* const* arg);
+
 // Command builders.
 sinew_v1_ClientMessage test_command(pb_size_t which_command);
 uint64_t test_create_world(snc_client* client, const char* name);

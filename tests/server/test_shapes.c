@@ -722,6 +722,65 @@ static void test_restore_counts_shapes(void** state)
 	assert_int_equal(info.shape_count, 1);
 }
 
+// One message whose command is CreateArticulation, then CreateBody: protobuf keeps the last member of a
+// oneof, so it is a CreateBody. The shapes were gathered outside the oneof, and the links' went with the
+// body (past max_shapes_per_body too). Now the body gets its own shape alone.
+static void test_switched_command_keeps_its_own_shapes(void** state)
+{
+	(void)state;
+	uint64_t world = still_world("switched");
+	snc_shape ball = snc_shape_sphere(0.1);
+	sinew_v1_LinkDef link = sinew_v1_LinkDef_init_zero;
+	link.parent = -1;
+	link.shapes.funcs.encode = encode_one_shape;
+	link.shapes.arg = &ball;
+	sinew_v1_ClientMessage first = test_command(sinew_v1_ClientMessage_create_articulation_tag);
+	first.request_id = 7001;
+	first.command.create_articulation.world_id = world;
+	sinew_v1_LinkDef links[3] = { link, link, link };
+	links[1].parent = 0;
+	links[1].joint_type = sinew_v1_LinkJointType_LINK_REVOLUTE;
+	links[2] = links[1];
+	links[2].parent = 1;
+	// Three links of a ball each: link 0's run of shapes is the body's if they are not told apart.
+	first.command.create_articulation.links.funcs.encode = test_encode_links;
+	test_links_arg arg = { links, 3 };
+	first.command.create_articulation.links.arg = &arg;
+	snc_shape box = snc_shape_box(0.1, 0.1, 0.1);
+	sinew_v1_ClientMessage second = test_command(sinew_v1_ClientMessage_create_body_tag);
+	second.request_id = 7001;
+	second.command.create_body.world_id = world;
+	second.command.create_body.has_body = true;
+	second.command.create_body.body = body_at(0, 0, 1, sinew_v1_BodyType_BODY_DYNAMIC);
+	second.command.create_body.shapes.funcs.encode = encode_one_shape;
+	second.command.create_body.shapes.arg = &box;
+	static uint8_t bytes[4096];
+	uint8_t* body = bytes + 10;
+	pb_ostream_t out = pb_ostream_from_buffer(body, sizeof(bytes) - 10);
+	assert_true(pb_encode(&out, sinew_v1_ClientMessage_fields, &first));
+	assert_true(pb_encode(&out, sinew_v1_ClientMessage_fields, &second)); // concatenated: merged
+	uint8_t prefix[10];
+	size_t n = wire_varint_put(prefix, out.bytes_written);
+	memcpy(body - n, prefix, n);
+	assert_int_equal(snc_send_raw(c, body - n, n + out.bytes_written), 0);
+	snc_message reply;
+	test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+	if (snc_reply_code(&reply) != 0)
+	{
+		fail_msg("%s", snc_reply_text(&reply));
+	}
+	assert_int_equal(reply.shape_id_count, 1);
+	snc_message_free(&reply);
+	sinew_v1_WorldInfo info = world_info(world);
+	assert_int_equal(info.body_count, 1);
+	assert_int_equal(info.articulation_count, 0);
+	assert_int_equal(info.shape_count, 1);
+	describe(world, 0, &reply);
+	assert_int_equal(reply.shape_info_count, 1);
+	assert_int_equal(reply.shape_infos[0].type, sinew_v1_ShapeType_SHAPE_BOX);
+	snc_message_free(&reply);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -733,6 +792,7 @@ int main(void)
 		cmocka_unit_test(test_contacts_bounded),
 		cmocka_unit_test(test_urdf_world_meshes_count),
 		cmocka_unit_test(test_restore_counts_shapes),
+		cmocka_unit_test(test_switched_command_keeps_its_own_shapes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
