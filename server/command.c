@@ -636,12 +636,11 @@ static void execute(session* s, const uint8_t* data, size_t size, world_host* qu
 			else if ((row->flags & CMD_WAITS) != 0 && (host->busy || (queued_host != host && host->queue.head != NULL)))
 			{
 				// The world is stepping (or others wait before us): run when the step ends.
-				const int32_t queued = world_host_enqueue(host, s->id, data, size);
+				char full[200];
+				const int32_t queued = world_host_enqueue(host, s, data, size, full, sizeof(full));
 				if (queued == SV_ERR_LIMIT_REACHED)
 				{
-					code = cmd_fail(ctx, queued,
-									"%s: max_queued_bytes reached: commands waiting for busy worlds hold too much",
-									row->name);
+					code = cmd_fail(ctx, queued, "%s: %s", row->name, full);
 				}
 				else if (queued != 0)
 				{

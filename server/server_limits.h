@@ -24,7 +24,8 @@
 	X(max_queued_bytes, 268435456, 1048576, 68719476736, "bytes",                                                      \
 	  "commands that wait for a busy world (copies of their messages), all together: one that would need more is "     \
 	  "refused with LIMIT_REACHED, and its connection stays. Apart from max_receive_bytes, so that a client queueing " \
-	  "behind its own long step cannot get other clients' large messages refused")                                     \
+	  "behind its own long step cannot get other clients' large messages refused; and one client address (all its "    \
+	  "connections) holds at most half, so that others can still queue behind their own steps")                        \
 	X(min_receive_bytes_per_s, 65536, 1024, 1073741824, "bytes/s",                                                     \
 	  "a message that has outgrown its connection's first 128 KiB must keep arriving at this rate on average: each "   \
 	  "of its bytes so far buys 1/rate s, counted from when it outgrew them (not while the server itself stops "       \

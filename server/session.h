@@ -60,6 +60,7 @@ typedef struct session
 	int unwritten_count;         // replies and events handed to the transport, not yet written
 	uint64_t unwritten_since_ns; // when the oldest of those was queued
 	int worlds_owned;            // live worlds this session owns (max_worlds_per_client)
+	size_t queued_bytes;         // its commands waiting for busy worlds (world_host_enqueue)
 	int subscription_count;
 	uint64_t requests;
 	// This loop pass's share: commands handled and bytes of requests and replies (server.h: pass).

@@ -24,6 +24,11 @@
 static void queued_free(world_host* host, queued_command* q)
 {
 	host->srv->queued_bytes -= q->size;
+	session* s = server_session(host->srv, q->session_id);
+	if (s != NULL)
+	{
+		s->queued_bytes -= q->size;
+	}
 	free(q);
 }
 
@@ -264,14 +269,43 @@ bool world_host_idle(const world_host* host)
 	return !host->busy && host->queue.head == NULL;
 }
 
-int32_t world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t* data, size_t size)
+// Bytes that sessions from `address` keep queued.
+static size_t address_queued_bytes(const server* srv, const char* address)
+{
+	size_t total = 0;
+	for (int i = 0; i < srv->sessions.high; ++i)
+	{
+		const session* s = srv->sessions.items[i];
+		if (s != NULL && strcmp(s->address, address) == 0)
+		{
+			total += s->queued_bytes;
+		}
+	}
+	return total;
+}
+
+int32_t world_host_enqueue(world_host* host, session* s, const uint8_t* data, size_t size, char* why, size_t cap)
 {
 	// Without a bound, a client could keep max_requests_in_flight messages of max_message_bytes each waiting
 	// behind a long step, on every connection. Not max_receive_bytes: a client could then fill it behind its
-	// own step and get other clients' large messages refused.
+	// own step and get other clients' large messages refused. And one client address (all its connections:
+	// opening more does not escape it) holds at most half, so that others can still queue behind their steps.
 	server* srv = host->srv;
-	if (size > (size_t)srv->config.limits.max_queued_bytes - srv->queued_bytes)
+	const size_t max = (size_t)srv->config.limits.max_queued_bytes;
+	if (size > max - srv->queued_bytes)
 	{
+		snprintf(why, cap, "max_queued_bytes (%zu) reached: commands waiting for busy worlds hold %zu bytes", max,
+				 srv->queued_bytes);
+		return SV_ERR_LIMIT_REACHED;
+	}
+	// Only when the whole pool would pass half can one address's share.
+	size_t mine = srv->queued_bytes + size > max / 2 ? address_queued_bytes(srv, s->address) : 0;
+	if (size > max / 2 - (mine < max / 2 ? mine : max / 2))
+	{
+		snprintf(why, cap,
+				 "max_queued_bytes (%zu): this client address (%s) has %zu bytes of commands waiting for busy "
+				 "worlds, and may hold at most half",
+				 max, s->address, mine);
 		return SV_ERR_LIMIT_REACHED;
 	}
 	queued_command* q = malloc(sizeof(queued_command) + size + 1);
@@ -280,8 +314,9 @@ int32_t world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t*
 		return SN_ERR_NO_MEMORY;
 	}
 	srv->queued_bytes += size;
+	s->queued_bytes += size;
 	q->next = NULL;
-	q->session_id = session_id;
+	q->session_id = s->id;
 	q->size = size;
 	memcpy(q->data, data, size);
 	if (host->queue.tail != NULL)

@@ -186,9 +186,11 @@ void world_host_session_gone(struct server* srv, uint64_t session_id);
 
 // True when the world may be touched now (no step in progress, nothing queued before).
 bool world_host_idle(const world_host* host);
-// Queue a command's bytes until the step ends. The copy counts in max_queued_bytes while it waits.
-// Returns 0, SV_ERR_LIMIT_REACHED or SN_ERR_NO_MEMORY.
-int32_t world_host_enqueue(world_host* host, uint64_t session_id, const uint8_t* data, size_t size);
+// Queue a command's bytes until the step ends. The copy counts in max_queued_bytes while it waits, and in
+// its session's queued_bytes: the sessions of one client address hold at most half of max_queued_bytes.
+// Returns 0, SV_ERR_LIMIT_REACHED (with `why`) or SN_ERR_NO_MEMORY.
+int32_t world_host_enqueue(world_host* host, struct session* s, const uint8_t* data, size_t size, char* why,
+						   size_t why_capacity);
 // Run queued commands while the world is idle.
 void world_host_drain(world_host* host);
 

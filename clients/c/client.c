@@ -860,6 +860,24 @@ static bool dequeue(snc_client* c, snc_message* out)
 
 // ---- public -------------------------------------------------------------------------------------------
 
+// Bind fd to the numeric `address` of `family` (any port).
+static bool bind_local(int fd, int family, const char* address)
+{
+	struct addrinfo hints;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = family;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICHOST;
+	struct addrinfo* local = NULL;
+	if (getaddrinfo(address, NULL, &hints, &local) != 0 || local == NULL)
+	{
+		return false;
+	}
+	bool ok = bind(fd, local->ai_addr, local->ai_addrlen) == 0;
+	freeaddrinfo(local);
+	return ok;
+}
+
 int snc_connect(const snc_options* options, snc_client** out)
 {
 	snc_client* c = calloc(1, sizeof(snc_client));
@@ -924,6 +942,12 @@ int snc_connect(const snc_options* options, snc_client** out)
 		}
 		int one = 1;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (c->options.local_address != NULL && !bind_local(fd, a->ai_family, c->options.local_address))
+		{
+			err = -EADDRNOTAVAIL;
+			close(fd);
+			continue;
+		}
 		if (connect(fd, a->ai_addr, a->ai_addrlen) != 0 && errno != EINPROGRESS)
 		{
 			err = -errno;

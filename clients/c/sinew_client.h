@@ -41,6 +41,9 @@ typedef struct snc_options
 	size_t max_message_bytes; // largest server message accepted, default 256 MiB
 	int queue_capacity;       // messages kept while a request waits for its reply, default 1024
 	int receive_buffer_bytes; // SO_RCVBUF of the socket; 0: the system's default
+	// The numeric address the socket is bound to before it connects (the client's source address, on a
+	// machine with several); NULL: the system's choice.
+	const char* local_address;
 } snc_options;
 
 snc_options snc_default_options(void);

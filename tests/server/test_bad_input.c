@@ -454,6 +454,51 @@ static void expect_junk_answered(snc_client* c)
 	snc_message_free(&reply);
 }
 
+// A world of a 20-link chain, busy with a step of 5,000 (about a second in a release build, long enough
+// to queue behind; its reply comes when it ends).
+static uint64_t busy_world(snc_client* c, const char* name)
+{
+	uint64_t world = test_create_world(c, name);
+	test_create_hinged_chain(c, world, 20);
+	sinew_v1_ClientMessage step = test_command(sinew_v1_ClientMessage_step_tag);
+	step.command.step.world_id = world;
+	step.command.step.count = 5000;
+	assert_int_equal(snc_send(c, &step), 0);
+	return world;
+}
+
+// Send `count` restores of 120 KiB of junk to `world`.
+static void send_restores(snc_client* c, uint64_t world, int count)
+{
+	static uint8_t junk[120u << 10];
+	memset(junk, 0x5a, sizeof(junk));
+	for (int i = 0; i < count; ++i)
+	{
+		sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_restore_tag);
+		m.command.restore.world_id = world;
+		wire_bytes data = { junk, sizeof(junk) };
+		m.command.restore.data.funcs.encode = wire_encode_bytes;
+		m.command.restore.data.arg = &data;
+		assert_int_equal(snc_send(c, &m), 0);
+	}
+}
+
+// The next `count` replies on c have `code` (and name max_queued_bytes if they are refusals).
+static void expect_replies(snc_client* c, int count, int32_t code)
+{
+	for (int i = 0; i < count; ++i)
+	{
+		snc_message reply;
+		test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+		assert_int_equal(snc_reply_code(&reply), code);
+		if (code == sinew_v1_ErrorCode_ERR_LIMIT_REACHED)
+		{
+			assert_non_null(strstr(snc_reply_text(&reply), "max_queued_bytes"));
+		}
+		snc_message_free(&reply);
+	}
+}
+
 static void test_receive_buffers_are_bounded(void** state)
 {
 	(void)state;
@@ -497,60 +542,39 @@ static void test_receive_buffers_are_bounded(void** state)
 		snc_close(c);
 	}
 	// Commands that wait for a busy world are bounded too (max_queued_bytes, here 1 MiB): 120 KiB restores
-	// queued behind a long step. Before, a client could keep 64 messages of 16 MiB waiting there.
+	// queued behind a long step. Before, a client could keep 64 messages of 16 MiB waiting there. And one
+	// client address holds at most half: before, one client could fill it all behind its own step, and
+	// every other client's commands to busy worlds were refused until that step ended.
+	// Three clients, each with a world busy with a long step: two from 127.0.0.1, one from 127.0.0.2
+	// (loopback as well).
 	snc_client* c = test_connect(&s, SNC_TCP, "queue", sinew_v1_Role_ROLE_CONTROLLER);
-	uint64_t world = test_create_world(c, "busy");
-	test_create_hinged_chain(c, world, 20);
-	sinew_v1_ClientMessage step = test_command(sinew_v1_ClientMessage_step_tag);
-	step.command.step.world_id = world;
-	step.command.step.count = 5000; // about a second in a release build, long enough to queue behind
-	assert_int_equal(snc_send(c, &step), 0);
-	enum
-	{
-		RESTORES = 12
-	};
-	static uint8_t junk[120u << 10];
-	memset(junk, 0x5a, sizeof(junk));
-	for (int i = 0; i < RESTORES; ++i)
-	{
-		sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_restore_tag);
-		m.command.restore.world_id = world;
-		wire_bytes data = { junk, sizeof(junk) };
-		m.command.restore.data.funcs.encode = wire_encode_bytes;
-		m.command.restore.data.arg = &data;
-		assert_int_equal(snc_send(c, &m), 0);
-	}
-	// 8 fit in 1 MiB; the rest are refused at once, naming the limit, before the step ends.
-	int refused = 0, bad = 0;
-	bool stepped = false;
-	while (refused + bad < RESTORES || !stepped)
-	{
-		snc_message reply;
-		test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
-		const uint64_t id = reply.msg.message.reply.request_id;
-		const int32_t code = snc_reply_code(&reply);
-		if (id == step.request_id)
-		{
-			assert_int_equal(code, 0);
-			assert_int_equal(refused, RESTORES - 8);
-			stepped = true;
-		}
-		else if (code == sinew_v1_ErrorCode_ERR_LIMIT_REACHED)
-		{
-			assert_non_null(strstr(snc_reply_text(&reply), "max_queued_bytes"));
-			assert_false(stepped);
-			refused += 1;
-		}
-		else
-		{
-			assert_int_equal(code, sinew_v1_ErrorCode_ERR_BAD_SNAPSHOT);
-			assert_true(stepped);
-			bad += 1;
-		}
-		snc_message_free(&reply);
-	}
-	assert_int_equal(bad, 8);
+	snc_client* same = test_connect(&s, SNC_TCP, "same address", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_options o = snc_default_options();
+	o.port = s.tcp_port;
+	o.local_address = "127.0.0.2";
+	snc_client* other = test_connect_with(&s, o, "other address", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t world = busy_world(c, "busy");
+	uint64_t world_same = busy_world(same, "busy too");
+	uint64_t world_other = busy_world(other, "busy elsewhere");
+	// 12 restores from the first: 4 fit in its address's half (512 KiB), the other 8 are refused at once.
+	send_restores(c, world, 12);
+	expect_replies(c, 8, sinew_v1_ErrorCode_ERR_LIMIT_REACHED);
+	// The second connection from that address: refused too, the share is the address's.
+	send_restores(same, world_same, 1);
+	expect_replies(same, 1, sinew_v1_ErrorCode_ERR_LIMIT_REACHED);
+	// The other address still queues 4 behind its own step.
+	send_restores(other, world_other, 4);
+	test_sleep_ms(100);
+	assert_true(test_metric(&s, "sinew_queued_command_bytes", NULL) >= 8 * 120.0 * 1024);
+	// Then each step ends (its reply), and what waited runs (junk: BAD_SNAPSHOT).
+	expect_replies(c, 1, 0);
+	expect_replies(c, 4, sinew_v1_ErrorCode_ERR_BAD_SNAPSHOT);
+	expect_replies(same, 1, 0);
+	expect_replies(other, 1, 0);
+	expect_replies(other, 4, sinew_v1_ErrorCode_ERR_BAD_SNAPSHOT);
 	assert_true(test_metric(&s, "sinew_queued_command_bytes", NULL) == 0.0);
+	snc_close(other);
+	snc_close(same);
 	snc_close(c);
 	assert_int_equal(test_server_stop(&s), 0);
 }
