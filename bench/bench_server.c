@@ -590,8 +590,10 @@ int main(int argc, char** argv)
 	}
 	// One sinewd for every measurement, many connections and worlds allowed; a request may wait 30 s.
 	test_harness_configure(NULL, 30000);
-	static const char* const server_args[] = { "--log-level=warn", "--max-connections=1000", "--max-worlds=100000",
-											   "--max-worlds-per-client=100000", NULL };
+	static const char* const server_args[] = {
+		"--log-level=warn",    "--max-connections=1000",         "--max-connections-per-client=1000",
+		"--max-worlds=100000", "--max-worlds-per-client=100000", NULL
+	};
 	test_server s;
 	test_server_start(&s, server_args);
 	printf("# sinewd server benchmark on loopback, %ld cores; figures are indicative on a shared machine\n",

@@ -265,6 +265,35 @@ int server_listen_tcp(server* srv, uv_tcp_t* handle, const char* host, int port,
 	return 0;
 }
 
+bool server_peer_ip(uv_tcp_t* handle, char* ip, size_t cap, int* port, bool* v6)
+{
+	struct sockaddr_storage addr;
+	int len = sizeof(addr);
+	snprintf(ip, cap, "unknown");
+	*port = 0;
+	*v6 = false;
+	if (uv_tcp_getpeername(handle, (struct sockaddr*)&addr, &len) != 0)
+	{
+		return false;
+	}
+	if (addr.ss_family == AF_INET)
+	{
+		const struct sockaddr_in* a = (const struct sockaddr_in*)&addr;
+		uv_ip4_name(a, ip, cap);
+		*port = ntohs(a->sin_port);
+		return true;
+	}
+	if (addr.ss_family == AF_INET6)
+	{
+		const struct sockaddr_in6* a = (const struct sockaddr_in6*)&addr;
+		uv_ip6_name(a, ip, cap);
+		*port = ntohs(a->sin6_port);
+		*v6 = true;
+		return true;
+	}
+	return false;
+}
+
 void server_accept_failed(accept_failures* failures, const char* transport, int status)
 {
 	failures->count += 1;

@@ -85,6 +85,10 @@ typedef struct accept_failures
 	uint64_t logged_ns;
 } accept_failures;
 
+// The peer of an accepted connection: its address ("1.2.3.4", "::1": a client's address, without the
+// port), the port, and whether it is IPv6. False (ip "unknown") if it cannot be had.
+bool server_peer_ip(uv_tcp_t* handle, char* ip, size_t ip_capacity, int* port, bool* v6);
+
 // Listen on host:port (a numeric IPv4 or IPv6 address; port 0: any free port) with `handle`, which this
 // initialises on the server's loop whatever the result (close it when done, or on failure), calling
 // on_connection for each connection; *bound_port receives the port. Returns 0 or a libuv error.

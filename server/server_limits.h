@@ -16,6 +16,10 @@
 	  "10,000-body world")                                                                                             \
 	X(max_connections, 256, 1, 100000, "connections",                                                                  \
 	  "open TCP and WebSocket sessions together: each holds buffers and an outbox")                                    \
+	X(max_connections_per_client, 64, 1, 100000, "connections",                                                        \
+	  "sessions (TCP and WebSocket) one client address holds, and apart from them its connections to the HTTP and "    \
+	  "WebSocket port: one address cannot take max_connections or max_http_connections from everyone. A client is "    \
+	  "its address, as for max_kept_worlds_per_client (clients behind one proxy or NAT share it)")                     \
 	X(max_receive_bytes, 268435456, 1048576, 68719476736, "bytes",                                                     \
 	  "receive buffers of all connections together, beyond the first 128 KiB of each (a message being "                \
 	  "received is held whole, up to max_message_bytes): a connection whose message would need more is closed "        \

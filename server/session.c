@@ -87,6 +87,23 @@ bool session_admit(session* s)
 		session_close(s, SV_ERR_LIMIT_REACHED, reason);
 		return false;
 	}
+	int64_t mine = 0;
+	for (int i = 0; i < srv->sessions.high; ++i)
+	{
+		const session* other = srv->sessions.items[i];
+		// Sessions on their way out (refused ones among them) are not held.
+		bool held = other != NULL && (other == s || other->state != SESSION_CLOSING);
+		mine += held && strcmp(other->address, s->address) == 0 ? 1 : 0;
+	}
+	if (mine > srv->config.limits.max_connections_per_client)
+	{
+		srv->metrics.connections_refused += 1;
+		char reason[160];
+		snprintf(reason, sizeof(reason), "max_connections_per_client (%lld) reached for %s",
+				 (long long)srv->config.limits.max_connections_per_client, s->address);
+		session_close(s, SV_ERR_LIMIT_REACHED, reason);
+		return false;
+	}
 	return true;
 }
 

@@ -331,30 +331,15 @@ static void conn_resume(void* p)
 
 static void peer_name(uv_tcp_t* handle, char* out, size_t cap)
 {
-	struct sockaddr_storage addr;
-	int len = sizeof(addr);
-	snprintf(out, cap, "unknown");
-	if (uv_tcp_getpeername(handle, (struct sockaddr*)&addr, &len) != 0)
-	{
-		return;
-	}
-	char ip[64] = "";
+	char ip[64];
 	int port = 0;
-	if (addr.ss_family == AF_INET)
+	bool v6 = false;
+	if (!server_peer_ip(handle, ip, sizeof(ip), &port, &v6))
 	{
-		const struct sockaddr_in* a = (const struct sockaddr_in*)&addr;
-		uv_ip4_name(a, ip, sizeof(ip));
-		port = ntohs(a->sin_port);
-	}
-	else if (addr.ss_family == AF_INET6)
-	{
-		const struct sockaddr_in6* a = (const struct sockaddr_in6*)&addr;
-		uv_ip6_name(a, ip, sizeof(ip));
-		port = ntohs(a->sin6_port);
-		snprintf(out, cap, "[%s]:%d", ip, port);
+		snprintf(out, cap, "unknown");
 		return;
 	}
-	snprintf(out, cap, "%s:%d", ip, port);
+	snprintf(out, cap, v6 ? "[%s]:%d" : "%s:%d", ip, port);
 }
 
 static void on_connection(uv_stream_t* server_handle, int status)

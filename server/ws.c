@@ -42,12 +42,21 @@ typedef struct http_response
 	struct http_response* next;
 } http_response;
 
+// A connection lws holds, and the client address it came from (max_connections_per_client).
+typedef struct http_peer
+{
+	struct lws* wsi;
+	char address[64];
+} http_peer;
+
 struct ws_server
 {
 	struct server* srv;
 	struct lws_context* context; // NULL once lws has destroyed it
 	bool stopping;
-	int connections;   // accepted or adopted connections lws holds (HTTP and WebSocket)
+	int connections;  // accepted or adopted connections lws holds (HTTP and WebSocket)
+	http_peer* peers; // of the accepted ones (not adopted by the fuzz target), max_http_connections
+	int peer_count;
 	uv_tcp_t listener; // the port: libuv accepts, lws serves what it is given (on_http_connection)
 	bool listening;
 	accept_failures accept_failed;
@@ -548,6 +557,29 @@ static int respond_asset(ws_server* ws, struct lws* wsi, const char* hex)
 	return respond_with(ws, wsi, HTTP_STATUS_OK, "application/octet-stream", NULL, blob, blob->size);
 }
 
+// Connections lws holds from `address`.
+static int64_t peers_from(const ws_server* ws, const char* address)
+{
+	int64_t n = 0;
+	for (int i = 0; i < ws->peer_count; ++i)
+	{
+		n += strcmp(ws->peers[i].address, address) == 0 ? 1 : 0;
+	}
+	return n;
+}
+
+static void forget_peer(ws_server* ws, const struct lws* wsi)
+{
+	for (int i = 0; i < ws->peer_count; ++i)
+	{
+		if (ws->peers[i].wsi == wsi)
+		{
+			ws->peers[i] = ws->peers[--ws->peer_count];
+			return;
+		}
+	}
+}
+
 // Like callback_sinew, every case checks what it uses: lws calls this callback for connections it refused
 // before any per-session data existed (a malformed or oversized header, an unknown method, %00 in the
 // path), for every connection's creation and destruction, and for vhost events.
@@ -570,6 +602,7 @@ static int callback_http(struct lws* wsi, enum lws_callback_reasons reason, void
 			if (ws != NULL && reason == LWS_CALLBACK_WSI_DESTROY)
 			{
 				drop_response(ws, wsi);
+				forget_peer(ws, wsi);
 			}
 			return 0;
 		case LWS_CALLBACK_HTTP:
@@ -707,6 +740,18 @@ static bool is_directory(const char* path)
 // libuv drops such a connection and goes on. Beyond max_http_connections a connection is closed as soon
 // as it is accepted.
 
+// Hand fd to lws (it owns fd from here, also on failure): its connection, or NULL.
+static struct lws* adopt(ws_server* ws, int fd)
+{
+	struct lws_vhost* vhost = ws->context != NULL ? lws_get_vhost_by_name(ws->context, "default") : NULL;
+	if (vhost == NULL)
+	{
+		close(fd);
+		return NULL;
+	}
+	return lws_adopt_socket_vhost(vhost, fd);
+}
+
 static void on_accepted_closed(uv_handle_t* handle)
 {
 	free(handle);
@@ -734,9 +779,15 @@ static void on_http_connection(uv_stream_t* listener, int status)
 		return;
 	}
 	// lws gets a descriptor of its own: libuv's closes with its handle.
+	const server_limits* l = &ws->srv->config.limits;
+	char address[64];
+	int port = 0;
+	bool v6 = false;
+	server_peer_ip(client, address, sizeof(address), &port, &v6);
 	int fd = -1;
 	uv_os_fd_t own;
-	if (ws->connections < ws->srv->config.limits.max_http_connections && uv_tcp_nodelay(client, 1) == 0 &&
+	if (ws->connections < l->max_http_connections && ws->peer_count < l->max_http_connections &&
+		peers_from(ws, address) < l->max_connections_per_client && uv_tcp_nodelay(client, 1) == 0 &&
 		uv_fileno((uv_handle_t*)client, &own) == 0)
 	{
 		fd = fcntl(own, F_DUPFD_CLOEXEC, 0); // fails when the accept took the last descriptor
@@ -744,7 +795,13 @@ static void on_http_connection(uv_stream_t* listener, int status)
 	uv_close((uv_handle_t*)client, on_accepted_closed);
 	if (fd >= 0)
 	{
-		ws_adopt(ws, fd); // lws owns fd from here, also when adopting fails
+		struct lws* wsi = adopt(ws, fd); // lws owns fd from here, also when adopting fails
+		if (wsi != NULL)
+		{
+			http_peer* p = ws->peers + ws->peer_count++;
+			p->wsi = wsi;
+			snprintf(p->address, sizeof(p->address), "%s", address);
+		}
 	}
 	else
 	{
@@ -768,6 +825,12 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 		return UV_ENOMEM;
 	}
 	ws->srv = srv;
+	ws->peers = malloc((size_t)srv->config.limits.max_http_connections * sizeof(http_peer));
+	if (ws->peers == NULL)
+	{
+		free(ws);
+		return UV_ENOMEM;
+	}
 	snprintf(ws->web_root, sizeof(ws->web_root), "%s", web_root != NULL ? web_root : "");
 	lws_set_log_level(LLL_ERR | LLL_WARN, lws_log);
 
@@ -838,6 +901,7 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 	if (ws->context == NULL)
 	{
 		log_error("cannot create the libwebsockets context", "host=%s port=%d", host, port);
+		free(ws->peers);
 		free(ws);
 		return UV_EINVAL;
 	}
@@ -849,13 +913,7 @@ int ws_start(struct server* srv, const char* host, int port, const char* web_roo
 
 int ws_adopt(ws_server* ws, int fd)
 {
-	struct lws_vhost* vhost = ws->context != NULL ? lws_get_vhost_by_name(ws->context, "default") : NULL;
-	if (vhost == NULL)
-	{
-		close(fd);
-		return -1;
-	}
-	return lws_adopt_socket_vhost(vhost, fd) != NULL ? 0 : -1;
+	return adopt(ws, fd) != NULL ? 0 : -1;
 }
 
 int ws_connections(const ws_server* ws)
@@ -893,5 +951,6 @@ void ws_free(ws_server* ws)
 	{
 		drop_response(ws, ws->responses->wsi);
 	}
+	free(ws->peers);
 	free(ws);
 }

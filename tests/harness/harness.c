@@ -496,13 +496,23 @@ void test_get_state(snc_client* c, uint64_t world, uint32_t include, snc_message
 
 int test_http_connect(const test_server* s)
 {
+	return test_http_connect_from(s, "127.0.0.1");
+}
+
+int test_http_connect_from(const test_server* s, const char* local)
+{
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in addr;
 	memset(&addr, 0, sizeof(addr));
 	addr.sin_family = AF_INET;
+	inet_pton(AF_INET, local, &addr.sin_addr);
+	if (fd < 0 || bind(fd, (struct sockaddr*)&addr, sizeof(addr)) != 0)
+	{
+		test_harness_fail("cannot bind to %s: %s", local, strerror(errno));
+	}
 	addr.sin_port = htons((uint16_t)s->ws_port);
 	inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-	if (fd < 0 || connect(fd, (struct sockaddr*)&addr, sizeof(addr)) != 0)
+	if (connect(fd, (struct sockaddr*)&addr, sizeof(addr)) != 0)
 	{
 		test_harness_fail("HTTP connect failed: %s", strerror(errno));
 	}

@@ -103,6 +103,8 @@ void test_get_state(snc_client* client, uint64_t world, uint32_t include, snc_me
 
 // A TCP connection to the server's HTTP port (the test fails if it cannot connect): the socket.
 int test_http_connect(const test_server* server);
+// The same from the local address `local` ("127.0.0.2": another client address on loopback).
+int test_http_connect_from(const test_server* server, const char* local);
 // HTTP GET on the server's HTTP port: status code, body into out (NUL-terminated, cut to fit).
 int test_http_get(const test_server* server, const char* path, char* out, size_t capacity);
 // The same with extra request headers ("Name: value\r\n" lines, may be NULL), the response's headers into

@@ -257,12 +257,20 @@ size_t server_rss(const hostile_server* s)
 
 // ---- sockets ------------------------------------------------------------------------------------------
 
+static int tcp_open_from(int port, int receive_buffer_bytes, const char* local);
+
 int tcp_open(int port)
 {
 	return tcp_open_small(port, 0);
 }
 
 int tcp_open_small(int port, int receive_buffer_bytes)
+{
+	return tcp_open_from(port, receive_buffer_bytes, "127.0.0.1");
+}
+
+// From the local address `local` (the attacks' 127.0.0.1, or the bystanders').
+static int tcp_open_from(int port, int receive_buffer_bytes, const char* local)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0)
@@ -276,6 +284,12 @@ int tcp_open_small(int port, int receive_buffer_bytes)
 	struct sockaddr_in addr;
 	memset(&addr, 0, sizeof(addr));
 	addr.sin_family = AF_INET;
+	inet_pton(AF_INET, local, &addr.sin_addr);
+	if (bind(fd, (struct sockaddr*)&addr, sizeof(addr)) != 0)
+	{
+		close(fd);
+		return -1;
+	}
 	addr.sin_port = htons((uint16_t)port);
 	inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
 	if (connect(fd, (struct sockaddr*)&addr, sizeof(addr)) != 0)
@@ -394,7 +408,7 @@ int http_get(int port, const char* path, char* out, size_t cap)
 	{
 		out[0] = '\0';
 	}
-	int fd = tcp_open(port);
+	int fd = tcp_open_from(port, 0, BYSTANDER_ADDRESS);
 	if (fd < 0)
 	{
 		return 0;
@@ -825,6 +839,7 @@ static snc_client* connect_bystander(snc_transport transport, const char* name)
 	o.transport = transport;
 	o.port = transport == SNC_WS ? target.ws_port : target.tcp_port;
 	o.timeout_ms = 10000;
+	o.local_address = BYSTANDER_ADDRESS;
 	snc_client* c = NULL;
 	int err = snc_connect(&o, &c);
 	if (err != 0)

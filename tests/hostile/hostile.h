@@ -94,7 +94,11 @@ void server_dump_log(const hostile_server* s);
 
 double now_ms(void);
 void sleep_ms(int ms);
-// A TCP connection to 127.0.0.1:port (blocking connect, then non-blocking), or -1.
+// The attacks come from 127.0.0.1; the bystanders (their sessions, the health and metrics requests) are
+// another client on loopback, as they would be another machine: the per-address limits
+// (max_connections_per_client, max_queued_bytes's half) are the attacker's alone.
+#define BYSTANDER_ADDRESS "127.0.0.2"
+// A TCP connection from 127.0.0.1 to 127.0.0.1:port (blocking connect, then non-blocking), or -1.
 int tcp_open(int port);
 // The same with a small receive buffer (SO_RCVBUF, set before connecting): a slow reader whose kernel
 // buffers fill as fast as a real one's would (loopback's can otherwise grow to megabytes).
@@ -111,7 +115,8 @@ bool drain(int fd);
 // True if the peer has closed the connection (EOF or reset) within timeout_ms; data is read and dropped.
 bool wait_closed(int fd, int timeout_ms);
 
-// HTTP GET on the server's HTTP port: returns the status (0 on failure), body into out.
+// HTTP GET on the server's HTTP port, from the bystanders' address: returns the status (0 on failure),
+// body into out.
 int http_get(int port, const char* path, char* out, size_t cap);
 // A metric's value from /metrics (first sample whose line starts with `name` and contains `labels`).
 double metric(const char* name, const char* labels);

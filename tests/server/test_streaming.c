@@ -565,6 +565,95 @@ static void test_http_connections_are_capped(void** state)
 	assert_int_equal(test_server_stop(&s), 0);
 }
 
+// Sends GET /healthz on fd (a connection from test_http_connect_from) and reads the status line.
+static bool healthz_answers(int fd)
+{
+	static const char request[] = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+	if (send(fd, request, sizeof(request) - 1, MSG_NOSIGNAL) != (ssize_t)(sizeof(request) - 1))
+	{
+		return false;
+	}
+	char head[16] = "";
+	size_t got = 0;
+	struct pollfd p = { fd, POLLIN, 0 };
+	while (got < 12 && poll(&p, 1, TEST_TIMEOUT_MS) == 1)
+	{
+		ssize_t n = recv(fd, head + got, 12 - got, 0);
+		if (n <= 0)
+		{
+			break;
+		}
+		got += (size_t)n;
+	}
+	return got == 12 && strncmp(head, "HTTP/1.1 200", 12) == 0;
+}
+
+static void test_connections_per_client(void** state)
+{
+	(void)state;
+	// One client address could take all of max_connections (sessions, held for ever once they shook hands)
+	// or max_http_connections, and lock every other client out. Now one address holds at most
+	// max_connections_per_client of each (3 here); another address (127.0.0.2, loopback too) still gets in.
+	static const char* const args[] = { "--max-connections-per-client=3", NULL };
+	test_server s;
+	test_server_start(&s, args);
+	enum
+	{
+		HELD = 5
+	};
+	int fds[HELD];
+	for (int i = 0; i < HELD; ++i)
+	{
+		fds[i] = test_http_connect(&s);
+	}
+	int closed = 0;
+	for (int i = 0; i < HELD; ++i)
+	{
+		struct pollfd p = { fds[i], POLLIN, 0 };
+		char byte;
+		if (poll(&p, 1, 500) == 1 && recv(fds[i], &byte, 1, 0) <= 0)
+		{
+			closed += 1;
+		}
+	}
+	assert_int_equal(closed, HELD - 3);
+	int other = test_http_connect_from(&s, "127.0.0.2");
+	assert_true(healthz_answers(other));
+	close(other);
+	for (int i = 0; i < HELD; ++i)
+	{
+		close(fds[i]);
+	}
+	// Sessions: the fourth from 127.0.0.1 is refused, naming the limit; one from 127.0.0.2 is not.
+	snc_client* mine[3];
+	for (int i = 0; i < 3; ++i)
+	{
+		mine[i] = test_connect(&s, SNC_TCP, "mine", sinew_v1_Role_ROLE_OBSERVER);
+	}
+	snc_client* fourth = test_connect_raw(&s, SNC_TCP);
+	char reason[256] = "";
+	assert_int_equal(test_wait_closed(fourth, reason, sizeof(reason)), sinew_v1_ErrorCode_ERR_LIMIT_REACHED);
+	assert_non_null(strstr(reason, "max_connections_per_client"));
+	snc_close(fourth);
+	snc_options o = snc_default_options();
+	o.port = s.tcp_port;
+	o.local_address = "127.0.0.2";
+	snc_client* elsewhere = test_connect_with(&s, o, "elsewhere", sinew_v1_Role_ROLE_OBSERVER);
+	sinew_v1_ClientMessage ping = test_command(sinew_v1_ClientMessage_ping_tag);
+	test_expect(elsewhere, &ping, 0, NULL);
+	snc_close(elsewhere);
+	// One of them goes: the address may connect again.
+	snc_close(mine[0]);
+	test_sleep_ms(200);
+	mine[0] = test_connect(&s, SNC_TCP, "again", sinew_v1_Role_ROLE_OBSERVER);
+	test_expect(mine[0], &ping, 0, NULL);
+	for (int i = 0; i < 3; ++i)
+	{
+		snc_close(mine[i]);
+	}
+	assert_int_equal(test_server_stop(&s), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -573,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_http_pipelined_requests),
 		cmocka_unit_test(test_http_port_out_of_descriptors),
 		cmocka_unit_test(test_http_connections_are_capped),
+		cmocka_unit_test(test_connections_per_client),
 		cmocka_unit_test(test_websocket_needs_the_subprotocol),
 		cmocka_unit_test(test_taken_http_port_is_named),
 		cmocka_unit_test(test_slow_websocket_reader),
