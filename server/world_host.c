@@ -207,14 +207,44 @@ void world_host_remove_member(world_host* host, uint64_t session_id)
 	}
 }
 
+// Drop the commands of a session that is going from a world's queue: they would never run (a queued
+// command's session must still be there), and they would stay counted in max_queued_bytes without counting
+// in any address's half.
+static void drop_queued_of(world_host* host, uint64_t session_id)
+{
+	queued_command** link = &host->queue.head;
+	host->queue.tail = NULL;
+	while (*link != NULL)
+	{
+		queued_command* q = *link;
+		if (q->session_id == session_id)
+		{
+			*link = q->next;
+			host->queue.count -= 1;
+			queued_free(host, q);
+		}
+		else
+		{
+			host->queue.tail = q;
+			link = &q->next;
+		}
+	}
+}
+
 void world_host_session_gone(server* srv, uint64_t session_id)
 {
+	const session* s = server_session(srv, session_id);
+	const bool queued = s == NULL || s->queued_bytes > 0;
 	for (int i = 0; i < srv->worlds.high; ++i)
 	{
 		world_host* host = srv->worlds.items[i];
 		if (host == NULL || host->closed)
 		{
 			continue;
+		}
+		if (queued)
+		{
+			drop_queued_of(host, session_id);
 		}
 		if (host->members.owner == session_id)
 		{
@@ -566,11 +596,17 @@ static void job_after(uv_work_t* work, int status)
 	world_job* job = work->data;
 	world_host* host = job->host;
 	host->srv->stepper.jobs_in_flight -= 1;
-	host->busy = false;
+	// Still busy while `done` replies and the cache is refreshed: a reply lets its session read on at once,
+	// and a command for this world it reads then must wait in the queue rather than start a step or a job
+	// that would own the world while the refresh below reads it.
 	job->done(job); // frees the job
 	if (!host->doomed && !host->closed)
 	{
 		world_host_refresh(host);
+	}
+	host->busy = false;
+	if (!host->doomed && !host->closed)
+	{
 		stream_state_changed(host);
 	}
 	go_on(host);

@@ -181,7 +181,8 @@ void world_host_remove_member(world_host* host, uint64_t session_id);
 // Destroy the clients' kept worlds nobody has owned, joined or watched for kept_world_idle_ms (the
 // server's own, the demo world, stay). Housekeeping calls it.
 void world_host_expire_idle(struct server* srv, uint64_t now_ns);
-// A session closed: leave its worlds, destroy the ones it owned unless they are kept.
+// A session closed: drop its commands queued for busy worlds, leave its worlds, destroy the ones it owned
+// unless they are kept.
 void world_host_session_gone(struct server* srv, uint64_t session_id);
 
 // True when the world may be touched now (no step in progress, nothing queued before).
