@@ -589,6 +589,7 @@ static void execute(session* s, const uint8_t* data, size_t size, world_host* qu
 	}
 	ctx->request_id = ctx->msg.request_id;
 	ctx->index = command_index(ctx->msg.which_command);
+	shape_list_keep(&ctx->shapes, ctx->msg.which_command == sinew_v1_ClientMessage_create_articulation_tag);
 	int32_t code = 0;
 	const command_def* row = ctx->index >= 0 ? table + ctx->index : NULL;
 	if (s->state == SESSION_NEW && (row == NULL || row->tag != sinew_v1_ClientMessage_handshake_tag))

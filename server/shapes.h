@@ -58,6 +58,9 @@ void shape_list_free(shape_list* list);
 // Decode one ShapeDef of a growing field (CreateBody.shapes, or LinkDef.shapes when `link`) for `owner`
 // into the list; shapes of the other field decoded before are dropped (the command switched).
 bool shape_list_decode(shape_list* list, pb_istream_t* stream, int owner, bool link);
+// After decoding: drop the shapes unless they are LinkDef.shapes and `links` (the command is
+// CreateArticulation), or CreateBody.shapes and not `links`.
+void shape_list_keep(shape_list* list, bool links);
 // Decode a growing field of the shape being decoded (Hull.points, TriangleMesh.vertices or .indices);
 // false for a field that is not one of those.
 bool shape_list_decode_geometry(shape_list* list, pb_istream_t* stream, const pb_field_iter_t* field, bool* handled);

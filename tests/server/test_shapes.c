@@ -724,7 +724,7 @@ static void test_restore_counts_shapes(void** state)
 
 // One message whose command is CreateArticulation, then CreateBody: protobuf keeps the last member of a
 // oneof, so it is a CreateBody. The shapes were gathered outside the oneof, and the links' went with the
-// body (past max_shapes_per_body too). Now the body gets its own shape alone.
+// body (past max_shapes_per_body too). Now the body gets its own shape alone, or none if it has none.
 static void test_switched_command_keeps_its_own_shapes(void** state)
 {
 	(void)state;
@@ -779,6 +779,24 @@ static void test_switched_command_keeps_its_own_shapes(void** state)
 	assert_int_equal(reply.shape_info_count, 1);
 	assert_int_equal(reply.shape_infos[0].type, sinew_v1_ShapeType_SHAPE_BOX);
 	snc_message_free(&reply);
+	// A CreateBody of no shapes of its own after the links' gets none either.
+	second.command.create_body.shapes.funcs.encode = NULL;
+	out = pb_ostream_from_buffer(body, sizeof(bytes) - 10);
+	assert_true(pb_encode(&out, sinew_v1_ClientMessage_fields, &first));
+	assert_true(pb_encode(&out, sinew_v1_ClientMessage_fields, &second));
+	n = wire_varint_put(prefix, out.bytes_written);
+	memcpy(body - n, prefix, n);
+	assert_int_equal(snc_send_raw(c, body - n, n + out.bytes_written), 0);
+	test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+	if (snc_reply_code(&reply) != 0)
+	{
+		fail_msg("%s", snc_reply_text(&reply));
+	}
+	assert_int_equal(reply.shape_id_count, 0);
+	snc_message_free(&reply);
+	info = world_info(world);
+	assert_int_equal(info.body_count, 2);
+	assert_int_equal(info.shape_count, 1);
 }
 
 int main(void)
