@@ -226,16 +226,23 @@ static bool make_room(asset_store* s, size_t size)
 	if (fits)
 	{
 		qsort(list, (size_t)n, sizeof(candidate), by_use);
+		// The slack a pass makes is at most an eighth of each bound: when blobs in use hold most of the
+		// store, a pass trims what is not in use rather than emptying it.
 		size_t byte_goal = EVICT_TO(s->budget);
 		int count_goal = EVICT_TO(ASSET_STORE_MAX_ENTRIES);
+		size_t dropped_bytes = 0;
+		int dropped = 0;
 		for (int k = 0; k < n; ++k)
 		{
 			bool needed = s->bytes + size > s->budget || s->count >= ASSET_STORE_MAX_ENTRIES;
-			bool slack = s->bytes + size > byte_goal || s->count + 1 > count_goal;
+			bool slack = (s->bytes + size > byte_goal && dropped_bytes < s->budget - byte_goal) ||
+				(s->count + 1 > count_goal && dropped < ASSET_STORE_MAX_ENTRIES - count_goal);
 			if (!needed && !slack)
 			{
 				break;
 			}
+			dropped_bytes += list[k].blob->size;
+			dropped += 1;
 			remove_slot(s, find_slot(s, list[k].blob->kind, list[k].blob->hash));
 			s->evictions += 1;
 		}

@@ -508,6 +508,35 @@ static void test_asset_store_full(void** state)
 		asset_blob_unref(x);
 	}
 	asset_store_free(&store);
+
+	// By bytes, with most of the store in use: a pass drops what the put needs and at most an eighth of the
+	// budget more, not every blob that is not in use. 8 blobs of 1,000 bytes fill 8,000; 6 are in use.
+	assert_true(asset_store_init(&store, 8000));
+	asset_blob* held[8];
+	for (int i = 0; i < 8; ++i)
+	{
+		char text[32];
+		snprintf(text, sizeof(text), "kilo %d", i);
+		held[i] = blob_of(text, 1000);
+		assert_non_null(asset_store_put(&store, held[i], why, sizeof(why)));
+	}
+	uint8_t unused[2][WIRE_HASH_SIZE];
+	for (int i = 0; i < 2; ++i)
+	{
+		memcpy(unused[i], held[i]->hash, WIRE_HASH_SIZE);
+		asset_blob_unref(held[i]); // the two oldest: only the store holds them
+	}
+	asset_blob* more = blob_of("kilo more", 1000);
+	assert_non_null(asset_store_put(&store, more, why, sizeof(why)));
+	assert_false(asset_store_has(&store, ASSET_FILE, unused[0])); // the least recently used goes
+	assert_true(asset_store_has(&store, ASSET_FILE, unused[1]));  // the other stays
+	assert_int_equal(store.bytes, 8000);
+	asset_blob_unref(more);
+	for (int i = 2; i < 8; ++i)
+	{
+		asset_blob_unref(held[i]);
+	}
+	asset_store_free(&store);
 }
 
 int main(void)
