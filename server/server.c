@@ -9,6 +9,7 @@
 #include "world_host.h"
 #include "ws.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,6 +264,27 @@ int server_listen_tcp(server* srv, uv_tcp_t* handle, const char* host, int port,
 	*bound_port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6*)&bound)->sin6_port
 													: ((struct sockaddr_in*)&bound)->sin_port);
 	return 0;
+}
+
+void server_client_of(const char* ip, char* out, size_t cap)
+{
+	struct in6_addr a;
+	if (inet_pton(AF_INET6, ip, &a) != 1)
+	{
+		snprintf(out, cap, "%s", ip); // IPv4, or what could not be read
+		return;
+	}
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	char text[INET6_ADDRSTRLEN];
+	if (memcmp(a.s6_addr, mapped, sizeof(mapped)) == 0)
+	{
+		struct in_addr v4;
+		memcpy(&v4, a.s6_addr + 12, 4);
+		snprintf(out, cap, "%s", inet_ntop(AF_INET, &v4, text, sizeof(text)) != NULL ? text : ip);
+		return;
+	}
+	memset(a.s6_addr + 8, 0, 8);
+	snprintf(out, cap, "%s/64", inet_ntop(AF_INET6, &a, text, sizeof(text)) != NULL ? text : ip);
 }
 
 bool server_peer_ip(uv_tcp_t* handle, char* ip, size_t cap, int* port, bool* v6)

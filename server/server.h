@@ -85,9 +85,13 @@ typedef struct accept_failures
 	uint64_t logged_ns;
 } accept_failures;
 
-// The peer of an accepted connection: its address ("1.2.3.4", "::1": a client's address, without the
-// port), the port, and whether it is IPv6. False (ip "unknown") if it cannot be had.
+// The peer of an accepted connection: its IP address ("1.2.3.4", "::1"), the port, and whether it is
+// IPv6. False (ip "unknown") if it cannot be had.
 bool server_peer_ip(uv_tcp_t* handle, char* ip, size_t ip_capacity, int* port, bool* v6);
+// Who a client is, from its IP address, for the limits per client address and kept worlds: an IPv4
+// address as it is (an IPv4-mapped IPv6 one as IPv4), an IPv6 address's /64 network ("2001:db8:1:2::/64":
+// a host is given a /64, and would otherwise have 2^64 addresses to spread over).
+void server_client_of(const char* ip, char* out, size_t out_capacity);
 
 // Listen on host:port (a numeric IPv4 or IPv6 address; port 0: any free port) with `handle`, which this
 // initialises on the server's loop whatever the result (close it when done, or on failure), calling

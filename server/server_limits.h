@@ -46,9 +46,9 @@
 	  "worlds one session may own, so one client cannot take them all")                                                \
 	X(max_kept_worlds_per_client, 64, 0, 1000000, "worlds",                                                            \
 	  "worlds kept after their owner disconnects (keep_after_disconnect, or adopted by JoinWorld as owner) "           \
-	  "that one client may have. A client is its address (the peer's IP, without the port: what reconnecting "         \
-	  "cannot change; clients behind one proxy or NAT share it), so reconnecting does not escape it and one "          \
-	  "address cannot fill max_worlds with worlds nobody is connected to")                                             \
+	  "that one client may have. A client is its address (the peer's IP without the port, an IPv6 one's /64: what "    \
+	  "reconnecting cannot change; clients behind one proxy or NAT share it), so reconnecting does not escape it and " \
+	  "one address cannot fill max_worlds with worlds nobody is connected to")                                         \
 	X(kept_world_idle_ms, 3600000, 1000, 2592000000, "ms",                                                             \
 	  "a kept world that has had no owner, member or subscriber for this long is destroyed: an abandoned world "       \
 	  "does not hold memory, a world slot and (in real time) a worker forever. An hour covers a reconnect, a "         \

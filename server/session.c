@@ -21,10 +21,11 @@ enum
 
 static void push_closing_event(session* s);
 
-// "1.2.3.4:5678" -> "1.2.3.4", "[::1]:5678" -> "::1"; an address without a port ("::1", as lws gives
-// it) stays as it is.
+// The client a peer is (server_client_of) from its text: "1.2.3.4:5678" -> "1.2.3.4", "[2001:db8::5]:5678"
+// -> "2001:db8::/64"; an address without a port ("::1", as lws gives it) is read as it is.
 static void peer_address(const char* peer, char* out, size_t cap)
 {
+	char ip[64];
 	const char* colon = strrchr(peer, ':');
 	size_t n = strlen(peer);
 	if (peer[0] == '[')
@@ -37,7 +38,8 @@ static void peer_address(const char* peer, char* out, size_t cap)
 	{
 		n = (size_t)(colon - peer); // one colon: IPv4 with a port
 	}
-	snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), peer);
+	snprintf(ip, sizeof(ip), "%.*s", (int)(n < sizeof(ip) ? n : sizeof(ip) - 1), peer);
+	server_client_of(ip, out, cap);
 }
 
 session* session_open(server* srv, const transport_ops* ops, void* conn, const char* peer)

@@ -46,7 +46,7 @@ typedef struct session
 	void* conn;
 	session_state state;
 	char peer[64];
-	char address[64]; // the peer without its port: who the client is across reconnections (kept worlds)
+	char address[64]; // who the client is across reconnections (server_client_of): kept worlds, per-client limits
 	char name[64];
 	sinew_v1_Role role; // OBSERVER or CONTROLLER
 	uint64_t opened_ns;

@@ -780,10 +780,11 @@ static void on_http_connection(uv_stream_t* listener, int status)
 	}
 	// lws gets a descriptor of its own: libuv's closes with its handle.
 	const server_limits* l = &ws->srv->config.limits;
-	char address[64];
+	char ip[64], address[64];
 	int port = 0;
 	bool v6 = false;
-	server_peer_ip(client, address, sizeof(address), &port, &v6);
+	server_peer_ip(client, ip, sizeof(ip), &port, &v6);
+	server_client_of(ip, address, sizeof(address));
 	int fd = -1;
 	uv_os_fd_t own;
 	if (ws->connections < l->max_http_connections && ws->peer_count < l->max_http_connections &&

@@ -10,6 +10,7 @@
 #include "idpool.h"
 #include "log.h"
 #include "outbox.h"
+#include "server.h"
 #include "support.h"
 #include "wire.h"
 
@@ -275,6 +276,27 @@ static void test_config(void** state)
 		}
 	}
 	free(buffer);
+}
+
+// Who a client is, for the per-client limits: an IPv6 host is given a /64, so its /64 is the client (one
+// address each would leave it 2^64 clients); an IPv4-mapped address is the IPv4 client it is.
+static void test_client_addresses(void** state)
+{
+	(void)state;
+	static const char* const cases[][2] = {
+		{ "1.2.3.4", "1.2.3.4" },
+		{ "::ffff:127.0.0.1", "127.0.0.1" },
+		{ "2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64" },
+		{ "2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64" },
+		{ "::1", "::/64" },
+		{ "unknown", "unknown" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
+	{
+		char out[64];
+		server_client_of(cases[i][0], out, sizeof(out));
+		assert_string_equal(out, cases[i][1]);
+	}
 }
 
 static void test_errors_and_logs(void** state)
@@ -548,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_idpool_add_at),
 		cmocka_unit_test(test_varints),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_client_addresses),
 		cmocka_unit_test(test_errors_and_logs),
 		cmocka_unit_test(test_content_addresses),
 		cmocka_unit_test(test_mesh_format),
