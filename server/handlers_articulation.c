@@ -304,12 +304,19 @@ int32_t handle_create_mimic(command_ctx* ctx)
 		def.max_force = m->max_force;
 	}
 	def.user_data = m->user_data;
+	const int64_t max = ctx->srv->config.limits.max_mimic_joints_per_world;
+	if (sn_world_get_mimic_joints(ctx->host->world, NULL, 0) >= max)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED, "create mimic: max_mimic_joints_per_world (%lld) reached",
+						(long long)max);
+	}
 	sn_mimic_id id;
 	sn_error err = sn_create_mimic_joint(ctx->host->world, &def, &id);
 	if (err != SN_ERR_OK)
 	{
 		return cmd_core(ctx, err);
 	}
+	world_host_refresh(ctx->host);
 	ctx->reply.which_result = sinew_v1_Reply_created_tag;
 	ctx->reply.result.created.id = sn_mimic_id_store(id);
 	return 0;

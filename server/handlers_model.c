@@ -486,6 +486,18 @@ static void load_run(world_job* base)
 				 (long long)l->max_bodies_per_world);
 		return;
 	}
+	int64_t mimics = sn_world_get_mimic_joints(world, NULL, 0);
+	for (int i = 0; i < job->model->joint_count; ++i)
+	{
+		mimics += job->model->joints[i].has_mimic ? 1 : 0;
+	}
+	if (mimics > l->max_mimic_joints_per_world)
+	{
+		job_fail(job, SV_ERR_LIMIT_REACHED,
+				 "load urdf: the world would have %lld mimic joints: max_mimic_joints_per_world is %lld",
+				 (long long)mimics, (long long)l->max_mimic_joints_per_world);
+		return;
+	}
 	int64_t shapes = (int64_t)job->model->collision_count + sn_world_get_shape_count(world);
 	if (shapes > l->max_shapes_per_world)
 	{

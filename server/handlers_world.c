@@ -734,6 +734,13 @@ static int32_t snapshot_fits(const server_limits* l, const sn_world* world, char
 				 (long long)l->max_shapes_per_world);
 		return SV_ERR_LIMIT_REACHED;
 	}
+	int mimics = sn_world_get_mimic_joints(world, NULL, 0);
+	if (mimics > l->max_mimic_joints_per_world)
+	{
+		snprintf(why, cap, "the snapshot has %d mimic joints; max_mimic_joints_per_world is %lld", mimics,
+				 (long long)l->max_mimic_joints_per_world);
+		return SV_ERR_LIMIT_REACHED;
+	}
 	int64_t triangles = shapes_world_mesh_triangles(world);
 	if (triangles > l->max_mesh_triangles_per_world)
 	{

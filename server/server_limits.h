@@ -56,6 +56,10 @@
 	X(max_bodies_per_world, 20000, 1, 10000000, "bodies",                                                              \
 	  "bodies plus articulation links in one world: bounds a world's memory and its state frames")                     \
 	X(max_joints_per_world, 20000, 1, 10000000, "joints", "maximal-coordinate joints in one world")                    \
+	X(max_mimic_joints_per_world, 1024, 0, 1000000, "mimic joints",                                                    \
+	  "mimic joints in one world (CreateMimic and LoadUrdf's <mimic> elements; a humanoid hand has about 17). Each "   \
+	  "is a row of its articulation's dense hold system, so its step grows with their cube; the core takes at "        \
+	  "most 512 per articulation")                                                                                     \
 	X(max_links_per_articulation, 256, 1, 4096, "links",                                                               \
 	  "links decoded for one CreateArticulation (the schema does not bound them); a state frame carries "              \
 	  "at most 256 links and 768 dofs of one articulation, so larger ones are refused anyway")                         \

@@ -446,6 +446,7 @@ void world_host_refresh(world_host* host)
 	host->cached.articulation_count = n;
 	host->cached.articulation_links = 0;
 	host->cached.shape_count = sn_world_get_shape_count(w);
+	host->cached.mimic_count = sn_world_get_mimic_joints(w, NULL, 0);
 	sn_articulation_id* ids = n > 0 ? malloc((size_t)n * sizeof(sn_articulation_id)) : NULL;
 	if (ids != NULL)
 	{
@@ -502,6 +503,8 @@ static step_shape current_shape(const world_host* host)
 	shape.joints = host->cached.joint_count;
 	shape.articulations = host->cached.articulation_count;
 	shape.links = host->cached.articulation_links;
+	shape.mimics = host->cached.mimic_count;
+	shape.shapes = host->cached.shape_count;
 	shape.solver = (int)def.solver;
 	shape.substeps = def.substeps;
 	shape.position_iterations = def.position_iterations;

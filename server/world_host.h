@@ -49,6 +49,8 @@ typedef struct step_shape
 	int joints;
 	int articulations;
 	int links;
+	int mimics;
+	int shapes;
 	int solver;
 	int substeps;
 	int position_iterations;
@@ -64,6 +66,7 @@ typedef struct world_cache
 	int articulation_count;
 	int articulation_links; // links of all articulations (they count against max_bodies_per_world)
 	int shape_count;        // collision shapes of bodies, links and the world
+	int mimic_count;        // mimic joints
 	bool diverged;
 	bool divergence_reported;
 } world_cache;

@@ -224,6 +224,34 @@ static void test_row_capacity(void** state)
 	sn_world_destroy(world);
 }
 
+static void test_mimic_capacity(void** state)
+{
+	(void)state;
+	// Each mimic joint is a row of the dense system the hold solves. Mimic joints were not bounded, so a
+	// client could put thousands on two dofs and make every step cost their cube (and their square in
+	// memory). At most SN_ARTICULATION_MAX_ROW_DOFS act on one articulation; one more is refused with
+	// nothing changed, and destroying one makes room.
+	sn_world* world = make_world(SN_SOLVER_TGS, 0.001);
+	sn_articulation_id arm = make_arm(world);
+	sn_mimic_def def = sn_default_mimic_def();
+	def.articulation = arm;
+	def.dofs[0] = 1;
+	def.dofs[1] = 3;
+	sn_mimic_id first = { 0 }, id;
+	for (int i = 0; i < SN_ARTICULATION_MAX_ROW_DOFS; ++i)
+	{
+		assert_sn_ok(sn_create_mimic_joint(world, &def, &id));
+		first = i == 0 ? id : first;
+	}
+	world_mark before = mark(world);
+	assert_sn_error(sn_create_mimic_joint(world, &def, &id), SN_ERR_CAPACITY);
+	assert_unchanged(world, before, "one mimic joint too many");
+	assert_int_equal(sn_world_get_mimic_joints(world, NULL, 0), SN_ARTICULATION_MAX_ROW_DOFS);
+	assert_sn_ok(sn_destroy_mimic_joint(world, first));
+	assert_sn_ok(sn_create_mimic_joint(world, &def, &id));
+	sn_world_destroy(world);
+}
+
 static void test_bad_mimic_defs_rejected(void** state)
 {
 	(void)state;
@@ -580,6 +608,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_defs_rejected),
 		cmocka_unit_test(test_row_capacity),
+		cmocka_unit_test(test_mimic_capacity),
 		cmocka_unit_test(test_bad_mimic_defs_rejected),
 		cmocka_unit_test(test_bad_setters_change_nothing),
 		cmocka_unit_test(test_check_drive_targets),

@@ -12,7 +12,8 @@
 static int setup(void** state)
 {
 	(void)state;
-	static const char* const args[] = { "--max-links-per-articulation", "16", NULL };
+	static const char* const args[] = { "--max-links-per-articulation", "16", "--max-mimic-joints-per-world", "3",
+										NULL };
 	return test_group_start(args);
 }
 
@@ -396,14 +397,57 @@ static void test_snapshot_with_articulation_is_bit_exact(void** state)
 	snc_close(c);
 }
 
+static void test_mimic_joints_are_bounded(void** state)
+{
+	(void)state;
+	// Each mimic joint is a row of its articulation's dense hold system, and a step costs about their cube:
+	// unbounded, thousands of CreateMimic on two dofs made one step take minutes. A world holds at most
+	// max_mimic_joints_per_world (3 here); the fourth is refused naming it, and a destroyed one makes room.
+	snc_client* c = test_connect(&group_server, SNC_TCP, "mimics", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t world = weightless_world(c);
+	sinew_v1_LinkDef links[3] = { chain_link(0, 0, 0), chain_link(1, 0, 0), chain_link(2, 0, 0) };
+	uint64_t arm = 0;
+	uint32_t dofs = 0;
+	assert_int_equal(test_create_articulation(c, world, links, 3, &arm, &dofs), 0);
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_create_mimic_tag;
+	m.command.create_mimic.world_id = world;
+	m.command.create_mimic.has_mimic = true;
+	sinew_v1_MimicDef* md = &m.command.create_mimic.mimic;
+	md->articulation_id = arm;
+	md->dofs_count = 2;
+	md->dofs[1] = 1;
+	md->gearing_count = 2;
+	md->gearing[0] = 1.0;
+	md->gearing[1] = -1.0;
+	uint64_t first = 0;
+	for (int i = 0; i < 3; ++i)
+	{
+		snc_message reply;
+		test_expect(c, &m, 0, &reply);
+		first = i == 0 ? reply.msg.message.reply.result.created.id : first;
+		snc_message_free(&reply);
+	}
+	snc_message reply;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_LIMIT_REACHED, &reply);
+	assert_non_null(strstr(snc_reply_text(&reply), "max_mimic_joints_per_world"));
+	snc_message_free(&reply);
+	sinew_v1_ClientMessage d = sinew_v1_ClientMessage_init_zero;
+	d.which_command = sinew_v1_ClientMessage_destroy_mimic_tag;
+	d.command.destroy_mimic.world_id = world;
+	d.command.destroy_mimic.mimic_id = first;
+	test_expect(c, &d, 0, NULL);
+	test_expect(c, &m, 0, NULL);
+	test_step(c, world, 10);
+	snc_close(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dof_force_closed_form),
-		cmocka_unit_test(test_drive_targets_joint_state_and_frames),
-		cmocka_unit_test(test_mimic_joint),
-		cmocka_unit_test(test_bad_articulations),
-		cmocka_unit_test(test_snapshot_with_articulation_is_bit_exact),
+		cmocka_unit_test(test_dof_force_closed_form), cmocka_unit_test(test_drive_targets_joint_state_and_frames),
+		cmocka_unit_test(test_mimic_joint),           cmocka_unit_test(test_mimic_joints_are_bounded),
+		cmocka_unit_test(test_bad_articulations),     cmocka_unit_test(test_snapshot_with_articulation_is_bit_exact),
 	};
 	return cmocka_run_group_tests(tests, setup, test_group_teardown);
 }

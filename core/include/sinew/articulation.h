@@ -74,8 +74,8 @@ typedef struct sn_drive
 #define SN_LINK_MAX_DOFS 3
 // Links per articulation (SN_ERR_CAPACITY above).
 #define SN_ARTICULATION_MAX_LINKS 4096
-// Dofs of one articulation that may carry rows (limit, drive, friction, mimic) at once: the solver keeps
-// a dense response matrix over them (SN_ERR_CAPACITY above).
+// Dofs of one articulation that may carry rows (limit, drive, friction, mimic) at once, and mimic joints
+// of one articulation: the solver keeps a dense response matrix over them (SN_ERR_CAPACITY above).
 #define SN_ARTICULATION_MAX_ROW_DOFS 512
 
 typedef struct sn_link_def

@@ -151,6 +151,12 @@ sn_error sn_create_mimic_joint(sn_world* world, const sn_mimic_def* def, sn_mimi
 	{
 		return err;
 	}
+	// The rows first: past their capacity nothing, the pool neither, may grow.
+	err = artic_reserve_rows(world, a, def);
+	if (err != SN_ERR_OK)
+	{
+		return err;
+	}
 	artic_store* s = world->artics;
 	if (s->mimic_free < 0 && s->mimic_high >= s->mimic_capacity)
 	{
@@ -160,11 +166,6 @@ sn_error sn_create_mimic_joint(sn_world* world, const sn_mimic_def* def, sn_mimi
 			return world_fail(world, SN_ERR_NO_MEMORY, "create mimic joint: out of memory");
 		}
 		s->mimics = p;
-	}
-	err = artic_reserve_rows(world, a, def);
-	if (err != SN_ERR_OK)
-	{
-		return err;
 	}
 	int32_t index = s->mimic_free;
 	if (index >= 0)

@@ -369,6 +369,13 @@ static sn_error reserve_rows_for(sn_world* world, artic* a, int self, const sn_m
 			"links need every dof and a floating base's six velocities); at most %d may",
 			k, MAX_ROW_DOFS);
 	}
+	// Each mimic joint is a row of the dense system the hold solves (k + mimics square): bounded like the
+	// dofs, or one articulation's step could grow without end.
+	if (mimics > MAX_ROW_DOFS)
+	{
+		return world_fail(world, SN_ERR_CAPACITY, "articulation: %d mimic joints; at most %d may act on one", mimics,
+						  MAX_ROW_DOFS);
+	}
 	artic_rows* r = &a->rows;
 	if (k <= r->k_capacity && rows <= r->row_capacity && mimics <= r->wj_capacity)
 	{
