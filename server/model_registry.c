@@ -6,13 +6,74 @@
 #include <stdlib.h>
 #include <string.h>
 
-static model_entry* find(const model_registry* r, model_kind kind, uint64_t object)
+static uint32_t slot_of(model_kind kind, uint64_t object, int capacity)
 {
+	uint64_t h = (object ^ ((uint64_t)kind << 56)) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 32) & (uint32_t)(capacity - 1);
+}
+
+static void index_insert(model_registry* r, int position)
+{
+	const model_entry* e = r->entries + position;
+	uint32_t mask = (uint32_t)r->slot_capacity - 1;
+	uint32_t i = slot_of(e->kind, e->object, r->slot_capacity);
+	while (r->slots[i] != 0)
+	{
+		i = (i + 1) & mask;
+	}
+	r->slots[i] = position + 1;
+}
+
+// Index every entry again (the positions moved, or the entries' capacity grew). Without memory the index
+// goes, and finds scan.
+static void index_rebuild(model_registry* r)
+{
+	if (r->capacity == 0)
+	{
+		return;
+	}
+	int want = 16;
+	while (want < 2 * r->capacity)
+	{
+		want *= 2;
+	}
+	if (r->slot_capacity != want)
+	{
+		free(r->slots);
+		r->slots = malloc((size_t)want * sizeof(int32_t));
+		r->slot_capacity = r->slots != NULL ? want : 0;
+	}
+	if (r->slots == NULL)
+	{
+		return;
+	}
+	memset(r->slots, 0, (size_t)r->slot_capacity * sizeof(int32_t));
 	for (int i = 0; i < r->count; ++i)
 	{
-		if (r->entries[i].kind == kind && r->entries[i].object == object)
+		index_insert(r, i);
+	}
+}
+
+static model_entry* find(const model_registry* r, model_kind kind, uint64_t object)
+{
+	if (r->slots == NULL)
+	{
+		for (int i = 0; i < r->count; ++i)
 		{
-			return r->entries + i;
+			if (r->entries[i].kind == kind && r->entries[i].object == object)
+			{
+				return r->entries + i;
+			}
+		}
+		return NULL;
+	}
+	uint32_t mask = (uint32_t)r->slot_capacity - 1;
+	for (uint32_t i = slot_of(kind, object, r->slot_capacity); r->slots[i] != 0; i = (i + 1) & mask)
+	{
+		model_entry* e = r->entries + (r->slots[i] - 1);
+		if (e->kind == kind && e->object == object)
+		{
+			return e;
 		}
 	}
 	return NULL;
@@ -64,6 +125,7 @@ static void filter(model_registry* r, bool (*keep)(const model_entry* e, const v
 		}
 	}
 	r->count = kept;
+	index_rebuild(r);
 }
 
 bool model_registry_keep(model_registry* r, model_kind kind, uint64_t object, uint8_t* bytes, size_t size,
@@ -90,6 +152,7 @@ bool model_registry_keep(model_registry* r, model_kind kind, uint64_t object, ui
 		}
 		r->entries = grown;
 		r->capacity = capacity;
+		index_rebuild(r);
 	}
 	for (int k = 0; k < blob_count; ++k)
 	{
@@ -103,6 +166,12 @@ bool model_registry_keep(model_registry* r, model_kind kind, uint64_t object, ui
 	else
 	{
 		e = r->entries + r->count++;
+		*e = (model_entry){ kind, object, bytes, size, held, blob_count };
+		if (r->slots != NULL)
+		{
+			index_insert(r, r->count - 1);
+		}
+		return true;
 	}
 	*e = (model_entry){ kind, object, bytes, size, held, blob_count };
 	return true;
@@ -177,6 +246,9 @@ void model_registry_free(model_registry* r)
 {
 	model_registry_clear(r);
 	free(r->entries);
+	free(r->slots);
 	r->entries = NULL;
+	r->slots = NULL;
+	r->slot_capacity = 0;
 	r->capacity = 0;
 }

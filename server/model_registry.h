@@ -39,6 +39,11 @@ typedef struct model_registry
 	model_entry* entries; // in the order they were kept
 	int count;
 	int capacity;
+	// An index by (kind, object): open addressing, entry position + 1 (0: empty), twice the entries'
+	// capacity. A world's DescribeWorld finds one entry per mesh shape (up to max_shapes_per_world), which a
+	// scan made quadratic. NULL if it could not be made: finds then scan.
+	int32_t* slots;
+	int slot_capacity;
 } model_registry;
 
 // Keep bytes for (kind, object) with references to `blobs` (taken here; the caller keeps its own), replacing

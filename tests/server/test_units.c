@@ -9,6 +9,7 @@
 #include "frame.h"
 #include "idpool.h"
 #include "log.h"
+#include "model_registry.h"
 #include "outbox.h"
 #include "server.h"
 #include "support.h"
@@ -299,6 +300,56 @@ static void test_client_addresses(void** state)
 	}
 }
 
+// The registry's index: every entry is found by (kind, object) after growth, replacement, forgetting
+// (which moves the others) and copying, and kinds with the same object stay apart.
+static void test_model_registry_index(void** state)
+{
+	(void)state;
+	model_registry r;
+	memset(&r, 0, sizeof(r));
+	const int n = 5000;
+	for (int i = 0; i < n; ++i)
+	{
+		for (int kind = MODEL_URDF; kind <= MODEL_SHAPE_MESH; ++kind)
+		{
+			uint8_t* bytes = malloc(1);
+			assert_non_null(bytes);
+			bytes[0] = (uint8_t)kind;
+			assert_true(model_registry_keep(&r, (model_kind)kind, (uint64_t)i * 7919u, bytes, 1, NULL, 0));
+		}
+	}
+	assert_int_equal(r.count, 2 * n);
+	// Kept again: replaced, not added.
+	uint8_t* again = malloc(1);
+	assert_non_null(again);
+	again[0] = 9;
+	assert_true(model_registry_keep(&r, MODEL_URDF, 7919u, again, 1, NULL, 0));
+	assert_int_equal(r.count, 2 * n);
+	assert_int_equal(model_registry_find(&r, MODEL_URDF, 7919u)->bytes[0], 9);
+	// Every third object's mesh entry forgotten: the rest are still found where they moved.
+	for (int i = 0; i < n; i += 3)
+	{
+		model_registry_forget(&r, MODEL_SHAPE_MESH, (uint64_t)i * 7919u);
+	}
+	for (int i = 0; i < n; ++i)
+	{
+		const model_entry* mesh = model_registry_find(&r, MODEL_SHAPE_MESH, (uint64_t)i * 7919u);
+		const model_entry* urdf = model_registry_find(&r, MODEL_URDF, (uint64_t)i * 7919u);
+		assert_true(i % 3 == 0 ? mesh == NULL : mesh != NULL && mesh->kind == MODEL_SHAPE_MESH);
+		assert_true(urdf != NULL && urdf->object == (uint64_t)i * 7919u);
+	}
+	assert_null(model_registry_find(&r, MODEL_URDF, 1));
+	model_registry copy;
+	memset(&copy, 0, sizeof(copy));
+	assert_true(model_registry_copy(&copy, &r));
+	assert_int_equal(copy.count, r.count);
+	assert_non_null(model_registry_find(&copy, MODEL_SHAPE_MESH, 7919u));
+	model_registry_free(&copy);
+	model_registry_clear(&r);
+	assert_null(model_registry_find(&r, MODEL_URDF, 0));
+	model_registry_free(&r);
+}
+
 static void test_errors_and_logs(void** state)
 {
 	(void)state;
@@ -571,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_varints),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_client_addresses),
+		cmocka_unit_test(test_model_registry_index),
 		cmocka_unit_test(test_errors_and_logs),
 		cmocka_unit_test(test_content_addresses),
 		cmocka_unit_test(test_mesh_format),
