@@ -334,14 +334,20 @@ void stream_publish(world_host* host, frame_buf* const frames[STEP_MASKS], uint6
 	arm_flush(host, now_ns);
 }
 
-void stream_flush(world_host* host)
+bool stream_frames_small(const world_host* host, const uint64_t masks[STEP_MASK_WORDS])
 {
-	if (host->busy || host->closed || host->world == NULL)
+	int count = 0;
+	for (int w = 0; w < STEP_MASK_WORDS; ++w)
 	{
-		return; // the step in progress publishes when it ends
+		count += __builtin_popcountll(masks[w]);
 	}
-	uint64_t now = server_now_ns();
-	frame_buf* frames[STEP_MASKS] = { NULL };
+	int64_t objects = (int64_t)host->cached.body_count + host->cached.articulation_links + 1;
+	return objects * count <= STREAM_LOOP_FRAME_OBJECTS;
+}
+
+// Offer the frames to the subscriptions due now and still owed this state, and arm the timer for the next.
+static void offer_owed(world_host* host, frame_buf* const frames[STEP_MASKS], uint64_t now)
+{
 	for (int i = 0; i < host->subs.count; ++i)
 	{
 		subscription* sub = get_sub(host->srv, host->subs.ids[i]);
@@ -349,24 +355,107 @@ void stream_flush(world_host* host)
 		{
 			continue;
 		}
-		uint32_t m = frame_mask(sub);
-		if (frames[m] == NULL)
+		frame_buf* frame = frames[frame_mask(sub)];
+		if (frame != NULL)
 		{
-			frames[m] =
-				frame_encode(host->world, host->id, m, (int)host->srv->config.limits.max_contacts_per_frame, now);
-			if (frames[m] == NULL)
-			{
-				continue;
-			}
-			host->srv->metrics.frames_encoded += 1;
+			offer(host->srv, sub, frame, now);
 		}
-		offer(host->srv, sub, frames[m], now);
 	}
+	arm_flush(host, now);
+}
+
+static void encode_masks(world_host* host, const uint64_t masks[STEP_MASK_WORDS], frame_buf* frames[STEP_MASKS])
+{
+	const uint64_t now = server_now_ns();
+	const int max_contacts = (int)host->srv->config.limits.max_contacts_per_frame;
+	for (uint32_t m = 1; m < STEP_MASKS; ++m)
+	{
+		if ((masks[m / 64] & ((uint64_t)1 << (m % 64))) != 0)
+		{
+			frames[m] = frame_encode(host->world, host->id, m, max_contacts, now);
+		}
+	}
+}
+
+// Frames owed while the world does not step, too large to encode on the loop: a job encodes them on a
+// worker (the world waits for it as for a step), and its end offers them.
+typedef struct flush_job
+{
+	world_job base; // first
+	uint64_t masks[STEP_MASK_WORDS];
+	frame_buf* frames[STEP_MASKS];
+} flush_job;
+
+static void flush_run(world_job* base)
+{
+	flush_job* job = (flush_job*)base;
+	encode_masks(base->host, job->masks, job->frames);
+}
+
+static void flush_done(world_job* base)
+{
+	flush_job* job = (flush_job*)base;
+	world_host* host = base->host;
+	if (!host->doomed && !host->closed)
+	{
+		offer_owed(host, job->frames, server_now_ns());
+	}
+	for (int m = 0; m < STEP_MASKS; ++m)
+	{
+		host->srv->metrics.frames_encoded += job->frames[m] != NULL ? 1 : 0;
+		frame_buf_unref(job->frames[m]);
+	}
+	free(job);
+}
+
+void stream_flush(world_host* host)
+{
+	if (host->busy || host->closed || host->world == NULL)
+	{
+		return; // the step or job in progress publishes, or flushes, when it ends
+	}
+	uint64_t now = server_now_ns();
+	uint64_t masks[STEP_MASK_WORDS] = { 0 };
+	bool owed = false;
+	for (int i = 0; i < host->subs.count; ++i)
+	{
+		const subscription* sub = get_sub(host->srv, host->subs.ids[i]);
+		if (sub != NULL && sub->next_due_ns <= now && sub->last_tick != host->cached.step_count)
+		{
+			uint32_t m = frame_mask(sub);
+			masks[m / 64] |= (uint64_t)1 << (m % 64);
+			owed = true;
+		}
+	}
+	if (!owed)
+	{
+		arm_flush(host, now);
+		return;
+	}
+	if (!stream_frames_small(host, masks))
+	{
+		flush_job* job = calloc(1, sizeof(flush_job));
+		if (job != NULL)
+		{
+			memcpy(job->masks, masks, sizeof(masks));
+			job->base.run = flush_run;
+			job->base.done = flush_done;
+			job->base.reads_only = true;
+			world_host_start_job(host, &job->base);
+			return;
+		}
+	}
+	frame_buf* frames[STEP_MASKS] = { NULL };
+	encode_masks(host, masks, frames);
+	for (int m = 0; m < STEP_MASKS; ++m)
+	{
+		host->srv->metrics.frames_encoded += frames[m] != NULL ? 1 : 0;
+	}
+	offer_owed(host, frames, now);
 	for (int m = 0; m < STEP_MASKS; ++m)
 	{
 		frame_buf_unref(frames[m]);
 	}
-	arm_flush(host, now);
 }
 
 void stream_state_changed(world_host* host)

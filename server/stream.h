@@ -55,6 +55,12 @@ void stream_session_gone(struct server* srv, session* s);
 // The world is going away: end its subscriptions and free the list (the host has told the sessions).
 void stream_world_gone(world_host* host);
 
+// Whether encoding frames of these include masks is small enough for the loop thread (a few hundred
+// microseconds: the world's bodies and links times the masks, at most STREAM_LOOP_FRAME_OBJECTS); larger
+// ones are encoded on a worker (after a step by the step's job, between steps by a flush job).
+#define STREAM_LOOP_FRAME_OBJECTS 4096
+bool stream_frames_small(const world_host* host, const uint64_t masks[STEP_MASK_WORDS]);
+
 // Include masks of frames (bit m for mask m) that subscriptions due by `now_ns` need.
 void stream_masks_due(const world_host* host, uint64_t now_ns, uint64_t masks[STEP_MASK_WORDS]);
 // Offer frames[mask] to each due subscription; arms the host's flush timer for subscriptions still owed

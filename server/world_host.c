@@ -533,7 +533,10 @@ void world_host_start_step(world_host* host, step_kind kind, uint32_t steps, uin
 	host->measured_shape = shape;
 	host->measured = measured;
 	double budget_ns = (double)host->srv->config.limits.inline_step_budget_us * 1000.0;
-	if (allow_inline && measured && budget_ns > 0.0 && host->step_ns_avg * steps <= budget_ns)
+	// The frames an inline step encodes are the loop's work too: a cheap step of a large world does not run
+	// there when subscriptions want its state.
+	if (allow_inline && measured && budget_ns > 0.0 && host->step_ns_avg * steps <= budget_ns &&
+		stream_frames_small(host, item->masks))
 	{
 		stepper_run_inline(&host->srv->stepper, host);
 	}
@@ -602,13 +605,14 @@ static void job_after(uv_work_t* work, int status)
 	// Still busy while `done` replies and the cache is refreshed: a reply lets its session read on at once,
 	// and a command for this world it reads then must wait in the queue rather than start a step or a job
 	// that would own the world while the refresh below reads it.
+	const bool changed = !job->reads_only;
 	job->done(job); // frees the job
-	if (!host->doomed && !host->closed)
+	if (changed && !host->doomed && !host->closed)
 	{
 		world_host_refresh(host);
 	}
 	host->busy = false;
-	if (!host->doomed && !host->closed)
+	if (changed && !host->doomed && !host->closed)
 	{
 		stream_state_changed(host);
 	}

@@ -115,6 +115,9 @@ struct world_job
 	struct world_host* host;
 	void (*run)(world_job* job);
 	void (*done)(world_job* job);
+	// The job only reads the world (a flush's frames): its end neither refreshes the cache nor tells the
+	// subscribers that the state changed.
+	bool reads_only;
 };
 
 // A snapshot the host keeps: the state Reset returns to.
