@@ -23,7 +23,8 @@
 #define FILE_SUFFIX ".sinew"
 #define TMP_MARK ".tmp-"
 // The meshes kept worlds' robots are drawn with, one file each, named by content hash: written once,
-// read back with the worlds that name them, removed at start when no restored world does.
+// read back with the worlds that name them, removed at start when no restored world does, and while the
+// server runs by a sweep (below) once a world that named them is gone or names others.
 #define MESH_PREFIX "mesh-"
 #define MESH_SUFFIX ".snms"
 
@@ -51,7 +52,10 @@ typedef struct persist_job
 	uint64_t world_id;
 	mesh_file* meshes;
 	int mesh_count;
-	bool remove;       // remove the world's file instead of writing it
+	bool remove; // remove the world's file instead of writing it
+	bool sweep;  // remove the mesh files no kept world names (`keep`, sorted) instead
+	uint8_t (*keep)[WIRE_HASH_SIZE];
+	int keep_count;
 	bool remove_after; // the world was destroyed while its file was being written: remove it after
 	uint8_t* bytes;
 	size_t size;
@@ -71,6 +75,10 @@ struct persist
 	bool stopping; // persist_final ran: worlds destroyed from now on keep their files
 	persist_job* jobs;
 	uint64_t sequence; // temporary file names
+	// Mesh files may have lost the last world that named them: a sweep is due, at the next tick with no
+	// job in flight. While it runs, saves wait (a save could write a file the sweep is about to remove).
+	bool sweep_wanted;
+	bool sweeping;
 };
 
 // ---- bytes --------------------------------------------------------------------------------------------
@@ -279,8 +287,70 @@ static void write_atomically(persist_job* job, const char* dir)
 	}
 }
 
+static int by_hash(const void* a, const void* b)
+{
+	return memcmp(a, b, WIRE_HASH_SIZE);
+}
+
+static bool has_suffix(const char* s, const char* suffix);
+
+// Remove the mesh files of `dir` that are left over from a write (temporary) or that `unused` says no
+// world names. False if the directory cannot be read.
+static bool remove_mesh_files(const char* dir, bool (*unused)(const uint8_t hash[WIRE_HASH_SIZE], const void* arg),
+							  const void* arg)
+{
+	DIR* d = opendir(dir);
+	if (d == NULL)
+	{
+		return false;
+	}
+	struct dirent* e;
+	while ((e = readdir(d)) != NULL)
+	{
+		const char* entry = e->d_name;
+		size_t n = strlen(entry), k = strlen(MESH_PREFIX);
+		uint8_t hash[WIRE_HASH_SIZE];
+		if (strncmp(entry, MESH_PREFIX, k) != 0)
+		{
+			continue;
+		}
+		bool temporary = strstr(entry, MESH_SUFFIX TMP_MARK) != NULL;
+		bool named = n == k + WIRE_HASH_HEX + strlen(MESH_SUFFIX) && has_suffix(entry, MESH_SUFFIX) &&
+			wire_hash_parse(entry + k, WIRE_HASH_HEX, hash);
+		if (temporary || (named && unused(hash, arg)))
+		{
+			char path[1024];
+			snprintf(path, sizeof(path), "%s/%s", dir, entry);
+			unlink(path);
+		}
+	}
+	closedir(d);
+	return true;
+}
+
+static bool not_kept(const uint8_t hash[WIRE_HASH_SIZE], const void* arg)
+{
+	const persist_job* job = arg;
+	return bsearch(hash, job->keep, (size_t)job->keep_count, WIRE_HASH_SIZE, by_hash) == NULL;
+}
+
+// Remove the mesh files (and leftover temporary ones) no kept world names.
+static void sweep_meshes(persist_job* job, const char* dir)
+{
+	if (!remove_mesh_files(dir, not_kept, job))
+	{
+		job->error = errno;
+		job->failed = "opendir";
+	}
+}
+
 static void run_job(persist_job* job)
 {
+	if (job->sweep)
+	{
+		sweep_meshes(job, job->owner->dir);
+		return;
+	}
 	if (job->remove)
 	{
 		if (unlink(job->path) != 0 && errno != ENOENT)
@@ -299,6 +369,7 @@ static void on_work(uv_work_t* work)
 }
 
 static void save_now(world_host* host);
+static void save_due(persist* p);
 static void queue_job(persist* p, persist_job* job);
 static void release_meshes(persist_job* job);
 
@@ -326,6 +397,14 @@ static void on_work_done(uv_work_t* work, int status)
 	else if (!job->remove)
 	{
 		srv->metrics.state_saves += 1;
+	}
+	if (job->sweep)
+	{
+		p->sweeping = false;
+		free(job->keep);
+		free(job);
+		save_due(p); // what waited for the sweep
+		return;
 	}
 	world_host* host = server_world(srv, job->world_id);
 	if (job->remove_after)
@@ -462,7 +541,7 @@ static void save_now(world_host* host)
 {
 	persist* p = host->srv->persist;
 	world_persist* wp = &host->persist;
-	if (host->busy || wp->writing)
+	if (host->busy || wp->writing || p->sweeping)
 	{
 		wp->wanted = true;
 		return;
@@ -483,6 +562,16 @@ static void save_now(world_host* host)
 	job->size = size;
 	world_path(p, host->id, job->path, sizeof(job->path));
 	attach_meshes(p, host, job);
+	// Which meshes it names, in short: when that changes, a mesh file may have lost its last world.
+	uint64_t signature = (uint64_t)job->mesh_count;
+	for (int i = 0; i < job->mesh_count; ++i)
+	{
+		uint64_t h;
+		memcpy(&h, job->meshes[i].blob->hash, sizeof(h));
+		signature ^= h;
+	}
+	p->sweep_wanted = p->sweep_wanted || (wp->saved && signature != wp->mesh_signature);
+	wp->mesh_signature = signature;
 	snprintf(job->tmp, sizeof(job->tmp), "%s" TMP_MARK "%llu", job->path, (unsigned long long)++p->sequence);
 	wp->writing = true;
 	wp->saved = true;
@@ -498,18 +587,72 @@ static bool changed(const world_host* host)
 	return !wp->saved || wp->dirty || wp->saved_steps != host->cached.step_count;
 }
 
-static void on_timer(uv_timer_t* timer)
+// Start a sweep of the mesh files: the hashes every kept world's robots name are kept, the others go.
+static bool start_sweep(persist* p)
 {
-	persist* p = timer->data;
 	server* srv = p->srv;
+	int count = 0;
 	for (int i = 0; i < srv->worlds.high; ++i)
 	{
+		const world_host* host = srv->worlds.items[i];
+		for (int e = 0; host != NULL && is_kept(host) && e < host->models.count; ++e)
+		{
+			count += host->models.entries[e].kind == MODEL_URDF ? host->models.entries[e].blob_count : 0;
+		}
+	}
+	persist_job* job = calloc(1, sizeof(persist_job));
+	uint8_t(*keep)[WIRE_HASH_SIZE] = job != NULL ? malloc((size_t)(count > 0 ? count : 1) * WIRE_HASH_SIZE) : NULL;
+	if (keep == NULL)
+	{
+		free(job);
+		return false;
+	}
+	int n = 0;
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		const world_host* host = srv->worlds.items[i];
+		for (int e = 0; host != NULL && is_kept(host) && e < host->models.count; ++e)
+		{
+			const model_entry* entry = host->models.entries + e;
+			for (int k = 0; entry->kind == MODEL_URDF && k < entry->blob_count; ++k)
+			{
+				memcpy(keep[n++], entry->blobs[k]->hash, WIRE_HASH_SIZE);
+			}
+		}
+	}
+	qsort(keep, (size_t)n, WIRE_HASH_SIZE, by_hash);
+	job->sweep = true;
+	job->keep = keep;
+	job->keep_count = n;
+	p->sweep_wanted = false;
+	p->sweeping = true;
+	queue_job(p, job);
+	return true;
+}
+
+// Save the kept worlds that changed or wait for a save.
+static void save_due(persist* p)
+{
+	server* srv = p->srv;
+	for (int i = 0; i < srv->worlds.high && !p->stopping; ++i)
+	{
 		world_host* host = srv->worlds.items[i];
-		if (host != NULL && is_kept(host) && changed(host))
+		if (host != NULL && is_kept(host) && (changed(host) || host->persist.wanted))
 		{
 			save_now(host);
 		}
 	}
+}
+
+static void on_timer(uv_timer_t* timer)
+{
+	persist* p = timer->data;
+	// A sweep first, when one is due and nothing is being written; the saves follow when it ends.
+	if (p->sweep_wanted && !p->sweeping && p->jobs == NULL && !p->stopping && start_sweep(p))
+	{
+		return;
+	}
+	save_due(p);
 }
 
 void persist_world_changed(world_host* host)
@@ -534,6 +677,7 @@ void persist_world_gone(world_host* host)
 		return;
 	}
 	host->persist.saved = false;
+	p->sweep_wanted = true; // the meshes it named may be named by no other kept world
 	for (persist_job* job = p->jobs; job != NULL; job = job->next)
 	{
 		if (job->world_id == host->id && !job->remove)
@@ -754,37 +898,15 @@ static int restore_meshes(server* srv, const char* dir, const uint8_t* model, si
 	return n;
 }
 
-static bool has_suffix(const char* s, const char* suffix);
+static bool not_in_store(const uint8_t hash[WIRE_HASH_SIZE], const void* arg)
+{
+	return !asset_store_has(arg, ASSET_MESH, hash);
+}
 
 // Mesh files that no restored world names: removed (their worlds went, or never came back).
 static void remove_unused_meshes(persist* p)
 {
-	DIR* d = opendir(p->dir);
-	if (d == NULL)
-	{
-		return;
-	}
-	struct dirent* e;
-	while ((e = readdir(d)) != NULL)
-	{
-		const char* entry = e->d_name;
-		size_t n = strlen(entry), k = strlen(MESH_PREFIX);
-		uint8_t hash[WIRE_HASH_SIZE];
-		if (strncmp(entry, MESH_PREFIX, k) != 0)
-		{
-			continue;
-		}
-		char path[1024];
-		snprintf(path, sizeof(path), "%s/%s", p->dir, entry);
-		bool temporary = strstr(entry, MESH_SUFFIX TMP_MARK) != NULL;
-		bool named = n == k + WIRE_HASH_HEX + strlen(MESH_SUFFIX) && has_suffix(entry, MESH_SUFFIX) &&
-			wire_hash_parse(entry + k, WIRE_HASH_HEX, hash);
-		if (temporary || (named && !asset_store_has(&p->srv->assets, ASSET_MESH, hash)))
-		{
-			unlink(path);
-		}
-	}
-	closedir(d);
+	remove_mesh_files(p->dir, not_in_store, &p->srv->assets);
 }
 
 static bool valid_text(const uint8_t* s, size_t n, size_t cap)

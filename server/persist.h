@@ -37,11 +37,12 @@ struct world_host;
 // A world's part (world_host.persist).
 typedef struct world_persist
 {
-	bool dirty;           // a command changed it since its last snapshot
-	uint64_t saved_steps; // its step count at its last snapshot
-	bool saved;           // a file of it exists (or is being written)
-	bool wanted;          // a snapshot is due but the world was busy or being written
-	bool writing;         // its file is being written
+	bool dirty;              // a command changed it since its last snapshot
+	uint64_t saved_steps;    // its step count at its last snapshot
+	bool saved;              // a file of it exists (or is being written)
+	bool wanted;             // a snapshot is due but the world was busy or being written
+	bool writing;            // its file is being written
+	uint64_t mesh_signature; // of the meshes its last save named (a change may leave mesh files unused)
 } world_persist;
 
 typedef struct persist persist;
