@@ -436,6 +436,15 @@ int32_t handle_join_world(command_ctx* ctx)
 	{
 		case sinew_v1_Role_ROLE_OBSERVER:
 		case sinew_v1_Role_ROLE_UNSPECIFIED:
+		{
+			// A controller becoming an observer takes back its input for the pending tick (answered now), or
+			// its request would wait for a tick that no longer waits for it.
+			world_member* was = members_find(&host->members, s->id);
+			if (was != NULL)
+			{
+				lockstep_withdraw(host, was, SV_ERR_FORBIDDEN_BY_ROLE,
+								  "the session joined as an observer: its input for the pending tick is withdrawn");
+			}
 			if (!members_set(&host->members, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_OBSERVER,
 							 false))
 			{
@@ -443,10 +452,21 @@ int32_t handle_join_world(command_ctx* ctx)
 			}
 			lockstep_member_changed(host);
 			break;
+		}
 		case sinew_v1_Role_ROLE_CONTROLLER:
+		{
 			if (s->role == sinew_v1_Role_ROLE_OBSERVER)
 			{
 				return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "an observer session cannot control a world");
+			}
+			uint64_t now = server_now_ns();
+			uint64_t until = owner ? 0 : members_barred_until(&host->members, s->address, now);
+			if (until != 0)
+			{
+				return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE,
+								"a controller from %s was demoted in world %llu for sending no lockstep input in time; "
+								"this address may control it again in %.0f s",
+								s->address, (unsigned long long)host->id, (double)(until - now) * 1e-9 + 0.5);
 			}
 			if (!members_set(&host->members, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_CONTROLLER,
 							 true))
@@ -454,6 +474,7 @@ int32_t handle_join_world(command_ctx* ctx)
 				return cmd_fail(ctx, SN_ERR_NO_MEMORY, "out of memory");
 			}
 			break;
+		}
 		case sinew_v1_Role_ROLE_OWNER:
 			if (s->role == sinew_v1_Role_ROLE_OBSERVER)
 			{

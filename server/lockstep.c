@@ -215,6 +215,14 @@ void lockstep_timeout(world_host* host)
 		{
 			m->role = sinew_v1_Role_ROLE_OBSERVER;
 		}
+		// Its client may not control this world again for a while, longer each time: rejoining at once
+		// after each demotion would hold every tick for the whole timeout.
+		const session* s = server_session(host->srv, demoted);
+		if (s != NULL && demoted != host->members.owner)
+		{
+			uint64_t base_ns = (uint64_t)LOCKSTEP_BAR_TIMEOUTS * host->pacing.lockstep_timeout_ms * 1000000u;
+			members_demote(&host->members, s->address, server_now_ns(), base_ns);
+		}
 		host->srv->metrics.lockstep_demotions += 1;
 		log_warn("lockstep controller demoted", "world=%llu session=%llu tick=%llu timeout_ms=%u",
 				 (unsigned long long)host->id, (unsigned long long)demoted, (unsigned long long)tick,

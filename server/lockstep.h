@@ -9,6 +9,9 @@
 // (lockstep_timeout_ms). When it fires, every controller that has not sent its input is demoted to
 // observer and told (ControllerDemoted, to everyone in the world), and the tick steps with the inputs
 // that did arrive. So one dead client never stalls the others, and a world nobody drives simply waits.
+// A demoted controller's client (its address) may not control the world again for LOCKSTEP_BAR_TIMEOUTS
+// timeouts, twice that after its next demotion, and so on up to an hour (members.h); the owner is not
+// barred from its own world.
 #ifndef SINEW_SERVER_LOCKSTEP_H
 #define SINEW_SERVER_LOCKSTEP_H
 
@@ -18,6 +21,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#define LOCKSTEP_BAR_TIMEOUTS 10
 
 typedef struct world_host world_host;
 typedef struct command_ctx command_ctx;

@@ -1,6 +1,7 @@
 // A world's owner and members (see members.h).
 #include "members.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,4 +83,44 @@ void members_free(world_members* w)
 	w->list = NULL;
 	w->count = 0;
 	w->capacity = 0;
+}
+
+uint64_t members_demote(world_members* w, const char* address, uint64_t now_ns, uint64_t base_ns)
+{
+	demoted_client* slot = NULL;
+	for (int i = 0; i < MEMBERS_DEMOTED_KEPT && slot == NULL; ++i)
+	{
+		slot = strcmp(w->demoted[i].address, address) == 0 ? w->demoted + i : NULL;
+	}
+	if (slot == NULL)
+	{
+		slot = w->demoted; // the bar that ends first goes
+		for (int i = 1; i < MEMBERS_DEMOTED_KEPT; ++i)
+		{
+			slot = w->demoted[i].until_ns < slot->until_ns ? w->demoted + i : slot;
+		}
+		memset(slot, 0, sizeof(*slot));
+		snprintf(slot->address, sizeof(slot->address), "%s", address);
+	}
+	const uint64_t hour_ns = 3600ull * 1000000000ull;
+	uint64_t wait = base_ns;
+	for (int k = 0; k < slot->demotions && wait < hour_ns; ++k)
+	{
+		wait *= 2;
+	}
+	slot->demotions += 1;
+	slot->until_ns = now_ns + (wait < hour_ns ? wait : hour_ns);
+	return slot->until_ns;
+}
+
+uint64_t members_barred_until(const world_members* w, const char* address, uint64_t now_ns)
+{
+	for (int i = 0; i < MEMBERS_DEMOTED_KEPT; ++i)
+	{
+		if (w->demoted[i].address[0] != '\0' && strcmp(w->demoted[i].address, address) == 0)
+		{
+			return w->demoted[i].until_ns > now_ns ? w->demoted[i].until_ns : 0;
+		}
+	}
+	return 0;
 }

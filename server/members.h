@@ -20,6 +20,20 @@ typedef struct world_member
 	sinew_v1_LockstepInput* input; // owned; set while submitted
 } world_member;
 
+// A client address whose controller was demoted in a lockstep world (lockstep.c): it may not control the
+// world again until `until_ns`, and each demotion doubles the wait.
+typedef struct demoted_client
+{
+	char address[64]; // session.h: address
+	uint64_t until_ns;
+	int demotions;
+} demoted_client;
+
+enum
+{
+	MEMBERS_DEMOTED_KEPT = 32 // the addresses remembered per world (the oldest bar is forgotten first)
+};
+
 typedef struct world_members
 {
 	uint64_t owner;   // session id, 0 if none
@@ -29,6 +43,7 @@ typedef struct world_members
 	world_member* list;
 	int count;
 	int capacity;
+	demoted_client demoted[MEMBERS_DEMOTED_KEPT];
 } world_members;
 
 // Role of a session in the world: OWNER, the member's role, or OBSERVER for everyone else.
@@ -41,5 +56,10 @@ bool members_set(world_members* members, uint64_t session_id, sinew_v1_Role role
 // first, see world_host_remove_member).
 void members_remove(world_members* members, uint64_t session_id);
 void members_free(world_members* members);
+// A controller from `address` was demoted at now_ns: it is barred from controlling for `base_ns`, twice
+// that after a second demotion, and so on (at most an hour). Returns the bar's end.
+uint64_t members_demote(world_members* members, const char* address, uint64_t now_ns, uint64_t base_ns);
+// The end of the bar on `address` (0 if there is none at now_ns).
+uint64_t members_barred_until(const world_members* members, const char* address, uint64_t now_ns);
 
 #endif

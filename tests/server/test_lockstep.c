@@ -182,6 +182,29 @@ static void test_three_controllers_one_stops(void** state)
 	// The demoted client is an observer now: its input is refused.
 	send_input(c + 2, world, 9);
 	wait_tick(c + 2, sinew_v1_ErrorCode_ERR_FORBIDDEN_BY_ROLE);
+	// And it may not control the world again for a while (ten timeouts, then twice that after its next
+	// demotion): joining again at once after each demotion would hold every tick for the timeout. The bar
+	// is its address's (a new connection from it is refused too); another address may join.
+	sinew_v1_ClientMessage join = sinew_v1_ClientMessage_init_zero;
+	join.which_command = sinew_v1_ClientMessage_join_world_tag;
+	join.command.join_world.world_id = world;
+	join.command.join_world.role = sinew_v1_Role_ROLE_CONTROLLER;
+	test_expect(c[2].client, &join, sinew_v1_ErrorCode_ERR_FORBIDDEN_BY_ROLE, &reply);
+	assert_non_null(strstr(snc_reply_text(&reply), "may control it again in"));
+	snc_message_free(&reply);
+	snc_client* again = test_connect(&group_server, SNC_TCP, "again", sinew_v1_Role_ROLE_CONTROLLER);
+	test_expect(again, &join, sinew_v1_ErrorCode_ERR_FORBIDDEN_BY_ROLE, NULL);
+	snc_close(again);
+	snc_options o = snc_default_options();
+	o.port = group_server.tcp_port;
+	o.local_address = "127.0.0.2";
+	snc_client* elsewhere = test_connect_with(&group_server, o, "elsewhere", sinew_v1_Role_ROLE_CONTROLLER);
+	test_expect(elsewhere, &join, 0, NULL);
+	m = (sinew_v1_ClientMessage)sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_leave_world_tag;
+	m.command.leave_world.world_id = world;
+	test_expect(elsewhere, &m, 0, NULL);
+	snc_close(elsewhere);
 
 	// Inputs were applied once per tick each: 9 ticks for bodies 0 and 1, 5 for body 2.
 	assert_near(velocity_x(owner, world, c[0].body), 9 * force * h, 1e-12, "v = n F h / m, rounding only");
@@ -205,6 +228,14 @@ static void test_three_controllers_one_stops(void** state)
 	assert_int_equal(wait_tick(c + 1, 0), 10);
 	c[0].pending = first;
 	assert_int_equal(wait_tick(c + 0, 0), 10);
+	// A controller that joins as an observer with its input pending has it withdrawn and answered at once
+	// (it waited for a tick that no longer waits for it), and the tick goes on without it.
+	send_input(c + 1, world, 10);
+	join.command.join_world.role = sinew_v1_Role_ROLE_OBSERVER;
+	test_expect(c[1].client, &join, 0, NULL);
+	wait_tick(c + 1, sinew_v1_ErrorCode_ERR_FORBIDDEN_BY_ROLE);
+	send_input(c + 0, world, 10);
+	assert_int_equal(wait_tick(c + 0, 0), 11);
 
 	// Leaving lockstep mode answers nothing pending (none is) and allows Step again.
 	test_set_mode(owner, world, sinew_v1_TimeMode_TIME_PAUSED, 1.0);
