@@ -325,5 +325,10 @@ int32_t handle_create_mimic(command_ctx* ctx)
 int32_t handle_destroy_mimic(command_ctx* ctx)
 {
 	const sinew_v1_DestroyMimic* d = &ctx->msg.command.destroy_mimic;
-	return cmd_core(ctx, sn_destroy_mimic_joint(ctx->host->world, sn_mimic_id_load(d->mimic_id)));
+	int32_t code = cmd_core(ctx, sn_destroy_mimic_joint(ctx->host->world, sn_mimic_id_load(d->mimic_id)));
+	if (code == 0)
+	{
+		world_host_refresh(ctx->host);
+	}
+	return code;
 }

@@ -178,12 +178,12 @@ static void keep_for(world_host* host, const session* s)
 static int32_t world_quota(const server* srv, const session* s, bool keep, char* why, size_t cap)
 {
 	const server_limits* l = &srv->config.limits;
-	if (srv->worlds.count >= l->max_worlds)
+	if (srv->worlds.count + srv->clones_pending >= l->max_worlds)
 	{
 		snprintf(why, cap, "max_worlds (%lld) reached", (long long)l->max_worlds);
 		return SV_ERR_LIMIT_REACHED;
 	}
-	if (s->worlds_owned >= l->max_worlds_per_client)
+	if (s->worlds_owned + s->clones_pending >= l->max_worlds_per_client)
 	{
 		snprintf(why, cap, "max_worlds_per_client (%lld) reached", (long long)l->max_worlds_per_client);
 		return SV_ERR_LIMIT_REACHED;
@@ -440,7 +440,7 @@ int32_t handle_join_world(command_ctx* ctx)
 			// A controller becoming an observer takes back its input for the pending tick (answered now), or
 			// its request would wait for a tick that no longer waits for it.
 			world_member* was = members_find(&host->members, s->id);
-			if (was != NULL)
+			if (was != NULL && !host->busy) // a tick in progress has applied it: its end answers it
 			{
 				lockstep_withdraw(host, was, SV_ERR_FORBIDDEN_BY_ROLE,
 								  "the session joined as an observer: its input for the pending tick is withdrawn");
@@ -837,6 +837,25 @@ static void snapshot_run(world_job* base)
 	job->bytes = job->owned;
 }
 
+// CloneWorld requests in flight: each holds a snapshot and takes a worker for its build, so they count as
+// the worlds they will be (max_worlds, max_worlds_per_client), and one session has at most
+// CLONES_PER_SESSION of them in flight, the server CLONES_IN_FLIGHT.
+enum
+{
+	CLONES_PER_SESSION = 2,
+	CLONES_IN_FLIGHT = 8
+};
+
+static void clone_settled(server* srv, uint64_t session_id)
+{
+	srv->clones_pending -= 1;
+	session* s = server_session(srv, session_id);
+	if (s != NULL)
+	{
+		s->clones_pending -= 1;
+	}
+}
+
 // Host the clone for its session (if it is still there and still within its quotas). 0, or the error.
 static int32_t clone_host(snapshot_job* job, server* srv)
 {
@@ -911,6 +930,7 @@ static void clone_build_after(uv_work_t* work, int status)
 	snapshot_job* job = work->data;
 	server* srv = job->srv;
 	srv->stepper.jobs_in_flight -= 1;
+	clone_settled(srv, job->session_id);
 	if (job->code == 0)
 	{
 		job->code = clone_host(job, srv);
@@ -958,6 +978,10 @@ static void snapshot_done(world_job* base)
 	{
 		clone_build(job, host); // it replies, and frees the job
 		return;
+	}
+	if (job->kind == SNAPSHOT_CLONE)
+	{
+		clone_settled(srv, job->session_id);
 	}
 	if (job->code == 0)
 	{
@@ -1020,6 +1044,7 @@ static int32_t start_snapshot_job(command_ctx* ctx, snapshot_kind kind)
 	}
 	job->base.run = snapshot_run;
 	job->base.done = snapshot_done;
+	job->base.reads_only = kind == SNAPSHOT_CLONE; // the source is only written out
 	ctx->deferred = true;
 	world_host_start_job(ctx->host, &job->base);
 	return 0;
@@ -1044,7 +1069,28 @@ int32_t handle_clone_world(command_ctx* ctx)
 {
 	// The quotas are checked again when the clone is built: other worlds may have come meanwhile.
 	int32_t code = check_world_quota(ctx, ctx->msg.command.clone_world.keep_after_disconnect);
-	return code != 0 ? code : start_snapshot_job(ctx, SNAPSHOT_CLONE);
+	if (code != 0)
+	{
+		return code;
+	}
+	if (ctx->session->clones_pending >= CLONES_PER_SESSION || ctx->srv->clones_pending >= CLONES_IN_FLIGHT)
+	{
+		return cmd_fail(ctx, SV_ERR_LIMIT_REACHED,
+						"clone world: %d clones are being built (at most %d of one session, %d on the server); "
+						"try again when one is answered",
+						ctx->session->clones_pending >= CLONES_PER_SESSION ? ctx->session->clones_pending
+																		   : ctx->srv->clones_pending,
+						CLONES_PER_SESSION, CLONES_IN_FLIGHT);
+	}
+	// Counted before the job starts: without a thread pool it may end before start_snapshot_job returns.
+	ctx->session->clones_pending += 1;
+	ctx->srv->clones_pending += 1;
+	code = start_snapshot_job(ctx, SNAPSHOT_CLONE);
+	if (code != 0)
+	{
+		clone_settled(ctx->srv, ctx->session->id);
+	}
+	return code;
 }
 
 // ---- state --------------------------------------------------------------------------------------------

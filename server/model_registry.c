@@ -124,8 +124,11 @@ static void filter(model_registry* r, bool (*keep)(const model_entry* e, const v
 			release(r->entries + i);
 		}
 	}
-	r->count = kept;
-	index_rebuild(r);
+	if (kept != r->count)
+	{
+		r->count = kept;
+		index_rebuild(r);
+	}
 }
 
 bool model_registry_keep(model_registry* r, model_kind kind, uint64_t object, uint8_t* bytes, size_t size,

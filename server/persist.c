@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,7 @@ struct persist
 	// job in flight. While it runs, saves wait (a save could write a file the sweep is about to remove).
 	bool sweep_wanted;
 	bool sweeping;
+	_Atomic bool halt; // the final writes (persist_final) began: a sweep in progress stops removing
 };
 
 // ---- bytes --------------------------------------------------------------------------------------------
@@ -331,7 +333,8 @@ static bool remove_mesh_files(const char* dir, bool (*unused)(const uint8_t hash
 static bool not_kept(const uint8_t hash[WIRE_HASH_SIZE], const void* arg)
 {
 	const persist_job* job = arg;
-	return bsearch(hash, job->keep, (size_t)job->keep_count, WIRE_HASH_SIZE, by_hash) == NULL;
+	return !atomic_load(&job->owner->halt) &&
+		bsearch(hash, job->keep, (size_t)job->keep_count, WIRE_HASH_SIZE, by_hash) == NULL;
 }
 
 // Remove the mesh files (and leftover temporary ones) no kept world names.
@@ -370,6 +373,7 @@ static void on_work(uv_work_t* work)
 
 static void save_now(world_host* host);
 static void save_due(persist* p);
+static bool try_sweep(persist* p);
 static void queue_job(persist* p, persist_job* job);
 static void release_meshes(persist_job* job);
 
@@ -429,6 +433,7 @@ static void on_work_done(uv_work_t* work, int status)
 	release_meshes(job);
 	free(job->bytes);
 	free(job);
+	try_sweep(p); // the last write in flight ended
 }
 
 static void queue_job(persist* p, persist_job* job)
@@ -537,6 +542,25 @@ static void release_meshes(persist_job* job)
 	job->mesh_count = 0;
 }
 
+// Which meshes a world's robots name, in short (their count and the first bytes of their hashes): equal to
+// its last save's when its file names the meshes it names now.
+static uint64_t mesh_signature(const world_host* host)
+{
+	uint64_t signature = 0;
+	for (int i = 0; i < host->models.count; ++i)
+	{
+		const model_entry* e = host->models.entries + i;
+		for (int k = 0; e->kind == MODEL_URDF && k < e->blob_count; ++k)
+		{
+			uint64_t h;
+			memcpy(&h, e->blobs[k]->hash, sizeof(h));
+			signature += 1;
+			signature ^= h;
+		}
+	}
+	return signature;
+}
+
 static void save_now(world_host* host)
 {
 	persist* p = host->srv->persist;
@@ -562,14 +586,8 @@ static void save_now(world_host* host)
 	job->size = size;
 	world_path(p, host->id, job->path, sizeof(job->path));
 	attach_meshes(p, host, job);
-	// Which meshes it names, in short: when that changes, a mesh file may have lost its last world.
-	uint64_t signature = (uint64_t)job->mesh_count;
-	for (int i = 0; i < job->mesh_count; ++i)
-	{
-		uint64_t h;
-		memcpy(&h, job->meshes[i].blob->hash, sizeof(h));
-		signature ^= h;
-	}
+	// When the meshes it names change, a mesh file may have lost its last world.
+	uint64_t signature = mesh_signature(host);
 	p->sweep_wanted = p->sweep_wanted || (wp->saved && signature != wp->mesh_signature);
 	wp->mesh_signature = signature;
 	snprintf(job->tmp, sizeof(job->tmp), "%s" TMP_MARK "%llu", job->path, (unsigned long long)++p->sequence);
@@ -644,12 +662,47 @@ static void save_due(persist* p)
 	}
 }
 
+// Whether every kept world's file names the meshes it names now: then the sweep keeps what the files
+// name (a mesh dropped by a world since its last save stays until that world is saved again).
+static bool meshes_saved(const persist* p)
+{
+	const server* srv = p->srv;
+	for (int i = 0; i < srv->worlds.high; ++i)
+	{
+		const world_host* host = srv->worlds.items[i];
+		if (host != NULL && is_kept(host) && mesh_signature(host) != host->persist.mesh_signature)
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+// A sweep when one is due, nothing is being written, and the files name what the worlds do.
+static bool try_sweep(persist* p)
+{
+	return p->sweep_wanted && !p->sweeping && !p->stopping && p->jobs == NULL && meshes_saved(p) && start_sweep(p);
+}
+
 static void on_timer(uv_timer_t* timer)
 {
 	persist* p = timer->data;
-	// A sweep first, when one is due and nothing is being written; the saves follow when it ends.
-	if (p->sweep_wanted && !p->sweeping && p->jobs == NULL && !p->stopping && start_sweep(p))
+	if (try_sweep(p))
 	{
+		return; // the saves follow when it ends
+	}
+	if (p->sweep_wanted && !p->sweeping)
+	{
+		// Only the saves the sweep needs (worlds whose meshes changed); the others wait for it, or a
+		// server whose saves take longer than the interval would never sweep.
+		for (int i = 0; i < p->srv->worlds.high; ++i)
+		{
+			world_host* host = p->srv->worlds.items[i];
+			if (host != NULL && is_kept(host) && mesh_signature(host) != host->persist.mesh_signature)
+			{
+				save_now(host);
+			}
+		}
 		return;
 	}
 	save_due(p);
@@ -715,6 +768,7 @@ void persist_final(server* srv)
 		return;
 	}
 	p->stopping = true;
+	atomic_store(&p->halt, true);
 	if (p->timer_open)
 	{
 		uv_close((uv_handle_t*)&p->timer, on_timer_closed);
@@ -1019,7 +1073,8 @@ static bool restore_world(server* srv, const char* file, const uint8_t* data, si
 		snprintf(why, cap, "its world id %llu cannot be taken: %s", (unsigned long long)id, detail);
 		return false;
 	}
-	snprintf(host->members.keeper, sizeof(host->members.keeper), "%s", keeper_text);
+	// Files of older servers kept the peer's whole address: the client it is now (an IPv6 /64, ...).
+	server_client_of(keeper_text, host->members.keeper, sizeof(host->members.keeper));
 	if (tag > srv->next_id_tag)
 	{
 		srv->next_id_tag = tag; // new worlds' object ids stay apart from the restored ones'

@@ -52,6 +52,7 @@ typedef struct server
 	bool stopped;         // everything closed; the loop may end
 	size_t receive_bytes; // receive buffer bytes beyond each connection's first SV_RECEIVE_FREE_BYTES
 	size_t queued_bytes;  // commands waiting for busy worlds (world_host_enqueue), max_queued_bytes
+	int clones_pending;   // CloneWorld requests not answered yet (handlers_world.c)
 	uv_timer_t housekeeping;
 	bool housekeeping_open;
 	// Fairness: the loop pass (counted after each poll), and the sessions that used their share of it

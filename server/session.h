@@ -60,6 +60,7 @@ typedef struct session
 	int unwritten_count;         // replies and events handed to the transport, not yet written
 	uint64_t unwritten_since_ns; // when the oldest of those was queued
 	int worlds_owned;            // live worlds this session owns (max_worlds_per_client)
+	int clones_pending;          // its CloneWorld requests not answered yet (they count as worlds it owns)
 	size_t queued_bytes;         // its commands waiting for busy worlds (world_host_enqueue)
 	int subscription_count;
 	uint64_t requests;

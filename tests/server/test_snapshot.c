@@ -291,6 +291,34 @@ static void test_rebuilds_leave_the_loop(void** state)
 	get.which_command = sinew_v1_ClientMessage_get_state_tag;
 	get.command.get_state.world_id = world;
 	assert_answered_meanwhile(c, &m, other, &get);
+	// Each clone in flight holds a snapshot and a worker: a session has at most two, and a third is
+	// refused at once (before, any number queued their builds on the workers every world steps on).
+	uint64_t ids[3];
+	for (int i = 0; i < 3; ++i)
+	{
+		assert_int_equal(snc_send(c, &m), 0);
+		ids[i] = m.request_id;
+	}
+	int refused = 0, built = 0;
+	while (refused + built < 3)
+	{
+		snc_message r;
+		test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &r);
+		if (snc_reply_code(&r) == sinew_v1_ErrorCode_ERR_LIMIT_REACHED)
+		{
+			assert_int_equal(r.msg.message.reply.request_id, ids[2]);
+			assert_non_null(strstr(snc_reply_text(&r), "clones are being built"));
+			assert_int_equal(built, 0);
+			refused += 1;
+		}
+		else
+		{
+			assert_int_equal(snc_reply_code(&r), 0);
+			built += 1;
+		}
+		snc_message_free(&r);
+	}
+	assert_int_equal(refused, 1);
 	snc_close(other);
 	snc_close(c);
 }
