@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L // mkdtemp, fork, kill, waitpid, nanosleep, sockets
 #include "harness.h"
 
+#include "wire.h"
+
 #include <pb_encode.h>
 
 #include <errno.h>
@@ -415,6 +417,23 @@ uint64_t test_create_hinged_chain(snc_client* c, uint64_t world, int links)
 		previous = b;
 	}
 	return previous;
+}
+
+int32_t test_restore(snc_client* c, uint64_t world, const uint8_t* bytes, size_t size, char* why, size_t cap)
+{
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_restore_tag);
+	m.command.restore.world_id = world;
+	wire_bytes data = { bytes, size };
+	m.command.restore.data.funcs.encode = wire_encode_bytes;
+	m.command.restore.data.arg = &data;
+	snc_message reply;
+	int32_t code = test_request(c, &m, &reply);
+	if (why != NULL)
+	{
+		snprintf(why, cap, "%s", snc_reply_text(&reply));
+	}
+	snc_message_free(&reply);
+	return code;
 }
 
 bool test_encode_links(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)

@@ -72,6 +72,10 @@ void test_wait_for(snc_client* client, pb_size_t which_message, snc_message* out
 // Read until the server closes the connection; returns the Closing event's code (or 0 if none came).
 int32_t test_wait_closed(snc_client* client, char* reason, size_t reason_capacity);
 
+// Restore `world` from snapshot bytes: the reply's code (0 on success); its text into why (may be NULL).
+int32_t test_restore(snc_client* client, uint64_t world, const uint8_t* bytes, size_t size, char* why,
+					 size_t why_capacity);
+
 // CreateArticulation.links of `count` LinkDefs (arg: a test_links_arg), for messages built by hand.
 typedef struct test_links_arg
 {

@@ -246,17 +246,9 @@ static void test_drive_targets_joint_state_and_frames(void** state)
 	snc_close(c);
 }
 
-static void test_mimic_joint(void** state)
+// CreateMimic coupling dofs 0 and 1 of `arm` by q0 - q1 = 0.
+static sinew_v1_ClientMessage equal_dofs_mimic(uint64_t world, uint64_t arm)
 {
-	(void)state;
-	snc_client* c = test_connect(&group_server, SNC_TCP, "mimic", sinew_v1_Role_ROLE_CONTROLLER);
-	uint64_t world = weightless_world(c);
-	// Dof 0 driven to 0.4 rad; dof 1 free but coupled by q0 - q1 = 0.
-	sinew_v1_LinkDef links[3] = { chain_link(0, 0, 0), chain_link(1, 400, 40), chain_link(2, 0, 0) };
-	links[1].drives[0].target_position = 0.4;
-	uint64_t arm = 0;
-	uint32_t dofs = 0;
-	assert_int_equal(test_create_articulation(c, world, links, 3, &arm, &dofs), 0);
 	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
 	m.which_command = sinew_v1_ClientMessage_create_mimic_tag;
 	m.command.create_mimic.world_id = world;
@@ -269,6 +261,22 @@ static void test_mimic_joint(void** state)
 	md->gearing_count = 2;
 	md->gearing[0] = 1.0;
 	md->gearing[1] = -1.0;
+	return m;
+}
+
+static void test_mimic_joint(void** state)
+{
+	(void)state;
+	snc_client* c = test_connect(&group_server, SNC_TCP, "mimic", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t world = weightless_world(c);
+	// Dof 0 driven to 0.4 rad; dof 1 free but coupled by q0 - q1 = 0.
+	sinew_v1_LinkDef links[3] = { chain_link(0, 0, 0), chain_link(1, 400, 40), chain_link(2, 0, 0) };
+	links[1].drives[0].target_position = 0.4;
+	uint64_t arm = 0;
+	uint32_t dofs = 0;
+	assert_int_equal(test_create_articulation(c, world, links, 3, &arm, &dofs), 0);
+	sinew_v1_ClientMessage m = equal_dofs_mimic(world, arm);
+	sinew_v1_MimicDef* md = &m.command.create_mimic.mimic;
 	snc_message reply;
 	test_expect(c, &m, 0, &reply);
 	uint64_t mimic = reply.msg.message.reply.result.created.id;
@@ -409,17 +417,7 @@ static void test_mimic_joints_are_bounded(void** state)
 	uint64_t arm = 0;
 	uint32_t dofs = 0;
 	assert_int_equal(test_create_articulation(c, world, links, 3, &arm, &dofs), 0);
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_create_mimic_tag;
-	m.command.create_mimic.world_id = world;
-	m.command.create_mimic.has_mimic = true;
-	sinew_v1_MimicDef* md = &m.command.create_mimic.mimic;
-	md->articulation_id = arm;
-	md->dofs_count = 2;
-	md->dofs[1] = 1;
-	md->gearing_count = 2;
-	md->gearing[0] = 1.0;
-	md->gearing[1] = -1.0;
+	sinew_v1_ClientMessage m = equal_dofs_mimic(world, arm);
 	uint64_t first = 0;
 	for (int i = 0; i < 3; ++i)
 	{

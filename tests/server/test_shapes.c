@@ -641,21 +641,6 @@ static void test_urdf_world_meshes_count(void** state)
 	assert_int_equal(world_info(world).articulation_count, 1);
 }
 
-// Restore a world from snapshot bytes made by the core library: 0 or the reply's error, its text in `why`.
-static int32_t restore_bytes(uint64_t world, const uint8_t* bytes, size_t size, char* why, size_t cap)
-{
-	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_restore_tag);
-	m.command.restore.world_id = world;
-	wire_bytes data = { bytes, size };
-	m.command.restore.data.funcs.encode = wire_encode_bytes;
-	m.command.restore.data.arg = &data;
-	snc_message reply;
-	int32_t code = test_request(c, &m, &reply);
-	snprintf(why, cap, "%s", snc_reply_text(&reply));
-	snc_message_free(&reply);
-	return code;
-}
-
 // A core world with one sphere body and, if `mesh`, a 12-triangle closed box mesh as the world's own;
 // its snapshot in a malloc'd buffer.
 static uint8_t* core_snapshot(bool mesh, size_t* size)
@@ -706,7 +691,7 @@ static void test_restore_counts_shapes(void** state)
 	size_t size = 0;
 	uint8_t* bytes = core_snapshot(true, &size);
 	char why[300];
-	assert_int_equal(restore_bytes(world, bytes, size, why, sizeof(why)), sinew_v1_ErrorCode_ERR_LIMIT_REACHED);
+	assert_int_equal(test_restore(c, world, bytes, size, why, sizeof(why)), sinew_v1_ErrorCode_ERR_LIMIT_REACHED);
 	free(bytes);
 	assert_non_null(strstr(why, "max_mesh_triangles_per_world"));
 	assert_non_null(strstr(why, "12 triangles"));
@@ -715,7 +700,7 @@ static void test_restore_counts_shapes(void** state)
 	assert_int_equal(info.shape_count, 1);
 	// Without the mesh it fits, and replaces the world.
 	bytes = core_snapshot(false, &size);
-	assert_int_equal(restore_bytes(world, bytes, size, why, sizeof(why)), 0);
+	assert_int_equal(test_restore(c, world, bytes, size, why, sizeof(why)), 0);
 	free(bytes);
 	info = world_info(world);
 	assert_int_equal(info.body_count, 1);

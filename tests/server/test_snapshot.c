@@ -39,20 +39,6 @@ static snc_message snapshot(snc_client* c, uint64_t world)
 	return reply;
 }
 
-static int32_t restore(snc_client* c, uint64_t world, const uint8_t* bytes, size_t size)
-{
-	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
-	m.which_command = sinew_v1_ClientMessage_restore_tag;
-	m.command.restore.world_id = world;
-	wire_bytes data = { bytes, size };
-	m.command.restore.data.funcs.encode = wire_encode_bytes;
-	m.command.restore.data.arg = &data;
-	snc_message reply;
-	int32_t code = test_request(c, &m, &reply);
-	snc_message_free(&reply);
-	return code;
-}
-
 // Bit-for-bit equality of two states (bodies and joints in the same order).
 static void assert_same_bits(const snc_message* a, const snc_message* b)
 {
@@ -87,14 +73,14 @@ static void test_restore_is_bit_exact(void** state)
 	snc_message first;
 	test_get_state(c, world, ALL, &first);
 
-	assert_int_equal(restore(c, world, snap.bytes, snap.byte_count), 0);
+	assert_int_equal(test_restore(c, world, snap.bytes, snap.byte_count, NULL, 0), 0);
 	test_step(c, world, 500);
 	snc_message second;
 	test_get_state(c, world, ALL, &second);
 	assert_same_bits(&first, &second);
 
 	// A clone of the restored state steps exactly like the original (same ids, same bits).
-	assert_int_equal(restore(c, world, snap.bytes, snap.byte_count), 0);
+	assert_int_equal(test_restore(c, world, snap.bytes, snap.byte_count, NULL, 0), 0);
 	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
 	m.which_command = sinew_v1_ClientMessage_clone_world_tag;
 	m.command.clone_world.world_id = world;
@@ -116,9 +102,10 @@ static void test_restore_is_bit_exact(void** state)
 	{
 		junk[i] = (uint8_t)(i * 37 + 11);
 	}
-	assert_int_equal(restore(c, world, junk, sizeof(junk)), sinew_v1_ErrorCode_ERR_BAD_SNAPSHOT);
-	assert_int_equal(restore(c, world, snap.bytes, snap.byte_count / 2), sinew_v1_ErrorCode_ERR_BAD_SNAPSHOT);
-	assert_int_equal(restore(c, world, NULL, 0), sinew_v1_ErrorCode_ERR_BAD_SNAPSHOT);
+	assert_int_equal(test_restore(c, world, junk, sizeof(junk), NULL, 0), sinew_v1_ErrorCode_ERR_BAD_SNAPSHOT);
+	assert_int_equal(test_restore(c, world, snap.bytes, snap.byte_count / 2, NULL, 0),
+					 sinew_v1_ErrorCode_ERR_BAD_SNAPSHOT);
+	assert_int_equal(test_restore(c, world, NULL, 0, NULL, 0), sinew_v1_ErrorCode_ERR_BAD_SNAPSHOT);
 	snc_message after;
 	test_get_state(c, world, ALL, &after);
 	assert_same_bits(&third, &after);
@@ -181,7 +168,7 @@ static void test_ten_thousand_bodies_whole(void** state)
 
 	// And the snapshot round-trips through the wire.
 	snc_message snap = snapshot(c, world);
-	assert_int_equal(restore(c, world, snap.bytes, snap.byte_count), 0);
+	assert_int_equal(test_restore(c, world, snap.bytes, snap.byte_count, NULL, 0), 0);
 	test_get_state(c, world, 0, &st);
 	assert_int_equal(st.body_count, n);
 	snc_message_free(&st);
