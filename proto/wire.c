@@ -68,26 +68,66 @@ bool wire_encode_alloc(const pb_msgdesc_t* fields, const void* msg, size_t headr
 	return true;
 }
 
-// The hook of the decode in progress on this thread.
+// The hook of the decode in progress on this thread, and its buffer.
 static _Thread_local wire_decode_hook current_hook;
 static _Thread_local void* current_context;
+static _Thread_local const uint8_t* current_data;
 
 bool wire_decode(const pb_msgdesc_t* fields, void* msg, const uint8_t* data, size_t size, wire_decode_hook hook,
 				 void* context, const char** error)
 {
 	wire_decode_hook saved_hook = current_hook;
 	void* saved_context = current_context;
+	const uint8_t* saved_data = current_data;
 	current_hook = hook;
 	current_context = context;
+	current_data = data;
 	pb_istream_t stream = pb_istream_from_buffer(data, size);
 	bool ok = pb_decode(&stream, fields, msg);
 	current_hook = saved_hook;
 	current_context = saved_context;
+	current_data = saved_data;
 	if (!ok && error != NULL)
 	{
 		*error = PB_GET_ERROR(&stream);
 	}
 	return ok;
+}
+
+size_t wire_decode_offset(const pb_istream_t* stream)
+{
+	// A buffer stream's state is its read position (pb_istream_from_buffer), and every substream of it
+	// shares that form.
+	return (size_t)((const uint8_t*)stream->state - current_data);
+}
+
+size_t wire_oneof_run(const pb_msgdesc_t* fields, const void* msg, const uint8_t* data, size_t size)
+{
+	pb_istream_t stream = pb_istream_from_buffer(data, size);
+	pb_field_iter_t iter;
+	if (!pb_field_iter_begin_const(&iter, fields, msg))
+	{
+		return 0;
+	}
+	uint32_t last = 0;
+	size_t run = 0;
+	while (stream.bytes_left > 0)
+	{
+		const size_t at = size - stream.bytes_left;
+		uint32_t tag = 0;
+		pb_wire_type_t type;
+		bool eof = false;
+		if (!pb_decode_tag(&stream, &type, &tag, &eof) || eof || !pb_skip_field(&stream, type))
+		{
+			return run; // the decode itself reports what is wrong
+		}
+		if (pb_field_iter_find(&iter, tag) && PB_HTYPE(iter.type) == PB_HTYPE_ONEOF && tag != last)
+		{
+			last = tag;
+			run = at;
+		}
+	}
+	return run;
 }
 
 bool wire_encode_bytes(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)

@@ -294,6 +294,10 @@ static bool decode_hash(pb_istream_t* stream, command_ctx* ctx)
 static bool decode_hook(pb_istream_t* stream, const pb_field_iter_t* field, void* context)
 {
 	command_ctx* ctx = context;
+	if (wire_decode_offset(stream) < ctx->oneof_run)
+	{
+		return true; // a command the message replaced (wire_oneof_run): nanopb skips its bytes
+	}
 	if (field->descriptor == &sinew_v1_Restore_msg && field->tag == sinew_v1_Restore_data_tag)
 	{
 		size_t size = stream->bytes_left;
@@ -367,7 +371,7 @@ static bool decode_hook(pb_istream_t* stream, const pb_field_iter_t* field, void
 	{
 		// A link's shapes arrive while the link decodes: it is links[link_count] until it is counted.
 		bool link = field->descriptor == &sinew_v1_LinkDef_msg;
-		return shape_list_decode(&ctx->shapes, stream, link ? ctx->link_count : 0, link);
+		return shape_list_decode(&ctx->shapes, stream, link ? ctx->link_count : 0);
 	}
 	bool handled = false;
 	bool ok = shape_list_decode_geometry(&ctx->shapes, stream, field, &handled);
@@ -420,6 +424,7 @@ static command_ctx* ctx_new(session* s)
 	ctx->srv = s->srv;
 	ctx->session = s;
 	ctx->request_id = 0;
+	ctx->oneof_run = 0;
 	ctx->index = -1;
 	ctx->host = NULL;
 	ctx->world_role = sinew_v1_Role_ROLE_UNSPECIFIED;
@@ -569,6 +574,7 @@ static void execute(session* s, const uint8_t* data, size_t size, world_host* qu
 	}
 	const char* why = NULL;
 	ctx->msg = (sinew_v1_ClientMessage)sinew_v1_ClientMessage_init_zero;
+	ctx->oneof_run = wire_oneof_run(sinew_v1_ClientMessage_fields, &ctx->msg, data, size);
 	if (!wire_decode(sinew_v1_ClientMessage_fields, &ctx->msg, data, size, decode_hook, ctx, &why))
 	{
 		// The request id may have been decoded before the failure: answer it if so.
@@ -589,7 +595,6 @@ static void execute(session* s, const uint8_t* data, size_t size, world_host* qu
 	}
 	ctx->request_id = ctx->msg.request_id;
 	ctx->index = command_index(ctx->msg.which_command);
-	shape_list_keep(&ctx->shapes, ctx->msg.which_command == sinew_v1_ClientMessage_create_articulation_tag);
 	int32_t code = 0;
 	const command_def* row = ctx->index >= 0 ? table + ctx->index : NULL;
 	if (s->state == SESSION_NEW && (row == NULL || row->tag != sinew_v1_ClientMessage_handshake_tag))

@@ -38,40 +38,8 @@ void shape_list_free(shape_list* list)
 	list->current = NULL;
 }
 
-// The items go (CreateShape's loose shape stays), and with them what was counted of them.
-static void drop_items(shape_list* list)
+bool shape_list_decode(shape_list* list, pb_istream_t* stream, int owner)
 {
-	for (int i = 0; i < list->count; ++i)
-	{
-		wire_shape_free(list->items + i);
-	}
-	free(list->items);
-	list->items = NULL;
-	list->count = list->capacity = 0;
-	list->current = NULL;
-	list->over_limit = false;
-	list->run = 0;
-}
-
-// A message whose command switches from CreateArticulation to CreateBody (or back) is that last command
-// alone: nanopb keeps only the last member of the oneof, but the shapes are gathered here, outside it. So
-// the shapes of the other field go when one of this field's arrives, and after decoding, if the command
-// is not the one they were for (shape_list_keep: the last command had none of its own).
-void shape_list_keep(shape_list* list, bool links)
-{
-	if (list->for_links != links)
-	{
-		drop_items(list);
-	}
-}
-
-bool shape_list_decode(shape_list* list, pb_istream_t* stream, int owner, bool link)
-{
-	if (link != list->for_links)
-	{
-		drop_items(list);
-		list->for_links = link;
-	}
 	// Shapes arrive owner by owner (a link's while it decodes): count the current owner's run.
 	if (list->run == 0 || list->run_owner != owner)
 	{

@@ -46,7 +46,6 @@ typedef struct shape_list
 	wire_shape loose;    // CreateShape's one shape (its ShapeDef is in the command itself)
 	wire_shape* current; // the shape whose growing fields are being decoded (NULL: loose)
 	int max_per_owner;   // max_shapes_per_body
-	bool for_links;      // the items are LinkDef.shapes (CreateArticulation), not CreateBody.shapes
 	int run_owner;       // the owner of the last shapes decoded, and how many it has
 	int run;
 	bool over_limit; // an owner had more: the rest were skipped (the handler says LIMIT_REACHED)
@@ -55,12 +54,10 @@ typedef struct shape_list
 
 void shape_list_free(shape_list* list);
 
-// Decode one ShapeDef of a growing field (CreateBody.shapes, or LinkDef.shapes when `link`) for `owner`
-// into the list; shapes of the other field decoded before are dropped (the command switched).
-bool shape_list_decode(shape_list* list, pb_istream_t* stream, int owner, bool link);
-// After decoding: drop the shapes unless they are LinkDef.shapes and `links` (the command is
-// CreateArticulation), or CreateBody.shapes and not `links`.
-void shape_list_keep(shape_list* list, bool links);
+// Decode one ShapeDef of a growing field (CreateBody.shapes, or LinkDef.shapes) for `owner` into the list.
+// A message whose command switched keeps the last command's shapes only: the decode hook skips what came
+// before (wire_oneof_run).
+bool shape_list_decode(shape_list* list, pb_istream_t* stream, int owner);
 // Decode a growing field of the shape being decoded (Hull.points, TriangleMesh.vertices or .indices);
 // false for a field that is not one of those.
 bool shape_list_decode_geometry(shape_list* list, pb_istream_t* stream, const pb_field_iter_t* field, bool* handled);

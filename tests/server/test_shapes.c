@@ -782,6 +782,42 @@ static void test_switched_command_keeps_its_own_shapes(void** state)
 	info = world_info(world);
 	assert_int_equal(info.body_count, 2);
 	assert_int_equal(info.shape_count, 1);
+	// CreateArticulation, CreateBody, CreateArticulation: the last starts anew (protobuf), so the articulation
+	// has the last command's two links and their shapes, not the first's three besides. Given twice in a row,
+	// CreateArticulation merges: the second's links follow the first's.
+	sinew_v1_ClientMessage third = first;
+	test_links_arg two = { links, 2 };
+	third.command.create_articulation.links.arg = &two;
+	sinew_v1_LinkDef tail[2] = { links[1], links[1] };
+	tail[0].parent = 2;
+	tail[1].parent = 3;
+	test_links_arg more = { tail, 2 };
+	sinew_v1_ClientMessage fourth = first;
+	fourth.command.create_articulation.links.arg = &more;
+	const sinew_v1_ClientMessage* sequences[2][3] = { { &first, &second, &third }, { &first, &fourth, NULL } };
+	const uint32_t links_after[2] = { 2, 2 + 5 };
+	const uint32_t shapes_after[2] = { 1 + 2, 1 + 2 + 5 };
+	for (int q = 0; q < 2; ++q)
+	{
+		out = pb_ostream_from_buffer(body, sizeof(bytes) - 10);
+		for (int m = 0; m < 3 && sequences[q][m] != NULL; ++m)
+		{
+			assert_true(pb_encode(&out, sinew_v1_ClientMessage_fields, sequences[q][m]));
+		}
+		n = wire_varint_put(prefix, out.bytes_written);
+		memcpy(body - n, prefix, n);
+		assert_int_equal(snc_send_raw(c, body - n, n + out.bytes_written), 0);
+		test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+		if (snc_reply_code(&reply) != 0)
+		{
+			fail_msg("sequence %d: %s", q, snc_reply_text(&reply));
+		}
+		snc_message_free(&reply);
+		info = world_info(world);
+		assert_int_equal(info.articulation_count, (uint32_t)q + 1);
+		assert_int_equal(info.link_count, links_after[q]);
+		assert_int_equal(info.shape_count, shapes_after[q]);
+	}
 }
 
 int main(void)
