@@ -451,6 +451,7 @@ sn_solver_stats sn_world_get_solver_stats(const sn_world* world)
 	{
 		st.artic_drive_path_windows = world->artics->path_windows;
 		st.artic_drive_path_leaves = world->artics->path_leaves;
+		st.artic_drive_path_dense = world->artics->path_dense;
 		st.artic_structured_holds = world->artics->structured_holds;
 		st.artic_midpoint_passes = world->artics->midpoint_passes;
 	}

@@ -135,6 +135,8 @@ typedef struct sn_solver_stats
 									 // path (every dof driven, nothing else acting: one pass of M + A)
 	int artic_drive_path_leaves;     // times in the last step such a solve went back to the general rows (a
 									 // drive at its force or speed bound)
+	int artic_drive_path_dense;      // solves of the last step on the drive path whose windows multiplied by
+									 // the inverse of M + A (a fixed base of at most 16 dofs) instead
 	int artic_structured_holds;      // TGS hold passes of the last step solved by one pass of the inertia
 									 // (every dof held by one row: drives, limits, mimic followers) rather
 									 // than by factoring J W J^T

@@ -209,21 +209,23 @@ typedef struct artic_rows
 	sv6* fast_u6;       // the factor of M + A: U = IA S
 	double* fast_dinv;  // and 1 / D
 	double fast_base_l[36], fast_base_dinv[6]; // a floating base: LDL^T factor of its articulated inertia
-	int block_count;                           // drive rows solved together (artic/drive.c), 0 if none
-	int32_t* block_rows;                       // [k_capacity] their row indices
-	double* block_l;                           // [k_capacity^2] Cholesky factor of A^-1 + W over those rows, by columns
-	bool block_span;                           // every row of the block moves the same span of slots [lo, hi)
-	int32_t* block_col;                        // [k_capacity] where each block row's column of W starts in w (slot * k)
-	int32_t* block_nz;  // [k_capacity] scratch of a sweep: the W columns of the changes that are not zero
-	double* block_d;    // [k_capacity] and those changes
-	double* block_v;    // [k_capacity] scratch of a sweep: the speeds after the block's changes, by slot
-	double* block_x;    // [k_capacity] right-hand side, then solution
-	double* block_inv;  // [k_capacity] reciprocal pivots of block_l
-	int hold_capacity;  // k_capacity + wj_capacity: rows that may hold the kick (one per dof, the mimic rows)
-	int32_t* hold_rows; // [hold_capacity] their row indices
-	double* hold_l;     // [hold_capacity^2] Cholesky factor of their J W J^T
-	double* hold_x;     // [hold_capacity] right-hand side, then solution
-	double* hold_inv;   // [hold_capacity] reciprocal pivots of that factor (0 for a dropped row)
+	bool fast_dense;      // the windows multiply by (M + A)^-1 instead (artic_drive_inverse): in block_l
+	int32_t* fast_parent; // [k_capacity] its dof parents: each dof's nearest ancestor dof, -1 at the base
+	int block_count;      // drive rows solved together (artic/drive.c), 0 if none
+	int32_t* block_rows;  // [k_capacity] their row indices
+	double* block_l;      // [k_capacity^2] Cholesky factor of A^-1 + W over those rows, by columns
+	bool block_span;      // every row of the block moves the same span of slots [lo, hi)
+	int32_t* block_col;   // [k_capacity] where each block row's column of W starts in w (slot * k)
+	int32_t* block_nz;    // [k_capacity] scratch of a sweep: the W columns of the changes that are not zero
+	double* block_d;      // [k_capacity] and those changes
+	double* block_v;      // [k_capacity] scratch of a sweep: the speeds after the block's changes, by slot
+	double* block_x;      // [k_capacity] right-hand side, then solution
+	double* block_inv;    // [k_capacity] reciprocal pivots of block_l
+	int hold_capacity;    // k_capacity + wj_capacity: rows that may hold the kick (one per dof, the mimic rows)
+	int32_t* hold_rows;   // [hold_capacity] their row indices
+	double* hold_l;       // [hold_capacity^2] Cholesky factor of their J W J^T
+	double* hold_x;       // [hold_capacity] right-hand side, then solution
+	double* hold_inv;     // [hold_capacity] reciprocal pivots of that factor (0 for a dropped row)
 	artic_row* rows;
 	size_t scratch_bytes; // the arrays' footprint in the step's scratch, where they are (artic_scratch_bind)
 } artic_rows;
@@ -354,6 +356,7 @@ typedef struct artic_store
 	int32_t mimic_free;
 	int solving;                   // articulations with rows in the current solve (sweeps skip when 0)
 	int path_windows, path_leaves; // the last step's windows on the drive path, and returns from it (solve.c)
+	int path_dense;                // the last step's solves on the drive path with the inverse of M + A
 	int midpoint_passes;           // the last step's solves whose midpoint prediction missed (dynamics.c)
 	int structured_holds;          // the last step's hold passes solved by one pass of the inertia (solve.c)
 } artic_store;
@@ -430,6 +433,12 @@ void artic_impulse_response(artic* a, sv6 base_out[2]);
 bool artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double* dinv, double* base_l,
 						double* base_dinv);
 bool artic_drive_window(artic* a, double time_left);
+// The same on a fixed base of at most ARTIC_DRIVE_DENSE_MAX_DOFS dofs with the inverse of M + diag(extra)
+// (artic/dynamics.c; rows.fast_dense): its factor L^T D L in rows.w, 1 / D in rows.fast_dinv, the dof
+// parents in rows.fast_parent, the inverse in rows.block_l (row-major, k x k); false if the articulation has
+// more dofs or a pivot is not positive. One window with that inverse, as artic_drive_window.
+bool artic_drive_inverse(artic* a, double h, const double* extra);
+bool artic_drive_window_dense(artic* a, double time_left);
 bool artic_mass_times(artic* a, double h, const double* x, double* out);
 // A fixed base's free-motion kick as an impulse on each dof, M (qd* - qd) = h (tau - C), from the bias
 // forces of the last free-motion pass (before anything overwrites them).
@@ -490,12 +499,17 @@ typedef enum artic_sweep
 	ARTIC_SWEEP_TGS_VELOCITY,
 } artic_sweep;
 
-// Two exact shortcuts of artic/solve.c, on by default; tests turn them off to compare each with the route
-// it replaces. The TGS hold solves rows that pivot one to one on every dof by one pass of the inertia
-// rather than by a factorisation (hold_structured); drives alone take the drive path (one pass of M + A
-// per window) rather than the general rows.
+// Three exact shortcuts of artic/solve.c, on by default; tests turn them off to compare each with the
+// route it replaces. The TGS hold solves rows that pivot one to one on every dof by one pass of the
+// inertia rather than by a factorisation (hold_structured); drives alone take the drive path (one pass of
+// M + A per window) rather than the general rows; on a fixed base of few dofs, the drive path's windows
+// multiply by the inverse of M + A rather than take the pass (artic/dynamics.c).
 extern bool artic_structured_hold;
 extern bool artic_drive_path;
+extern bool artic_drive_dense;
+
+// The drive path's windows multiply by the inverse of M + A up to this many dofs (artic/dynamics.c).
+#define ARTIC_DRIVE_DENSE_MAX_DOFS 16
 
 // Rate beta of the pseudo speed -beta C that removes the fraction erp of a rigid row's error per solve
 // of `windows` windows of length hw (artic/solve.c): (1 - (1 - erp)^(1/windows)) / hw.

@@ -929,6 +929,213 @@ bool artic_drive_window(artic* a, double time_left)
 	return within;
 }
 
+// ---- the drive path's inverse ---------------------------------------------------------------------------
+//
+// The windows of artic_drive_window are two passes whose every link waits for the one before (z runs down
+// the tree, dv up it): about 15 ns per dof and window here, latency-bound. On a fixed base of few dofs,
+// H = M + diag(extra) is instead formed and inverted once per solve, and each window is x = H^-1 g, whose
+// k entries are independent sums.
+//
+// Composite rigid bodies (Featherstone, "Rigid Body Dynamics Algorithms", 2008, sec. 6.2): with Ic_i the
+// rigid inertia of link i's subtree about O, an impulse y_j on dof j moves j's subtree rigidly with
+// S_j y_j, so a dof i in that subtree feels S_i^T Ic_i S_j y_j; hence H_ij = S_j^T (Ic_i S_i) for every dof
+// j on the path from i to the base (armature, h b and extra add to H_ii), and H_ij = 0 across branches.
+// Everything is world-aligned about O (file header), so no transforms enter. With the dofs numbered
+// parents first, H = L^T D L with L unit lower triangular and nonzero only where H is (Featherstone,
+// "Efficient factorization of the joint-space inertia matrix for branched kinematic trees", IJRR 24(6),
+// 2005: eliminating a dof from the leaves up touches only its ancestors, which are ancestors of one
+// another):
+//   for k from the last dof to the first, for each ancestor i of k (nearest first):
+//     a = H_ki / H_kk;  H_ij -= a H_kj for j = i and each ancestor of i;  L_ki = a;   D_k = H_kk.
+// Then H^-1 = L^-1 D^-1 L^-T = U^T D^-1 U with U = L^-T, formed once per solve (the triangular solve
+// applied to the identity's columns together, row by row), and a window's x = U^T (D^-1 (U g)) is two
+// triangular products whose entries are independent sums. H is symmetric positive definite (a mass matrix
+// plus non-negative diagonal terms), so a pivot that is not positive means rounding has lost it, and the
+// passes are used instead. The result is the passes' up to rounding (test_articulation_response).
+//
+// Measured on the capacity chain of bench_articulation (PD drives on every dof, 8 windows, one world),
+// per step, passes against inverse: 6 dofs 2.01 and 1.80 us, 10 dofs 3.21 and 2.89, 16 dofs 4.92 and 4.84,
+// 20 dofs 6.12 and 6.97. A chain is the inverse's worst case (the most ancestors per dof); forming U costs
+// O(sum of depth (k - d)) and a window k^2, where the passes cost O(k) per window, so the inverse is kept
+// to ARTIC_DRIVE_DENSE_MAX_DOFS.
+
+bool artic_drive_dense = true;
+
+// y += s x over n entries, two at a time (math/lanes.h).
+static inline void row_axpy(double* restrict y, double s, const double* restrict x, int n)
+{
+	const lane2 s2 = lane2_splat(s);
+	int c = 0;
+	for (; c + 2 <= n; c += 2)
+	{
+		lane2_store(y + c, lane2_load(y + c) + s2 * lane2_load(x + c));
+	}
+	if (c < n)
+	{
+		y[c] += s * x[c];
+	}
+}
+
+// U = L^-T from the factor in rows.w into rows.block_l (row-major, k x k, upper triangular: row d is zero
+// left of column d): L^T U = I solved on every column of the identity at once, as operations on whole rows
+// (row d of U, final once every dof after it is done, is taken from each ancestor's row).
+static void drive_inverse(artic* a)
+{
+	artic_rows* rs = &a->rows;
+	const int k = a->dof_count;
+	const int32_t* restrict parent = rs->fast_parent;
+	const double* restrict lm = rs->w;
+	double* restrict u = rs->block_l;
+	memset(u, 0, (size_t)k * (size_t)k * sizeof(double));
+	for (int d = 0; d < k; ++d)
+	{
+		u[(size_t)d * (size_t)k + (size_t)d] = 1.0;
+	}
+	for (int d = k - 1; d >= 0; --d)
+	{
+		const double* rd = lm + (size_t)d * (size_t)k;
+		const double* ud = u + (size_t)d * (size_t)k;
+		for (int j = parent[d]; j >= 0; j = parent[j])
+		{
+			row_axpy(u + (size_t)j * (size_t)k + d, -rd[j], ud + d, k - d);
+		}
+	}
+}
+
+bool artic_drive_inverse(artic* a, double h, const double* extra)
+{
+	artic_rows* rs = &a->rows;
+	const int n = a->link_count, k = a->dof_count;
+	const artic_link* restrict links = a->links;
+	int32_t* restrict parent = rs->fast_parent;
+	double* restrict dinv = rs->fast_dinv;
+	double* restrict lm = rs->w;
+	if (k > ARTIC_DRIVE_DENSE_MAX_DOFS)
+	{
+		return false;
+	}
+	// The dofs' parents, every link's rigid inertia about O.
+	for (int i = 1; i < n; ++i)
+	{
+		const artic_link* l = links + i;
+		int p = l->parent;
+		while (p > 0 && links[p].dof_count == 0)
+		{
+			p = links[p].parent;
+		}
+		if (l->dof_count == 1)
+		{
+			parent[l->dof] = p > 0 ? links[p].dof : -1;
+			if (parent[l->dof] >= l->dof)
+			{
+				return false; // dofs not numbered parents first: not a tree factor's order
+			}
+		}
+	}
+	for (int i = 1; i < n; ++i)
+	{
+		const artic_work* w = a->work + i;
+		ainertia_from_rigid(&a->temp[i].m.ia, links[i].mass, w->r, &w->ic);
+	}
+	// H, by rows of the lower triangle (row d: its ancestors' columns and the diagonal); the composite
+	// inertias accumulate from the leaves (children after parents in link order).
+	for (int i = n - 1; i > 0; --i)
+	{
+		const artic_link* l = links + i;
+		ainertia* ia = &a->temp[i].m.ia;
+		if (l->dof_count == 1)
+		{
+			const int d = l->dof;
+			const sv6 s = a->dw[d].s;
+			const sv6 f = ainertia_mul(ia, s);
+			double* row = lm + (size_t)d * (size_t)k;
+			row[d] = sv6_dot(s, f) + l->armature + h * l->joint_damping + extra[d];
+			for (int j = parent[d]; j >= 0; j = parent[j])
+			{
+				row[j] = sv6_dot(a->dw[j].s, f);
+			}
+		}
+		if (l->parent > 0)
+		{
+			ainertia_add_to(&a->temp[l->parent].m.ia, ia);
+		}
+	}
+	// L^T D L from the leaves.
+	for (int d = k - 1; d >= 0; --d)
+	{
+		double* restrict rd = lm + (size_t)d * (size_t)k;
+		const double pivot = rd[d];
+		if (!(pivot > 0.0 && pivot < INFINITY))
+		{
+			return false;
+		}
+		const double inv = 1.0 / pivot;
+		dinv[d] = inv;
+		for (int i = parent[d]; i >= 0; i = parent[i])
+		{
+			const double f = rd[i] * inv;
+			double* restrict ri = lm + (size_t)i * (size_t)k;
+			for (int j = i; j >= 0; j = parent[j])
+			{
+				ri[j] -= f * rd[j];
+			}
+			rd[i] = f;
+		}
+	}
+	drive_inverse(a);
+	return true;
+}
+
+bool artic_drive_window_dense(artic* a, double time_left)
+{
+	// As artic_drive_window, with x = H^-1 g in place of the passes.
+	artic_rows* rs = &a->rows;
+	const int k = rs->k;
+	const double* restrict hinv = rs->block_l; // U (drive_inverse)
+	const double* restrict fa = rs->fast_a;
+	const double* restrict share = rs->fast_share;
+	const double* restrict v = rs->v;
+	double* restrict g = rs->fast_g;
+	double* restrict x = rs->fast_y;
+	for (int d = 0; d < k; ++d)
+	{
+		const double c = rs->fast_c[d] - rs->fast_cpos[d] * rs->dx[d] - rs->fast_ctp[d] * time_left;
+		g[d] = (c - share[d]) - fa[d] * v[d];
+		x[d] = 0.0;
+	}
+	// H^-1 = L^-1 D^-1 L^-T = U^T D^-1 U: t = D^-1 U g (row d of U from its diagonal on), then x = U^T t, the
+	// sum of t_d times row d of U.
+	for (int d = 0; d < k; ++d)
+	{
+		const double* ud = hinv + (size_t)d * (size_t)k;
+		lane2 sum = lane2_splat(0.0);
+		int j = d;
+		for (; j + 2 <= k; j += 2)
+		{
+			sum += lane2_load(ud + j) * lane2_load(g + j);
+		}
+		double t = sum[0] + sum[1];
+		if (j < k)
+		{
+			t += ud[j] * g[j];
+		}
+		t *= rs->fast_dinv[d];
+		row_axpy(x + d, t, ud + d, k - d);
+	}
+	bool within = true;
+	const double* restrict bound = rs->fast_bound;
+	const double* restrict top = rs->fast_speed;
+	for (int d = 0; d < k; ++d)
+	{
+		// drive_window_out's impulse change and bounds.
+		const double delta = g[d] - fa[d] * x[d];
+		const double lambda = share[d] + delta, end = v[d] + x[d];
+		within &= (fabs(lambda) <= bound[d]) & ((lambda == 0.0) | !(copysign(1.0, lambda) * end > top[d]));
+		g[d] = delta;
+	}
+	return within;
+}
+
 // The rigid spatial inertia of link i about O times dv: the centre c = O + r moves by dv.v + dw x r, so
 // f = m (dv.v + dw x r) and the torque about O is Ic dw + r x f.
 static sv6 rigid_times(const artic* a, int i, sv6 dv)

@@ -350,7 +350,9 @@ static void choose_spans(artic* a)
 // free. So P = J M delta, where delta has the dof part -kick and the base part that keeps the tree's
 // momentum (artic_mass_times): one O(n) pass, after which every dof moves at its start speed qd. On a fixed
 // base delta = -kick and P = -M kick = -h (tau - C), the free motion's own force (artic_free_impulse: one
-// inward sum of its bias forces). Each window applies its impulses and advances dx and y itself
+// inward sum of its bias forces). A fixed base of at most ARTIC_DRIVE_DENSE_MAX_DOFS dofs forms
+// (M + J^T A J)^-1 once per solve instead, and each window multiplies by it (artic/dynamics.c, the drive
+// path's inverse): the impulse pass is a chain of dependent steps, the product independent sums. Each window applies its impulses and advances dx and y itself
 // (drive_path_window), and on a fixed base the solve's end takes each dof's end speed v and displacement dx
 // from the windows (end_one) instead of an impulse pass: every dof is a slot. The result
 // is the block's up to rounding, with one difference: d = g - A y cancels where a drive's a is much larger
@@ -471,7 +473,7 @@ static bool drive_path_hold(artic* a, double h)
 // would exceed its force or speed bound. Slot s is dof s and carries one drive row.
 static bool drive_path_window(artic* a, double time_left, double hw)
 {
-	if (!artic_drive_window(a, time_left))
+	if (!(a->rows.fast_dense ? artic_drive_window_dense(a, time_left) : artic_drive_window(a, time_left)))
 	{
 		return false;
 	}
@@ -1285,7 +1287,10 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 	{
 		rs->block_count = 0;
 		// The factor first: the hold applies its impulses only when the path goes on.
-		if (!(artic_drive_factor(a, h, rs->fast_a, rs->fast_u6, rs->fast_dinv, rs->fast_base_l, rs->fast_base_dinv) &&
+		rs->fast_dense = a->fixed_base && artic_drive_dense && artic_drive_inverse(a, h, rs->fast_a);
+		world->artics->path_dense += rs->fast_dense;
+		if (!((rs->fast_dense ||
+			   artic_drive_factor(a, h, rs->fast_a, rs->fast_u6, rs->fast_dinv, rs->fast_base_l, rs->fast_base_dinv)) &&
 			  drive_path_hold(a, h)))
 		{
 			drive_path_leave(world, a, hw);

@@ -287,6 +287,7 @@ static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int w
 	r->fast_y = carve(c, (size_t)k, sizeof(double));
 	r->fast_u6 = carve(c, (size_t)k, sizeof(sv6));
 	r->fast_dinv = carve(c, (size_t)k, sizeof(double));
+	r->fast_parent = carve(c, (size_t)k, sizeof(int32_t));
 }
 
 // Dofs that carry rows and the rows they need, for the articulation's model plus an optional mimic
@@ -1084,6 +1085,7 @@ void artic_step_begin(sn_world* world)
 	}
 	s->path_windows = 0;
 	s->path_leaves = 0;
+	s->path_dense = 0;
 	s->structured_holds = 0;
 	s->midpoint_passes = 0;
 	for (int m = 0; m < s->mimic_high; ++m)
