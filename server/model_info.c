@@ -479,6 +479,18 @@ bool model_info_describe(world_host* host, sn_articulation_id articulation, sine
 	return true;
 }
 
+int model_info_description_objects(const void* scratch)
+{
+	const description* d = scratch;
+	int objects = d->shape_count;
+	for (int i = 0; i < d->count; ++i)
+	{
+		const int links = sn_articulation_get_link_count(d->host->world, d->ids[i]);
+		objects += links > 0 ? links : 0;
+	}
+	return objects;
+}
+
 void model_info_free_description(void* scratch)
 {
 	description* d = scratch;

@@ -53,5 +53,7 @@ bool model_info_keep(model_registry* models, const model_info* info, sn_articula
 bool model_info_describe(struct world_host* host, sn_articulation_id articulation, sinew_v1_WorldDescription* out,
 						 void** scratch);
 void model_info_free_description(void* scratch);
+// What encoding that description costs, in objects: its shapes and its articulations' links.
+int model_info_description_objects(const void* scratch);
 
 #endif

@@ -222,6 +222,21 @@ bool session_flushed(const session* s)
 
 // Encode and queue; *size receives the encoded size. Past max_outbox_bytes of replies and events unread,
 // the client is closed (it stopped being read from at outbox_pause_bytes).
+// After a message went into the outbox: a client that does not read is closed past max_outbox_bytes, and
+// the transport is told to write.
+static void outbox_checked(session* s)
+{
+	const server_limits* l = &s->srv->config.limits;
+	if (s->state != SESSION_CLOSING && (int64_t)s->out.reliable_bytes > l->max_outbox_bytes)
+	{
+		char reason[160];
+		snprintf(reason, sizeof(reason), "replies and events unread past max_outbox_bytes (%lld bytes)",
+				 (long long)l->max_outbox_bytes);
+		session_close(s, SV_ERR_SLOW_CLIENT, reason);
+	}
+	s->ops->kick(s->conn);
+}
+
 static bool queue_message(session* s, const sinew_v1_ServerMessage* message, size_t* size)
 {
 	*size = 0;
@@ -238,15 +253,7 @@ static bool queue_message(session* s, const sinew_v1_ServerMessage* message, siz
 	outbox_msg* msg = outbox_msg_adopt(buffer, *size);
 	msg->queued_ns = server_now_ns();
 	outbox_push(&s->out, msg);
-	const server_limits* l = &s->srv->config.limits;
-	if (s->state != SESSION_CLOSING && (int64_t)s->out.reliable_bytes > l->max_outbox_bytes)
-	{
-		char reason[160];
-		snprintf(reason, sizeof(reason), "replies and events unread past max_outbox_bytes (%lld bytes)",
-				 (long long)l->max_outbox_bytes);
-		session_close(s, SV_ERR_SLOW_CLIENT, reason);
-	}
-	s->ops->kick(s->conn);
+	outbox_checked(s);
 	return true;
 }
 
@@ -273,16 +280,16 @@ void session_reply(session* s, uint64_t request_id, int32_t code, const char* de
 	send_reply(s, request_id, code, detail, result, false);
 }
 
-static void send_reply(session* s, uint64_t request_id, int32_t code, const char* detail, sinew_v1_Reply* result,
-					   bool keep_result)
+void session_reply_message(sinew_v1_ServerMessage* message, uint64_t request_id, int32_t code, const char* detail,
+						   const sinew_v1_Reply* result, bool keep_result)
 {
-	sinew_v1_ServerMessage message = sinew_v1_ServerMessage_init_zero;
-	message.which_message = sinew_v1_ServerMessage_reply_tag;
+	*message = (sinew_v1_ServerMessage)sinew_v1_ServerMessage_init_zero;
+	message->which_message = sinew_v1_ServerMessage_reply_tag;
 	if (result != NULL)
 	{
-		message.message.reply = *result;
+		message->message.reply = *result;
 	}
-	sinew_v1_Reply* r = &message.message.reply;
+	sinew_v1_Reply* r = &message->message.reply;
 	r->request_id = request_id;
 	r->has_status = true;
 	set_status(&r->status, code, detail);
@@ -290,18 +297,49 @@ static void send_reply(session* s, uint64_t request_id, int32_t code, const char
 	{
 		r->which_result = 0; // an error carries no result
 	}
+}
+
+static void reply_queued(session* s, size_t size);
+
+static void send_reply(session* s, uint64_t request_id, int32_t code, const char* detail, sinew_v1_Reply* result,
+					   bool keep_result)
+{
+	sinew_v1_ServerMessage message;
+	session_reply_message(&message, request_id, code, detail, result, keep_result);
 	size_t size = 0;
 	bool sent = queue_message(s, &message, &size);
 	if (!sent && code == 0)
 	{
 		// The result could not be encoded (a callback failed): say so instead.
-		sinew_v1_ServerMessage failed = sinew_v1_ServerMessage_init_zero;
-		failed.which_message = sinew_v1_ServerMessage_reply_tag;
-		failed.message.reply.request_id = request_id;
-		failed.message.reply.has_status = true;
-		set_status(&failed.message.reply.status, SV_ERR_INTERNAL, "the reply could not be encoded");
+		sinew_v1_ServerMessage failed;
+		session_reply_message(&failed, request_id, SV_ERR_INTERNAL, "the reply could not be encoded", NULL, false);
 		session_send(s, &failed);
 	}
+	reply_queued(s, size);
+}
+
+void session_reply_encoded_to(server* srv, uint64_t session_id, uint8_t* buffer, size_t size)
+{
+	session* s = server_session(srv, session_id);
+	if (s == NULL || s->close_requested)
+	{
+		free(buffer);
+		if (s != NULL)
+		{
+			reply_queued(s, 0);
+		}
+		return;
+	}
+	outbox_msg* msg = outbox_msg_adopt(buffer, size);
+	msg->queued_ns = server_now_ns();
+	outbox_push(&s->out, msg);
+	outbox_checked(s);
+	reply_queued(s, size);
+}
+
+// A reply of `size` bytes was queued (or could not be): the request is answered.
+static void reply_queued(session* s, size_t size)
+{
 	if (s->in_flight > 0)
 	{
 		s->in_flight -= 1;

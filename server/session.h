@@ -140,5 +140,12 @@ void session_reply_to(struct server* srv, uint64_t session_id, uint64_t request_
 // both (a Step stopped by shutdown: ERR_SHUTTING_DOWN with the StepResult of the steps done).
 void session_reply_partial_to(struct server* srv, uint64_t session_id, uint64_t request_id, int32_t code,
 							  const char* detail, sinew_v1_Reply* reply);
+// The reply message session_reply sends, filled in without sending it (any thread): its request id and
+// status set, the result dropped on an error unless keep_result.
+void session_reply_message(sinew_v1_ServerMessage* message, uint64_t request_id, int32_t code, const char* detail,
+						   const sinew_v1_Reply* result, bool keep_result);
+// Reply with a message a worker encoded (session_reply_message, then wire_encode_alloc with
+// OUTBOX_MSG_HEADROOM): the outbox adopts `buffer` (freed if the session is gone).
+void session_reply_encoded_to(struct server* srv, uint64_t session_id, uint8_t* buffer, size_t size);
 
 #endif
