@@ -37,12 +37,17 @@ static int below(int n)
 // mimic joints (follower first; one the world refuses is left out). Rows: random drives, limits within
 // reach of the start and friction; or, when driven, a PD drive on every dof but the mimic followers, with
 // a limit within reach on some (drives_only: no mimic joints or limits). The same seed gives the same tree.
+enum
+{
+	RANDOM_TREE_MAX_LINKS = 20
+};
+
 static sn_articulation_id random_tree(sn_world* world, int n, bool floating, bool driven, bool drives_only, double gear)
 {
-	sn_link_def links[12];
+	sn_link_def links[RANDOM_TREE_MAX_LINKS];
 	links[0] = sn_default_link_def();
 	links[0].mass = 0.5 + uniform();
-	int dofs = 0, first_dof[12] = { 0 }, dof_count[12] = { 0 };
+	int dofs = 0, first_dof[RANDOM_TREE_MAX_LINKS] = { 0 }, dof_count[RANDOM_TREE_MAX_LINKS] = { 0 };
 	for (int i = 1; i < n; ++i)
 	{
 		const double mass = 0.1 + 2.0 * uniform(), arm = 0.05 + 0.4 * uniform();
@@ -71,7 +76,7 @@ static sn_articulation_id random_tree(sn_world* world, int n, bool floating, boo
 	}
 	// Mimic joints: a follower and one or two leaders, distinct dofs, none in two mimic joints.
 	int follower[2] = { -1, -1 }, leader[2] = { -1, -1 }, leader2[2] = { -1, -1 };
-	bool used[36] = { false };
+	bool used[3 * RANDOM_TREE_MAX_LINKS] = { false };
 	for (int m = 0; m < 2 && dofs >= 2 && !drives_only; ++m)
 	{
 		const int f = below(dofs), l = below(dofs), l2 = below(dofs);
@@ -297,7 +302,7 @@ static long count_drive_path_dense(sn_solver_stats st)
 // rounding 1e2 at most). The shortcut must be taken on more than `some` trees, never with the switch off, and
 // not on all trees. gear: the mimic gearing scale of every fourth tree.
 static void compare_routes(bool* shortcut, long (*taken)(sn_solver_stats), bool drives_only, double gear,
-						   const char* name, int some)
+						   const char* name, int some, int fewest_links, int most_links)
 {
 	int taken_trees = 0, trees = 0;
 	double worst = 0.0, fastest = 0.0;
@@ -310,7 +315,7 @@ static void compare_routes(bool* shortcut, long (*taken)(sn_solver_stats), bool 
 		for (int r = 0; r < 2; ++r)
 		{
 			rng_state = (uint64_t)seed * 0x9E3779B97F4A7C15ULL;
-			n = 3 + below(10);
+			n = fewest_links + below(most_links - fewest_links + 1);
 			w[r] = make_world(SN_SOLVER_TGS, 0.002);
 			id[r] = random_tree(w[r], n, floating, true, drives_only, (seed % 4) == 0 ? gear : 1.0);
 		}
@@ -365,7 +370,7 @@ static void test_structured_hold_on_random_trees(void** state)
 	// fourth tree. The hold's structured route (artic/solve.c, hold_structured) must take the trees whose
 	// rows pivot one to one on the dofs and leave the others (spherical joints, a leader without a
 	// bilateral row...) to the factorisation; either way the worlds agree.
-	compare_routes(&artic_structured_hold, count_structured_holds, false, 20.0, "structured hold", 20);
+	compare_routes(&artic_structured_hold, count_structured_holds, false, 20.0, "structured hold", 20, 3, 12);
 }
 
 static void test_drive_path_on_random_trees(void** state)
@@ -374,7 +379,7 @@ static void test_drive_path_on_random_trees(void** state)
 	// A PD drive on every dof and nothing else: the drive path (one pass of M + A per window) against the
 	// general rows (W and the drive block). Trees with a spherical joint are not for the path and take the
 	// rows in both worlds.
-	compare_routes(&artic_drive_path, count_drive_path_windows, true, 1.0, "drive path", 20);
+	compare_routes(&artic_drive_path, count_drive_path_windows, true, 1.0, "drive path", 20, 3, 12);
 }
 
 static void test_drive_path_inverse_on_random_trees(void** state)
@@ -382,9 +387,48 @@ static void test_drive_path_inverse_on_random_trees(void** state)
 	(void)state;
 	// The drive path's windows on a fixed base of at most 16 dofs multiply by the inverse of M + A (formed
 	// from its L^T D L factor, artic/dynamics.c), against the articulated-body pass per window. Floating bases
-	// and trees with a spherical joint take the pass in both worlds (of the 25 trees on the drive path, 18
-	// have a fixed base).
-	compare_routes(&artic_drive_dense, count_drive_path_dense, true, 1.0, "inverse of M + A", 10);
+	// and trees with a spherical joint take the pass in both worlds: of 120 trees of 3 to 20 links, 10 take
+	// the inverse (the larger trees mostly have a spherical joint).
+	compare_routes(&artic_drive_dense, count_drive_path_dense, true, 1.0, "inverse of M + A", 6, 3, 20);
+	// Its bound: a driven chain of 16 dofs takes it, one of 17 the passes (the drive path either way), and
+	// the 16-dof chain agrees with the passes as the random trees do.
+	for (int dofs = 16; dofs <= 17; ++dofs)
+	{
+		sn_world* w = make_world(SN_SOLVER_TGS, 0.002);
+		sn_world* passes = make_world(SN_SOLVER_TGS, 0.002);
+		sn_link_def links[18];
+		links[0] = sn_default_link_def();
+		for (int i = 1; i <= dofs; ++i)
+		{
+			links[i] = hinge_link(i - 1, sn_v3(i == 1 ? 0.0 : 0.3, 0, 0), 1.0, 0.15, sn_mat33_diag(0.01, 0.01, 0.01));
+			links[i].drive[0] = sn_default_drive();
+			links[i].drive[0].enabled = true;
+			links[i].drive[0].stiffness = 50.0;
+			links[i].drive[0].damping = 1.0;
+		}
+		sn_articulation_def ad = sn_default_articulation_def();
+		sn_articulation_id id, other;
+		assert_sn_ok(sn_create_articulation(w, &ad, links, dofs + 1, &id));
+		assert_sn_ok(sn_create_articulation(passes, &ad, links, dofs + 1, &other));
+		for (int step = 0; step < 100; ++step)
+		{
+			assert_sn_ok(sn_world_step(w));
+			const sn_solver_stats st = sn_world_get_solver_stats(w);
+			assert_true(st.artic_drive_path_windows > 0);
+			assert_int_equal(st.artic_drive_path_dense, dofs <= 16 ? 1 : 0);
+			artic_drive_dense = false;
+			assert_sn_ok(sn_world_step(passes));
+			artic_drive_dense = true;
+		}
+		for (int d = 0; d < dofs; ++d)
+		{
+			assert_below(fabs(sn_articulation_get_joint_position(w, id, d) -
+							  sn_articulation_get_joint_position(passes, other, d)),
+						 1e-9, "the chain's inverse agrees with the passes");
+		}
+		sn_world_destroy(w);
+		sn_world_destroy(passes);
+	}
 }
 
 static void test_snapshot_continues_random_trees(void** state)

@@ -184,7 +184,8 @@ typedef struct artic_rows
 	int32_t* span_hi; // with: its subtree of a fixed base (W is zero across them), all slots otherwise
 	bool interleaved; // a fixed base's subtrees interleave in slot order: the spans are all slots, and W is
 					  // still zero across the subtrees (artic/response.c)
-	double* w;        // k x k response, column by column: w[j * k + i] = r_ij (column j contiguous)
+	double* w;        // k x k response, column by column: w[j * k + i] = r_ij (column j contiguous); on the
+					  // drive path with fast_dense, the factor L^T D L of M + A instead
 	double* v;        // current speed of each active dof
 	double* x0;       // position at the start of the solve
 	double* dx;       // displacement accumulated in TGS windows
@@ -209,11 +210,12 @@ typedef struct artic_rows
 	sv6* fast_u6;       // the factor of M + A: U = IA S
 	double* fast_dinv;  // and 1 / D
 	double fast_base_l[36], fast_base_dinv[6]; // a floating base: LDL^T factor of its articulated inertia
-	bool fast_dense;      // the windows multiply by (M + A)^-1 instead (artic_drive_inverse): in block_l
+	bool fast_dense;      // the windows multiply by (M + A)^-1 = U^T D^-1 U instead (artic_drive_inverse): the
+						  // factor L^T D L in w, U = L^-T in block_l
 	int32_t* fast_parent; // [k_capacity] its dof parents: each dof's nearest ancestor dof, -1 at the base
 	int block_count;      // drive rows solved together (artic/drive.c), 0 if none
 	int32_t* block_rows;  // [k_capacity] their row indices
-	double* block_l;      // [k_capacity^2] Cholesky factor of A^-1 + W over those rows, by columns
+	double* block_l;      // [k_capacity^2] Cholesky factor of A^-1 + W over those rows, by columns (fast_dense: U)
 	bool block_span;      // every row of the block moves the same span of slots [lo, hi)
 	int32_t* block_col;   // [k_capacity] where each block row's column of W starts in w (slot * k)
 	int32_t* block_nz;    // [k_capacity] scratch of a sweep: the W columns of the changes that are not zero
@@ -435,8 +437,9 @@ bool artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double
 bool artic_drive_window(artic* a, double time_left);
 // The same on a fixed base of at most ARTIC_DRIVE_DENSE_MAX_DOFS dofs with the inverse of M + diag(extra)
 // (artic/dynamics.c; rows.fast_dense): its factor L^T D L in rows.w, 1 / D in rows.fast_dinv, the dof
-// parents in rows.fast_parent, the inverse in rows.block_l (row-major, k x k); false if the articulation has
-// more dofs or a pivot is not positive. One window with that inverse, as artic_drive_window.
+// parents in rows.fast_parent, U = L^-T in rows.block_l (row-major, k x k), so that the inverse is
+// U^T D^-1 U; false if the articulation has more dofs, a joint of several dofs, dofs not numbered parents
+// first, or a pivot that is not positive. One window with that inverse, as artic_drive_window.
 bool artic_drive_inverse(artic* a, double h, const double* extra);
 bool artic_drive_window_dense(artic* a, double time_left);
 bool artic_mass_times(artic* a, double h, const double* x, double* out);

@@ -978,7 +978,8 @@ static inline void row_axpy(double* restrict y, double s, const double* restrict
 
 // U = L^-T from the factor in rows.w into rows.block_l (row-major, k x k, upper triangular: row d is zero
 // left of column d): L^T U = I solved on every column of the identity at once, as operations on whole rows
-// (row d of U, final once every dof after it is done, is taken from each ancestor's row).
+// (row d of U, final once every dof after it is done, is subtracted, times L_dj, from each ancestor j's
+// row).
 static void drive_inverse(artic* a)
 {
 	artic_rows* rs = &a->rows;
@@ -1022,6 +1023,10 @@ bool artic_drive_inverse(artic* a, double h, const double* extra)
 		while (p > 0 && links[p].dof_count == 0)
 		{
 			p = links[p].parent;
+		}
+		if (l->dof_count > 1)
+		{
+			return false; // one dof per joint here (the drive path's own condition)
 		}
 		if (l->dof_count == 1)
 		{
@@ -1091,7 +1096,7 @@ bool artic_drive_window_dense(artic* a, double time_left)
 	// As artic_drive_window, with x = H^-1 g in place of the passes.
 	artic_rows* rs = &a->rows;
 	const int k = rs->k;
-	const double* restrict hinv = rs->block_l; // U (drive_inverse)
+	const double* restrict u = rs->block_l; // U = L^-T (drive_inverse)
 	const double* restrict fa = rs->fast_a;
 	const double* restrict share = rs->fast_share;
 	const double* restrict v = rs->v;
@@ -1107,7 +1112,7 @@ bool artic_drive_window_dense(artic* a, double time_left)
 	// sum of t_d times row d of U.
 	for (int d = 0; d < k; ++d)
 	{
-		const double* ud = hinv + (size_t)d * (size_t)k;
+		const double* ud = u + (size_t)d * (size_t)k;
 		lane2 sum = lane2_splat(0.0);
 		int j = d;
 		for (; j + 2 <= k; j += 2)

@@ -408,6 +408,7 @@ static void drive_path_leave(const sn_world* world, artic* a, double hw)
 {
 	artic_rows* rs = &a->rows;
 	rs->fast = false;
+	rs->fast_dense = false;
 	world->artics->path_leaves += 1;
 	drive_path_sync(rs);
 	artic_compute_response(a);
@@ -1206,6 +1207,7 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 	rs->k = 0;
 	rs->kd = 0;
 	rs->fast = false;
+	rs->fast_dense = false;
 	a->base_impulse[0] = sv6_zero();
 	a->base_impulse[1] = sv6_zero();
 	if (rs->k_capacity == 0)
@@ -1288,7 +1290,6 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 		rs->block_count = 0;
 		// The factor first: the hold applies its impulses only when the path goes on.
 		rs->fast_dense = a->fixed_base && artic_drive_dense && artic_drive_inverse(a, h, rs->fast_a);
-		world->artics->path_dense += rs->fast_dense;
 		if (!((rs->fast_dense ||
 			   artic_drive_factor(a, h, rs->fast_a, rs->fast_u6, rs->fast_dinv, rs->fast_base_l, rs->fast_base_dinv)) &&
 			  drive_path_hold(a, h)))
@@ -1296,6 +1297,7 @@ static void begin_one(sn_world* world, int index, artic* a, double h, bool tgs, 
 			drive_path_leave(world, a, hw);
 			hold_kick(world, a, h);
 		}
+		world->artics->path_dense += rs->fast && rs->fast_dense; // its windows take the inverse
 	}
 	else
 	{
@@ -1327,6 +1329,7 @@ void artic_solve_begin(sn_world* world, double h, bool tgs, int windows)
 		{
 			a->rows.count = 0; // a sleeping articulation takes no part in the solve (island.c)
 			a->rows.fast = false;
+			a->rows.fast_dense = false;
 			a->rows.k = 0;
 			a->rows.kd = 0;
 		}
