@@ -22,6 +22,7 @@ WORLD_OF_(destroy_world)
 WORLD_OF_(clone_world)
 WORLD_OF_(configure_world)
 WORLD_OF_(join_world)
+WORLD_OF_(set_controller_key)
 WORLD_OF_(leave_world)
 WORLD_OF_(set_time_mode)
 WORLD_OF_(step)
@@ -69,6 +70,8 @@ static const command_def table[] = {
 	{ TAG_(configure_world), "configure_world", handle_configure_world, OWN_, W_ | WAIT_ | MUT_,
 	  world_of_configure_world },
 	{ TAG_(join_world), "join_world", handle_join_world, OBS_, W_, world_of_join_world },
+	{ TAG_(set_controller_key), "set_controller_key", handle_set_controller_key, OWN_, W_ | WAIT_,
+	  world_of_set_controller_key },
 	{ TAG_(leave_world), "leave_world", handle_leave_world, OBS_, W_, world_of_leave_world },
 	{ TAG_(set_time_mode), "set_time_mode", handle_set_time_mode, OWN_, W_ | WAIT_ | MUT_, world_of_set_time_mode },
 	{ TAG_(step), "step", handle_step, CTL_, W_ | WAIT_ | MUT_, world_of_step },

@@ -126,6 +126,7 @@ int32_t handle_list_worlds(command_ctx* ctx);
 int32_t handle_clone_world(command_ctx* ctx);
 int32_t handle_configure_world(command_ctx* ctx);
 int32_t handle_join_world(command_ctx* ctx);
+int32_t handle_set_controller_key(command_ctx* ctx);
 int32_t handle_leave_world(command_ctx* ctx);
 int32_t handle_set_time_mode(command_ctx* ctx);
 int32_t handle_step(command_ctx* ctx);

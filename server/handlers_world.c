@@ -46,6 +46,32 @@ static bool same_token(const char* expected, const char* given)
 	return diff == 0;
 }
 
+// Whether `given` is the world's controller key (SetControllerKey): the server keeps only the key's SHA-256,
+// and compares every byte of the two digests, so the time taken tells nothing about the key.
+static bool key_opens(const world_members* members, const char* given)
+{
+	uint8_t digest[WIRE_HASH_SIZE];
+	if (!wire_sha256(given, strlen(given), digest))
+	{
+		return false;
+	}
+	unsigned diff = 0;
+	for (size_t i = 0; i < WIRE_HASH_SIZE; ++i)
+	{
+		diff |= (unsigned)(digest[i] ^ members->key_hash[i]);
+	}
+	return diff == 0;
+}
+
+static int32_t key_refused(command_ctx* ctx, const char* what)
+{
+	return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE,
+					"%s world %llu needs its controller key, which its owner set with SetControllerKey: %s", what,
+					(unsigned long long)ctx->host->id,
+					ctx->msg.command.join_world.controller_key[0] == '\0' ? "give it in JoinWorld.controller_key"
+																		  : "the key given is wrong");
+}
+
 static void add_capability(sinew_v1_HandshakeReply* r, const char* name)
 {
 	if (r->capabilities_count < (pb_size_t)(sizeof(r->capabilities) / sizeof(r->capabilities[0])))
@@ -98,6 +124,7 @@ int32_t handle_handshake(command_ctx* ctx)
 		add_capability(r, "shapes");
 		add_capability(r, "contacts");
 		add_capability(r, "assets");
+		add_capability(r, "controller_key");
 		if (srv->ws_port > 0)
 		{
 			add_capability(r, "websocket");
@@ -459,6 +486,10 @@ int32_t handle_join_world(command_ctx* ctx)
 			{
 				return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "an observer session cannot control a world");
 			}
+			if (!owner && host->members.has_key && !key_opens(&host->members, j->controller_key))
+			{
+				return key_refused(ctx, "controlling");
+			}
 			uint64_t now = server_now_ns();
 			uint64_t until = owner ? 0 : members_barred_until(&host->members, s->address, now);
 			if (until != 0)
@@ -486,6 +517,10 @@ int32_t handle_join_world(command_ctx* ctx)
 				{
 					return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "world %llu already has an owner",
 									(unsigned long long)host->id);
+				}
+				if (host->members.has_key && !key_opens(&host->members, j->controller_key))
+				{
+					return key_refused(ctx, "adopting");
 				}
 				// A client's kept world now counts against its new owner; the server's own (the demo world,
 				// no keeper) stays the server's.
@@ -520,6 +555,52 @@ int32_t handle_join_world(command_ctx* ctx)
 	ctx->reply.which_result = sinew_v1_Reply_joined_tag;
 	ctx->reply.result.joined.role = members_role(&host->members, s->id);
 	ctx->reply.result.joined.tick = host->cached.step_count;
+	return 0;
+}
+
+int32_t handle_set_controller_key(command_ctx* ctx)
+{
+	const char* key = ctx->msg.command.set_controller_key.key;
+	world_host* host = ctx->host;
+	world_members* members = &host->members;
+	if (key[0] == '\0')
+	{
+		members->has_key = false;
+		memset(members->key_hash, 0, sizeof(members->key_hash));
+		persist_world_changed(host);
+		return 0;
+	}
+	if (!wire_sha256(key, strlen(key), members->key_hash))
+	{
+		return cmd_fail(ctx, SV_ERR_INTERNAL, "set controller key: could not hash the key");
+	}
+	members->has_key = true;
+	// Who controls now joined without the key: observers until they join with it. The world is idle
+	// (the command waits for a step or tick to end), so pending lockstep inputs are answered here.
+	const char* reason = "the owner set a controller key: join again with it to control the world";
+	for (int i = 0; i < members->count; ++i)
+	{
+		world_member* m = members->list + i;
+		if (!m->controlling || m->session_id == members->owner)
+		{
+			continue;
+		}
+		lockstep_withdraw(host, m, SV_ERR_FORBIDDEN_BY_ROLE, reason);
+		m->controlling = false;
+		if (m->role == sinew_v1_Role_ROLE_CONTROLLER)
+		{
+			m->role = sinew_v1_Role_ROLE_OBSERVER;
+		}
+		sinew_v1_Event event = sinew_v1_Event_init_zero;
+		event.world_id = host->id;
+		event.which_event = sinew_v1_Event_demoted_tag;
+		event.event.demoted.session_id = m->session_id;
+		event.event.demoted.tick = host->cached.step_count;
+		snprintf(event.event.demoted.reason, sizeof(event.event.demoted.reason), "%s", reason);
+		world_host_broadcast(host, &event);
+	}
+	lockstep_member_changed(host);
+	persist_world_changed(host);
 	return 0;
 }
 

@@ -44,6 +44,9 @@ typedef struct world_members
 	int count;
 	int capacity;
 	demoted_client demoted[MEMBERS_DEMOTED_KEPT];
+	// SetControllerKey: controlling or adopting the world needs the key whose SHA-256 this is.
+	bool has_key;
+	uint8_t key_hash[32];
 } world_members;
 
 // Role of a session in the world: OWNER, the member's role, or OBSERVER for everyone else.

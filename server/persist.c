@@ -19,7 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FILE_MAGIC "SINEWKW1"
+// Version 2 adds the controller key's digest after the keeper; version 1 files (no key) still load.
+#define FILE_MAGIC "SINEWKW2"
+#define FILE_MAGIC_V1 "SINEWKW1"
 #define FILE_PREFIX "world-"
 #define FILE_SUFFIX ".sinew"
 #define TMP_MARK ".tmp-"
@@ -462,7 +464,8 @@ static uint8_t* serialize(const world_host* host, size_t* size)
 {
 	size_t snapshot = sn_world_snapshot_size(host->world);
 	size_t name = strlen(host->name), keeper = strlen(host->members.keeper);
-	size_t need = MAGIC_SIZE + 8 + 4 + 8 + 4 + 2 + name + 2 + keeper + 8 + snapshot + 8 + host->reset_point.size + 4;
+	size_t need = MAGIC_SIZE + 8 + 4 + 8 + 4 + 2 + name + 2 + keeper + 1 + WIRE_HASH_SIZE + 8 + snapshot + 8 +
+		host->reset_point.size + 4;
 	const model_registry* models = &host->models;
 	for (int i = 0; i < models->count; ++i)
 	{
@@ -483,6 +486,9 @@ static uint8_t* serialize(const world_host* host, size_t* size)
 	put(&w, host->name, name);
 	put_u16(&w, (uint16_t)keeper);
 	put(&w, host->members.keeper, keeper);
+	const uint8_t has_key = host->members.has_key ? 1 : 0;
+	put(&w, &has_key, 1);
+	put(&w, host->members.key_hash, WIRE_HASH_SIZE);
 	put_u64(&w, snapshot);
 	size_t written = 0;
 	if (sn_world_snapshot_write(host->world, w.p + w.n, snapshot, &written) != SN_ERR_OK || written != snapshot)
@@ -971,7 +977,8 @@ static bool valid_text(const uint8_t* s, size_t n, size_t cap)
 // Rebuild one world from a file's bytes; false with the reason if the file is not a kept world of ours.
 static bool restore_world(server* srv, const char* file, const uint8_t* data, size_t size, char* why, size_t cap)
 {
-	if (size < MAGIC_SIZE || memcmp(data, FILE_MAGIC, MAGIC_SIZE) != 0)
+	const bool v1 = size >= MAGIC_SIZE && memcmp(data, FILE_MAGIC_V1, MAGIC_SIZE) == 0;
+	if (size < MAGIC_SIZE || (!v1 && memcmp(data, FILE_MAGIC, MAGIC_SIZE) != 0))
 	{
 		snprintf(why, cap, "not a kept world of this server (its format is unknown)");
 		return false;
@@ -1003,6 +1010,8 @@ static bool restore_world(server* srv, const char* file, const uint8_t* data, si
 	const uint8_t* name = take(&r, name_size);
 	size_t keeper_size = get_u16(&r);
 	const uint8_t* keeper = take(&r, keeper_size);
+	const uint8_t* has_key = v1 ? NULL : take(&r, 1);
+	const uint8_t* key_hash = v1 ? NULL : take(&r, WIRE_HASH_SIZE);
 	size_t snapshot_size = 0, reset_size = 0;
 	const uint8_t* snapshot = get_blob(&r, &snapshot_size);
 	const uint8_t* reset = get_blob(&r, &reset_size);
@@ -1075,6 +1084,11 @@ static bool restore_world(server* srv, const char* file, const uint8_t* data, si
 	}
 	// Files of older servers kept the peer's whole address: the client it is now (an IPv6 /64, ...).
 	server_client_of(keeper_text, host->members.keeper, sizeof(host->members.keeper));
+	if (has_key != NULL && key_hash != NULL && has_key[0] != 0)
+	{
+		host->members.has_key = true;
+		memcpy(host->members.key_hash, key_hash, WIRE_HASH_SIZE);
+	}
 	if (tag > srv->next_id_tag)
 	{
 		srv->next_id_tag = tag; // new worlds' object ids stay apart from the restored ones'

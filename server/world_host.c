@@ -763,5 +763,6 @@ void world_host_info(const world_host* host, uint64_t asking_session, uint64_t n
 	info->lag_resets = host->pacing.lag_resets;
 	info->link_count = (uint32_t)host->cached.articulation_links;
 	info->destroy_protected = host->destroy_protected;
+	info->controller_key = host->members.has_key;
 	info->shape_count = (uint32_t)host->cached.shape_count;
 }

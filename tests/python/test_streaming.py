@@ -121,6 +121,36 @@ def test_lockstep_two_controllers(server):
         owner.close()
 
 
+def test_lockstep_controllers_by_key(server):
+    """With a controller key only the clients that know it control the world, so a stranger cannot join
+    and hold its ticks: it stays an observer, and the ticks step on the keyed controllers alone."""
+    owner = server.connect(name="owner")
+    friend = server.connect(name="friend")
+    stranger = server.connect(name="stranger")
+    try:
+        world = owner.create_world("keyed", dt=0.002)
+        pendulum(world, drive=sinew.Drive(stiffness=50, damping=5))
+        world.set_time_mode("lockstep", lockstep_timeout_ms=60000)
+        world.set_controller_key("team key")
+        assert [w.controller_key for w in stranger.worlds() if w.id == world.id] == [True]
+        with pytest.raises(sinew.Forbidden) as refused:
+            stranger.open_world(world.id, role="controller")
+        assert "controller key" in refused.value.message
+        assert stranger.open_world(world.id, role="observer").role == "observer"
+        mine = world.lockstep()
+        theirs = friend.open_world(world.id, role="controller", controller_key="team key").lockstep()
+        results = {}
+        t = threading.Thread(target=lambda: results.update(friend=[theirs.step().step_count for _ in range(3)]))
+        t.start()
+        results["owner"] = [mine.step().step_count for _ in range(3)]
+        t.join(10)
+        assert results == {"owner": [1, 2, 3], "friend": [1, 2, 3]}
+    finally:
+        stranger.close()
+        friend.close()
+        owner.close()
+
+
 def test_stopping_the_server_ends_calls_and_streams(start_server):
     s = start_server()
     c = s.connect()

@@ -223,6 +223,11 @@ static void test_clean_shutdown_writes_the_last_state(void** state)
 	start(&a, "86400000"); // no periodic write in this test: only the one at shutdown
 	snc_client* c = test_connect(&a, SNC_TCP, "keeper", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t kept = build_kept_world(c, "written at shutdown");
+	// Its controller key is kept with it: adopting it after the restart still needs the key.
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_set_controller_key_tag);
+	m.command.set_controller_key.world_id = kept;
+	snprintf(m.command.set_controller_key.key, sizeof(m.command.set_controller_key.key), "%s", "kept key");
+	test_expect(c, &m, 0, NULL);
 	snc_message before;
 	test_get_state(c, kept, ALL, &before);
 	snc_close(c);
@@ -237,6 +242,12 @@ static void test_clean_shutdown_writes_the_last_state(void** state)
 	assert_same_state(&before, &after);
 	snc_message_free(&before);
 	snc_message_free(&after);
+	m = test_command(sinew_v1_ClientMessage_join_world_tag);
+	m.command.join_world.world_id = kept;
+	m.command.join_world.role = sinew_v1_Role_ROLE_OWNER;
+	test_expect(c, &m, sinew_v1_ErrorCode_ERR_FORBIDDEN_BY_ROLE, NULL);
+	snprintf(m.command.join_world.controller_key, sizeof(m.command.join_world.controller_key), "%s", "kept key");
+	test_expect(c, &m, 0, NULL);
 	snc_close(c);
 	assert_int_equal(test_server_stop(&b), 0);
 }

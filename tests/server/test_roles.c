@@ -276,6 +276,91 @@ static void test_world_names_are_unique(void** state)
 	snc_close(b);
 }
 
+static void expect_join_with_key(snc_client* c, uint64_t world, sinew_v1_Role role, const char* key, int32_t code,
+								 const char* says)
+{
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_join_world_tag);
+	m.command.join_world.world_id = world;
+	m.command.join_world.role = role;
+	snprintf(m.command.join_world.controller_key, sizeof(m.command.join_world.controller_key), "%s", key);
+	snc_message reply;
+	test_expect(c, &m, code, &reply);
+	if (says != NULL && strstr(snc_reply_text(&reply), says) == NULL)
+	{
+		fail_msg("join: \"%s\" does not say \"%s\"", snc_reply_text(&reply), says);
+	}
+	snc_message_free(&reply);
+}
+
+static void set_key(snc_client* c, uint64_t world, const char* key, int32_t code)
+{
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_set_controller_key_tag);
+	m.command.set_controller_key.world_id = world;
+	snprintf(m.command.set_controller_key.key, sizeof(m.command.set_controller_key.key), "%s", key);
+	test_expect(c, &m, code, NULL);
+}
+
+static bool needs_key(snc_client* c, uint64_t world)
+{
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_list_worlds_tag);
+	snc_message reply;
+	test_expect(c, &m, 0, &reply);
+	bool found = false, key = false;
+	for (pb_size_t i = 0; i < reply.world_count; ++i)
+	{
+		if (reply.worlds[i].world_id == world)
+		{
+			found = true;
+			key = reply.worlds[i].controller_key;
+		}
+	}
+	snc_message_free(&reply);
+	assert_true(found);
+	return key;
+}
+
+static void test_controllers_need_the_owners_key(void** state)
+{
+	(void)state;
+	// Without a key any controller session may control a world, and a lockstep world waits for each one:
+	// a client with many addresses could keep joining and holding ticks. With SetControllerKey the owner
+	// decides who controls: the key is needed to control or to adopt the world, and those who joined
+	// without it become observers.
+	snc_client* owner = test_connect(&group_server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* early = test_connect(&group_server, SNC_TCP, "early", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* friend = test_connect(&group_server, SNC_WS, "friend", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t world = test_create_world(owner, "by key");
+	const int32_t forbidden = sinew_v1_ErrorCode_ERR_FORBIDDEN_BY_ROLE;
+	assert_false(needs_key(owner, world));
+	expect_join(early, world, sinew_v1_Role_ROLE_CONTROLLER, 0);
+	expect_step(early, world, 0);
+	set_key(early, world, "open sesame", forbidden); // the owner's to set
+	set_key(owner, world, "open sesame", 0);
+	assert_true(needs_key(friend, world));
+	// The controller that joined without the key is told, and is an observer now.
+	snc_message event;
+	test_wait_for(early, sinew_v1_ServerMessage_event_tag, &event);
+	assert_int_equal(event.msg.message.event.which_event, sinew_v1_Event_demoted_tag);
+	assert_non_null(strstr(event.msg.message.event.event.demoted.reason, "controller key"));
+	snc_message_free(&event);
+	expect_step(early, world, forbidden);
+	expect_join_with_key(early, world, sinew_v1_Role_ROLE_CONTROLLER, "", forbidden, "give it in");
+	expect_join_with_key(friend, world, sinew_v1_Role_ROLE_CONTROLLER, "open sesame!", forbidden, "is wrong");
+	expect_join_with_key(friend, world, sinew_v1_Role_ROLE_CONTROLLER, "open sesame", 0, NULL);
+	expect_step(friend, world, 0);
+	// Observing needs no key; the owner controls without one.
+	expect_join_with_key(early, world, sinew_v1_Role_ROLE_OBSERVER, "", 0, NULL);
+	expect_step(owner, world, 0);
+	// An empty key opens the world to every controller session again.
+	set_key(owner, world, "", 0);
+	assert_false(needs_key(early, world));
+	expect_join(early, world, sinew_v1_Role_ROLE_CONTROLLER, 0);
+	expect_step(early, world, 0);
+	snc_close(friend);
+	snc_close(early);
+	snc_close(owner);
+}
+
 static uint64_t demo_world(snc_client* c, bool* destroy_protected)
 {
 	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_list_worlds_tag);
@@ -329,9 +414,10 @@ static void test_the_demo_world_is_protected(void** state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_observer_cannot_mutate),  cmocka_unit_test(test_controller_and_owner),
-		cmocka_unit_test(test_world_follows_its_owner), cmocka_unit_test(test_several_clients_on_one_world),
-		cmocka_unit_test(test_world_names_are_unique),  cmocka_unit_test(test_the_demo_world_is_protected),
+		cmocka_unit_test(test_observer_cannot_mutate),          cmocka_unit_test(test_controller_and_owner),
+		cmocka_unit_test(test_world_follows_its_owner),         cmocka_unit_test(test_several_clients_on_one_world),
+		cmocka_unit_test(test_world_names_are_unique),          cmocka_unit_test(test_the_demo_world_is_protected),
+		cmocka_unit_test(test_controllers_need_the_owners_key),
 	};
 	return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }

@@ -116,9 +116,10 @@ class Client:
         world_id = self.connection.request("create_world", msg).created.id
         return World(self, world_id, name, "owner")
 
-    def open_world(self, world: Union[int, str], role: str = "controller") -> World:
+    def open_world(self, world: Union[int, str], role: str = "controller", controller_key: str = "") -> World:
         """Join an existing world by name or id as 'observer', 'controller' or 'owner' (an ownerless
-        world only: the demo world, a kept world whose creator left). Returns the World with the role the
+        world only: the demo world, a kept world whose creator left). A world whose owner set a controller
+        key (World.set_controller_key) needs it to control or adopt it. Returns the World with the role the
         server granted. Raises NotFound when no world has that name or id."""
         infos = self.worlds()
         if isinstance(world, str):
@@ -129,8 +130,11 @@ class Client:
             raise NotFound(pb.ERR_UNKNOWN_WORLD, "no world %r on the server (worlds: %s)"
                            % (world, ", ".join(w.name or str(w.id) for w in infos) or "none"), "join_world")
         joined = self.connection.request("join_world",
-                                         pb.JoinWorld(world_id=info.id, role=_enum(ROLES, role, "role")))
-        return World(self, info.id, info.name, role_name(joined.joined.role))
+                                         pb.JoinWorld(world_id=info.id, role=_enum(ROLES, role, "role"),
+                                                      controller_key=controller_key))
+        opened = World(self, info.id, info.name, role_name(joined.joined.role))
+        opened.controller_key = controller_key
+        return opened
 
     # ---- model assets and meshes ------------------------------------------------------------------------
 

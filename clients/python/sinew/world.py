@@ -97,7 +97,8 @@ class WorldInfo:
     """A world as the server lists it. `role` is the asking session's role in it ('owner',
     'controller', 'observer' or 'none'); `mode` the time mode's name; `time` in s; `dt` its time step,
     s; `link_count` the links of its articulations; `destroy_protected` for the demo world, which the
-    server refuses to destroy (unless started with --allow-demo-destroy)."""
+    server refuses to destroy (unless started with --allow-demo-destroy); `controller_key` when
+    controlling the world needs the key its owner set (World.set_controller_key)."""
 
     id: int
     name: str
@@ -116,12 +117,14 @@ class WorldInfo:
     lag_resets: int
     link_count: int = 0
     destroy_protected: bool = False
+    controller_key: bool = False
 
     @classmethod
     def from_proto(cls, w: Any) -> "WorldInfo":
         return cls(w.world_id, w.name, w.owner_session, mode_name(w.mode), w.rate, w.time, w.step_count,
                    w.body_count, w.joint_count, w.articulation_count, w.diverged, role_name(w.your_role),
-                   w.settings.time_step, w.lag_s, w.lag_resets, w.link_count, w.destroy_protected)
+                   w.settings.time_step, w.lag_s, w.lag_resets, w.link_count, w.destroy_protected,
+                   w.controller_key)
 
 
 def _step(reply):
@@ -136,6 +139,8 @@ class World:
         self.id: int = world_id
         self.name: str = name
         self.role: str = role
+        #: The controller key this client joined with (Client.open_world), given again by lockstep().
+        self.controller_key: str = ""
         #: The Articulation handles this client knows in this world, by id.
         self.articulations: Dict[int, Articulation] = {}
 
@@ -461,13 +466,23 @@ class World:
 
     # ---- lockstep and membership --------------------------------------------------------------------------
 
-    def lockstep(self) -> "Lockstep":
+    def lockstep(self, controller_key: Optional[str] = None) -> "Lockstep":
         """A Lockstep controller: joins this world as a controller (lockstep inputs come from the
-        sessions that joined as controllers) and steps tick by tick. The world's owner sets the time mode
-        to 'lockstep'."""
-        joined = self._request("join_world", pb.JoinWorld(world_id=self.id, role=pb.ROLE_CONTROLLER)).joined
+        sessions that joined as controllers) and steps tick by tick, with the world's controller key if
+        its owner set one (default: the key this World was opened with). The world's owner sets the time
+        mode to 'lockstep'."""
+        key = self.controller_key if controller_key is None else controller_key
+        joined = self._request("join_world", pb.JoinWorld(world_id=self.id, role=pb.ROLE_CONTROLLER,
+                                                          controller_key=key)).joined
         self.role = role_name(joined.role)
         return Lockstep(self, joined.tick)
+
+    def set_controller_key(self, key: str) -> None:
+        """Owner only: from now on only sessions that give `key` may control this world (or adopt it
+        once its owner is gone); those controlling it now without the key become observers. An empty key
+        lets every controller session control it again. A lockstep world waits for each controller, so a
+        world shared with other clients is safer with a key. At most 127 bytes."""
+        self._request("set_controller_key", pb.SetControllerKey(world_id=self.id, key=key))
 
     def leave(self) -> None:
         """End this session's membership (an owner stays the owner but leaves lockstep)."""
