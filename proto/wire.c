@@ -68,37 +68,43 @@ bool wire_encode_alloc(const pb_msgdesc_t* fields, const void* msg, size_t headr
 	return true;
 }
 
-// The hook of the decode in progress on this thread, and its buffer.
+// The hook of the decode in progress on this thread.
 static _Thread_local wire_decode_hook current_hook;
 static _Thread_local void* current_context;
-static _Thread_local const uint8_t* current_data;
 
 bool wire_decode(const pb_msgdesc_t* fields, void* msg, const uint8_t* data, size_t size, wire_decode_hook hook,
 				 void* context, const char** error)
 {
-	wire_decode_hook saved_hook = current_hook;
-	void* saved_context = current_context;
-	const uint8_t* saved_data = current_data;
-	current_hook = hook;
-	current_context = context;
-	current_data = data;
-	pb_istream_t stream = pb_istream_from_buffer(data, size);
-	bool ok = pb_decode(&stream, fields, msg);
-	current_hook = saved_hook;
-	current_context = saved_context;
-	current_data = saved_data;
-	if (!ok && error != NULL)
-	{
-		*error = PB_GET_ERROR(&stream);
-	}
-	return ok;
+	return wire_decode_from(fields, msg, data, size, 0, hook, context, error);
 }
 
-size_t wire_decode_offset(const pb_istream_t* stream)
+bool wire_decode_from(const pb_msgdesc_t* fields, void* msg, const uint8_t* data, size_t size, size_t hooked_from,
+					  wire_decode_hook hook, void* context, const char** error)
 {
-	// A buffer stream's state is its read position (pb_istream_from_buffer), and every substream of it
-	// shares that form.
-	return (size_t)((const uint8_t*)stream->state - current_data);
+	wire_decode_hook saved_hook = current_hook;
+	void* saved_context = current_context;
+	// The fields before the cut without the hook (their growing fields are skipped), then the rest into the
+	// same message with it: nanopb merges the second part into the first as one decode of the whole would.
+	const size_t cut = hooked_from < size ? hooked_from : size;
+	current_hook = NULL;
+	current_context = NULL;
+	pb_istream_t head = pb_istream_from_buffer(data, cut);
+	pb_istream_t tail = pb_istream_from_buffer(data + cut, size - cut);
+	const bool head_ok = pb_decode(&head, fields, msg);
+	bool ok = head_ok;
+	if (head_ok)
+	{
+		current_hook = hook;
+		current_context = context;
+		ok = pb_decode_noinit(&tail, fields, msg);
+	}
+	current_hook = saved_hook;
+	current_context = saved_context;
+	if (!ok && error != NULL)
+	{
+		*error = head_ok ? PB_GET_ERROR(&tail) : PB_GET_ERROR(&head);
+	}
+	return ok;
 }
 
 size_t wire_oneof_run(const pb_msgdesc_t* fields, const void* msg, const uint8_t* data, size_t size)

@@ -43,16 +43,17 @@ typedef bool (*wire_decode_hook)(pb_istream_t* stream, const pb_field_iter_t* fi
 // On failure *error (if not NULL) receives nanopb's reason.
 bool wire_decode(const pb_msgdesc_t* fields, void* msg, const uint8_t* data, size_t size, wire_decode_hook hook,
 				 void* context, const char** error);
-
-// Within a hook: where the stream is, in bytes from the start of the message wire_decode is decoding.
-size_t wire_decode_offset(const pb_istream_t* stream);
+// The same, with the hook seeing only the growing fields at or after byte `hooked_from` (a field boundary:
+// wire_oneof_run); the ones before are skipped.
+bool wire_decode_from(const pb_msgdesc_t* fields, void* msg, const uint8_t* data, size_t size, size_t hooked_from,
+					  wire_decode_hook hook, void* context, const char** error);
 
 // Where the last run of a message's oneof begins: the offset of the first of the top-level fields that
 // set its last member after the last one that set another member (0 if none did). Protobuf merges a member
-// given again into what it had, but a member given after another starts anew, so growing fields that a
-// hook meets before this offset belong to a member the message replaced and are not its own. Only one
-// oneof per message is meant; a message that does not parse returns what it found so far. msg: any
-// message of that type (only its layout is read).
+// given again into what it had, but a member given after another starts anew, so the growing fields
+// before this offset belong to a member the message replaced: wire_decode_from(..., run, ...) keeps them
+// from the hook. Only one oneof per message is meant; a message that does not parse returns what it found
+// so far. msg: any message of that type (only its layout is read).
 size_t wire_oneof_run(const pb_msgdesc_t* fields, const void* msg, const uint8_t* data, size_t size);
 
 // A byte range for wire_encode_bytes.

@@ -297,10 +297,6 @@ static bool decode_hash(pb_istream_t* stream, command_ctx* ctx)
 static bool decode_hook(pb_istream_t* stream, const pb_field_iter_t* field, void* context)
 {
 	command_ctx* ctx = context;
-	if (wire_decode_offset(stream) < ctx->oneof_run)
-	{
-		return true; // a command the message replaced (wire_oneof_run): nanopb skips its bytes
-	}
 	if (field->descriptor == &sinew_v1_Restore_msg && field->tag == sinew_v1_Restore_data_tag)
 	{
 		size_t size = stream->bytes_left;
@@ -427,7 +423,6 @@ static command_ctx* ctx_new(session* s)
 	ctx->srv = s->srv;
 	ctx->session = s;
 	ctx->request_id = 0;
-	ctx->oneof_run = 0;
 	ctx->index = -1;
 	ctx->host = NULL;
 	ctx->world_role = sinew_v1_Role_ROLE_UNSPECIFIED;
@@ -577,8 +572,9 @@ static void execute(session* s, const uint8_t* data, size_t size, world_host* qu
 	}
 	const char* why = NULL;
 	ctx->msg = (sinew_v1_ClientMessage)sinew_v1_ClientMessage_init_zero;
-	ctx->oneof_run = wire_oneof_run(sinew_v1_ClientMessage_fields, &ctx->msg, data, size);
-	if (!wire_decode(sinew_v1_ClientMessage_fields, &ctx->msg, data, size, decode_hook, ctx, &why))
+	// Growing fields of a command the message replaced are not its own (wire_oneof_run).
+	const size_t run = wire_oneof_run(sinew_v1_ClientMessage_fields, &ctx->msg, data, size);
+	if (!wire_decode_from(sinew_v1_ClientMessage_fields, &ctx->msg, data, size, run, decode_hook, ctx, &why))
 	{
 		// The request id may have been decoded before the failure: answer it if so.
 		cmd_fail(ctx, SV_ERR_BAD_MESSAGE, "the message could not be decoded: %s", why != NULL ? why : "unknown");

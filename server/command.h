@@ -45,7 +45,6 @@ typedef struct command_ctx
 	sinew_v1_Reply reply;       // the result the handler fills on success
 	char detail[256];           // the handler's reason on failure
 	bool deferred;              // the handler answers later (steps, lockstep)
-	size_t oneof_run;           // growing fields before this offset belong to a command the message replaced
 	// Growing fields, decoded by the hook.
 	uint8_t* bytes; // Restore.data
 	size_t bytes_size;

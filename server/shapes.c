@@ -114,6 +114,23 @@ bool shape_list_decode_geometry(shape_list* list, pb_istream_t* stream, const pb
 		s->value_count = 0;
 		s->index_count = 0;
 	}
+	// So does a hull (or mesh) that the geometry selects anew after another member: nanopb zeroes a oneof
+	// member when it is selected again, callbacks included, and keeps it when the same member comes again
+	// (protobuf merges). The field's callback argument, which nothing else uses, marks the arrays this
+	// selection began: NULL is a new one.
+	pb_callback_t* mark = field->data_size == sizeof(pb_callback_t) ? field->pData : NULL;
+	if (mark != NULL && mark->arg != (void*)list)
+	{
+		mark->arg = list;
+		if (indices)
+		{
+			s->index_count = 0;
+		}
+		else
+		{
+			s->value_count = 0;
+		}
+	}
 	// Packed or not, nanopb hands over one value or a run of them; take what the stream holds, growing the
 	// array once for all of it (a varint takes at least a byte, a double eight).
 	size_t most = indices ? stream->bytes_left : stream->bytes_left / 8;

@@ -820,6 +820,113 @@ static void test_switched_command_keeps_its_own_shapes(void** state)
 	}
 }
 
+// Hull.points as `count` doubles, one field each (not packed, as protobuf also allows).
+typedef struct unpacked_points
+{
+	const double* values;
+	int count;
+} unpacked_points;
+
+static bool encode_unpacked(pb_ostream_t* stream, const pb_field_t* field, void* const* arg)
+{
+	const unpacked_points* p = *arg;
+	for (int i = 0; i < p->count; ++i)
+	{
+		if (!pb_encode_tag(stream, PB_WT_64BIT, field->tag) || !pb_encode_fixed64(stream, &p->values[i]))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+// A CreateShape on the world, its geometry a hull of `points` (NULL: a sphere).
+static sinew_v1_ClientMessage world_shape(uint64_t world, const unpacked_points* points)
+{
+	sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_create_shape_tag);
+	m.request_id = 7101;
+	m.command.create_shape.world_id = world;
+	m.command.create_shape.has_shape = true;
+	if (points != NULL)
+	{
+		m.command.create_shape.shape.which_geometry = sinew_v1_ShapeDef_hull_tag;
+		m.command.create_shape.shape.geometry.hull.points.funcs.encode = encode_unpacked;
+		m.command.create_shape.shape.geometry.hull.points.arg = (void*)points;
+	}
+	else
+	{
+		m.command.create_shape.shape.which_geometry = sinew_v1_ShapeDef_sphere_tag;
+		m.command.create_shape.shape.geometry.sphere.radius = 0.5;
+	}
+	return m;
+}
+
+// Send the messages as one (concatenated: protobuf merges them) and return the hull's largest x in the
+// world's description (the shape the reply created), or -1 if the shape is not a hull.
+static double concatenated_hull_extent(uint64_t world, const sinew_v1_ClientMessage* const* messages, int count)
+{
+	static uint8_t bytes[4096];
+	uint8_t* body = bytes + 10;
+	pb_ostream_t out = pb_ostream_from_buffer(body, sizeof(bytes) - 10);
+	for (int i = 0; i < count; ++i)
+	{
+		assert_true(pb_encode(&out, sinew_v1_ClientMessage_fields, messages[i]));
+	}
+	uint8_t prefix[10];
+	size_t n = wire_varint_put(prefix, out.bytes_written);
+	memcpy(body - n, prefix, n);
+	assert_int_equal(snc_send_raw(c, body - n, n + out.bytes_written), 0);
+	snc_message reply;
+	test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+	if (snc_reply_code(&reply) != 0)
+	{
+		fail_msg("%s", snc_reply_text(&reply));
+	}
+	assert_int_equal(reply.msg.message.reply.which_result, sinew_v1_Reply_created_tag);
+	uint64_t shape = reply.msg.message.reply.result.created.id;
+	snc_message_free(&reply);
+	describe(world, 0, &reply);
+	double extent = -1.0;
+	for (int i = 0; i < reply.shape_info_count; ++i)
+	{
+		const sinew_v1_ShapeInfo* info = reply.shape_infos + i;
+		if (info->id == shape && info->type == sinew_v1_ShapeType_SHAPE_HULL)
+		{
+			for (pb_size_t v = 0; v < info->hull_vertices_count; ++v)
+			{
+				extent = fmax(extent, info->hull_vertices[v].x);
+			}
+		}
+	}
+	snc_message_free(&reply);
+	return extent;
+}
+
+static void test_replaced_geometry_keeps_no_points(void** state)
+{
+	(void)state;
+	// Hull points given one field each reach the server one value at a time, and a hull whose geometry or
+	// command was replaced later in the message must leave none of them behind: protobuf keeps the last
+	// member of a oneof, and merges a member given twice in a row.
+	uint64_t world = still_world("replaced hulls");
+	const double far[12] = { 5, 0, 0, 6, 0, 0, 5, 1, 0, 5, 0, 1 };  // a tetrahedron out to x = 6
+	const double near[12] = { 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1 }; // and one out to x = 1
+	const unpacked_points p_far = { far, 12 }, p_near = { near, 12 };
+	const sinew_v1_ClientMessage hull_far = world_shape(world, &p_far), hull_near = world_shape(world, &p_near);
+	const sinew_v1_ClientMessage sphere = world_shape(world, NULL);
+	sinew_v1_ClientMessage ping = test_command(sinew_v1_ClientMessage_ping_tag);
+	ping.request_id = 7101;
+	// CreateShape, Ping, CreateShape: the second command is the message.
+	const sinew_v1_ClientMessage* replaced_command[3] = { &hull_far, &ping, &hull_near };
+	assert_true(fabs(concatenated_hull_extent(world, replaced_command, 3) - 1.0) < 1e-9);
+	// One CreateShape whose geometry is a hull, then a sphere, then a hull: the last hull.
+	const sinew_v1_ClientMessage* replaced_geometry[3] = { &hull_far, &sphere, &hull_near };
+	assert_true(fabs(concatenated_hull_extent(world, replaced_geometry, 3) - 1.0) < 1e-9);
+	// A hull given twice in a row merges: both sets of points.
+	const sinew_v1_ClientMessage* merged[2] = { &hull_far, &hull_near };
+	assert_true(fabs(concatenated_hull_extent(world, merged, 2) - 6.0) < 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -832,6 +939,7 @@ int main(void)
 		cmocka_unit_test(test_urdf_world_meshes_count),
 		cmocka_unit_test(test_restore_counts_shapes),
 		cmocka_unit_test(test_switched_command_keeps_its_own_shapes),
+		cmocka_unit_test(test_replaced_geometry_keeps_no_points),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
