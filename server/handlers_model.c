@@ -876,6 +876,8 @@ static void describe_done(world_job* base)
 {
 	describe_job* job = (describe_job*)base;
 	server* srv = job->base.host->srv;
+	metrics_count_command(&srv->metrics, command_index(sinew_v1_ClientMessage_describe_world_tag),
+						  job->bytes != NULL ? 0 : SV_ERR_INTERNAL);
 	if (job->bytes != NULL)
 	{
 		session_reply_encoded_to(srv, job->session_id, job->bytes, job->size);

@@ -356,10 +356,14 @@ static void test_large_description_leaves_the_loop(void** state)
 	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
 	m.which_command = sinew_v1_ClientMessage_describe_world_tag;
 	m.command.describe_world.world_id = world;
+	const char* counted = "command=\"describe_world\",code=\"OK\"";
+	const double described = test_metric(&group_server, "sinew_commands_total", counted);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	assert_answered_meanwhile(c, &m, other, &ping);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	// Counted as the commands answered on the loop are.
+	assert_true(test_metric(&group_server, "sinew_commands_total", counted) == (described > 0 ? described : 0) + 1);
 	print_message("DescribeWorld of %d shapes: %.0f ms\n", BODIES * SHAPES_PER_BODY,
 				  1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec));
 	// A small description is still answered at once, and both carry every shape.
