@@ -55,8 +55,8 @@ typedef struct shape_list
 void shape_list_free(shape_list* list);
 
 // Decode one ShapeDef of a growing field (CreateBody.shapes, or LinkDef.shapes) for `owner` into the list.
-// A message whose command switched keeps the last command's shapes only: the decode hook skips what came
-// before (wire_oneof_run).
+// A message whose command switched keeps the last command's shapes only: what came before is decoded
+// without the hook (wire_oneof_run, wire_decode_from).
 bool shape_list_decode(shape_list* list, pb_istream_t* stream, int owner);
 // Decode a growing field of the shape being decoded (Hull.points, TriangleMesh.vertices or .indices);
 // false for a field that is not one of those.
