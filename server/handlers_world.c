@@ -63,13 +63,44 @@ static bool key_opens(const world_members* members, const char* given)
 	return diff == 0;
 }
 
-static int32_t key_refused(command_ctx* ctx, const char* what)
+// A wrong controller key bars its client's address from controlling the world for this long, twice as long
+// after the next, and so on up to an hour (members_demote): guessing a key takes that long per try.
+#define KEY_BAR_NS 1000000000ull
+
+// 0 if the session may control or adopt (`what`) the world as far as its key goes, else the refusal.
+static int32_t check_key(command_ctx* ctx, const char* what)
 {
+	world_host* host = ctx->host;
+	if (!host->members.has_key)
+	{
+		return 0;
+	}
+	const char* given = ctx->msg.command.join_world.controller_key;
+	const uint64_t now = server_now_ns();
+	const uint64_t until = members_barred_until(&host->members, ctx->session->address, now);
+	if (until != 0)
+	{
+		return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE,
+						"%s world %llu: this address may not control it for another %.0f s (a wrong controller key "
+						"or a missed lockstep input)",
+						what, (unsigned long long)host->id, (double)(until - now) * 1e-9 + 0.5);
+	}
+	if (key_opens(&host->members, given))
+	{
+		return 0;
+	}
+	if (given[0] == '\0')
+	{
+		return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE,
+						"%s world %llu needs its controller key, which its owner set with SetControllerKey: give it "
+						"in JoinWorld.controller_key",
+						what, (unsigned long long)host->id);
+	}
+	const uint64_t bar = members_demote(&host->members, ctx->session->address, now, KEY_BAR_NS);
 	return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE,
-					"%s world %llu needs its controller key, which its owner set with SetControllerKey: %s", what,
-					(unsigned long long)ctx->host->id,
-					ctx->msg.command.join_world.controller_key[0] == '\0' ? "give it in JoinWorld.controller_key"
-																		  : "the key given is wrong");
+					"%s world %llu needs its controller key: the key given is wrong; this address may try again in "
+					"%.0f s",
+					what, (unsigned long long)host->id, (double)(bar - now) * 1e-9 + 0.5);
 }
 
 static void add_capability(sinew_v1_HandshakeReply* r, const char* name)
@@ -486,18 +517,20 @@ int32_t handle_join_world(command_ctx* ctx)
 			{
 				return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "an observer session cannot control a world");
 			}
-			if (!owner && host->members.has_key && !key_opens(&host->members, j->controller_key))
-			{
-				return key_refused(ctx, "controlling");
-			}
 			uint64_t now = server_now_ns();
 			uint64_t until = owner ? 0 : members_barred_until(&host->members, s->address, now);
 			if (until != 0)
 			{
-				return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE,
-								"a controller from %s was demoted in world %llu for sending no lockstep input in time; "
-								"this address may control it again in %.0f s",
-								s->address, (unsigned long long)host->id, (double)(until - now) * 1e-9 + 0.5);
+				return cmd_fail(
+					ctx, SV_ERR_FORBIDDEN_BY_ROLE,
+					"a controller from %s was demoted in world %llu for sending no lockstep input in time, or "
+					"gave a wrong controller key; this address may control it again in %.0f s",
+					s->address, (unsigned long long)host->id, (double)(until - now) * 1e-9 + 0.5);
+			}
+			int32_t refused = owner ? 0 : check_key(ctx, "controlling");
+			if (refused != 0)
+			{
+				return refused;
 			}
 			if (!members_set(&host->members, s->id, owner ? sinew_v1_Role_ROLE_OWNER : sinew_v1_Role_ROLE_CONTROLLER,
 							 true))
@@ -518,9 +551,10 @@ int32_t handle_join_world(command_ctx* ctx)
 					return cmd_fail(ctx, SV_ERR_FORBIDDEN_BY_ROLE, "world %llu already has an owner",
 									(unsigned long long)host->id);
 				}
-				if (host->members.has_key && !key_opens(&host->members, j->controller_key))
+				int32_t refused = check_key(ctx, "adopting");
+				if (refused != 0)
 				{
-					return key_refused(ctx, "adopting");
+					return refused;
 				}
 				// A client's kept world now counts against its new owner; the server's own (the demo world,
 				// no keeper) stays the server's.
@@ -563,6 +597,15 @@ int32_t handle_set_controller_key(command_ctx* ctx)
 	const char* key = ctx->msg.command.set_controller_key.key;
 	world_host* host = ctx->host;
 	world_members* members = &host->members;
+	if (members->keep && members->keeper[0] == '\0')
+	{
+		// The server's own world (the demo world) outlives every adopter and counts against nobody: a key
+		// left by an adopter who then went would lock everyone out of it until the server restarts.
+		return cmd_fail(ctx, SV_ERR_PROTECTED,
+						"set controller key: world %llu is the server's own and open to every controller; clone it "
+						"(CloneWorld) to control a copy by key",
+						(unsigned long long)host->id);
+	}
 	if (key[0] == '\0')
 	{
 		members->has_key = false;

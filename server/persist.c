@@ -1016,7 +1016,7 @@ static bool restore_world(server* srv, const char* file, const uint8_t* data, si
 	const uint8_t* snapshot = get_blob(&r, &snapshot_size);
 	const uint8_t* reset = get_blob(&r, &reset_size);
 	uint32_t model_count = get_u32(&r);
-	if (r.bad || model_count > MAX_MODELS)
+	if (r.bad || model_count > MAX_MODELS || (has_key != NULL && has_key[0] > 1))
 	{
 		snprintf(why, cap, "truncated or malformed");
 		return false;
@@ -1084,7 +1084,7 @@ static bool restore_world(server* srv, const char* file, const uint8_t* data, si
 	}
 	// Files of older servers kept the peer's whole address: the client it is now (an IPv6 /64, ...).
 	server_client_of(keeper_text, host->members.keeper, sizeof(host->members.keeper));
-	if (has_key != NULL && key_hash != NULL && has_key[0] != 0)
+	if (has_key != NULL && key_hash != NULL && has_key[0] == 1)
 	{
 		host->members.has_key = true;
 		memcpy(host->members.key_hash, key_hash, WIRE_HASH_SIZE);

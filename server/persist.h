@@ -13,9 +13,11 @@
 // created or written is (the operator asked for it).
 //
 // The file (little endian):
-//   "SINEWKW1"                   magic (8 bytes): a kept world of format 1
+//   "SINEWKW2"                   magic (8 bytes): a kept world of format 2 ("SINEWKW1", format 1, still
+//                                loads: it has no controller key; servers before format 2 skip format 2)
 //   u64 world id                 u32 time mode, f64 rate, u32 lockstep timeout ms
 //   u16 + name (UTF-8)           u16 + keeper's address (UTF-8)
+//   u8 has key (0 or 1)          32 bytes: SHA-256 of the controller key (format 2 only)
 //   u64 + core snapshot          the world (sn_world_snapshot_write: versioned by the core)
 //   u64 + reset point            a core snapshot too
 //   u32 models, each u32 kind, u64 object, u64 + bytes   (model_registry.h)

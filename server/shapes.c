@@ -173,6 +173,25 @@ static int32_t fail(char* why, size_t cap, int32_t code, const char* text)
 	return code;
 }
 
+// The values and indices that arrived for the geometry the shape ended with. shape_list_decode_geometry
+// marks each array field of the current selection in its callback argument, so a hull or mesh selected
+// anew after its arrays (hull, sphere, hull without points) has none of its own.
+static size_t wire_values(const wire_shape* ws)
+{
+	const sinew_v1_ShapeDef* d = &ws->def;
+	const bool hull = d->which_geometry == sinew_v1_ShapeDef_hull_tag;
+	const bool mesh = d->which_geometry == sinew_v1_ShapeDef_mesh_tag;
+	const bool marked = hull ? d->geometry.hull.points.arg != NULL : mesh && d->geometry.mesh.vertices.arg != NULL;
+	return marked && ws->values_of == (hull ? &sinew_v1_Hull_msg : &sinew_v1_TriangleMesh_msg) ? ws->value_count : 0;
+}
+
+static size_t wire_indices(const wire_shape* ws)
+{
+	const sinew_v1_ShapeDef* d = &ws->def;
+	const bool marked = d->which_geometry == sinew_v1_ShapeDef_mesh_tag && d->geometry.mesh.indices.arg != NULL;
+	return marked && ws->values_of == &sinew_v1_TriangleMesh_msg ? ws->index_count : 0;
+}
+
 int32_t shape_def_from_wire(const wire_shape* ws, sn_body_id body, sn_shape_def* out, void** points, char* why,
 							size_t cap)
 {
@@ -241,9 +260,8 @@ int32_t shape_def_from_wire(const wire_shape* ws, sn_body_id body, sn_shape_def*
 						"the geometry is missing (sphere, capsule, box, cylinder, hull, mesh or plane)");
 	}
 	bool hull = d->which_geometry == sinew_v1_ShapeDef_hull_tag;
-	const pb_msgdesc_t* of = hull ? &sinew_v1_Hull_msg : &sinew_v1_TriangleMesh_msg;
-	size_t values = ws->values_of == of ? ws->value_count : 0;
-	size_t indices = hull || ws->values_of != of ? 0 : ws->index_count;
+	size_t values = wire_values(ws);
+	size_t indices = hull ? 0 : wire_indices(ws);
 	if (values % 3 != 0)
 	{
 		return fail(why, cap, SN_ERR_INVALID_ARGUMENT,
@@ -292,11 +310,7 @@ int64_t shapes_mesh_triangles(const wire_shape* shapes, int count)
 	int64_t total = 0;
 	for (int i = 0; i < count; ++i)
 	{
-		if (shapes[i].def.which_geometry == sinew_v1_ShapeDef_mesh_tag &&
-			shapes[i].values_of == &sinew_v1_TriangleMesh_msg)
-		{
-			total += (int64_t)(shapes[i].index_count / 3);
-		}
+		total += (int64_t)(wire_indices(shapes + i) / 3);
 	}
 	return total;
 }

@@ -329,6 +329,10 @@ static void test_controllers_need_the_owners_key(void** state)
 	snc_client* owner = test_connect(&group_server, SNC_TCP, "owner", sinew_v1_Role_ROLE_CONTROLLER);
 	snc_client* early = test_connect(&group_server, SNC_TCP, "early", sinew_v1_Role_ROLE_CONTROLLER);
 	snc_client* friend = test_connect(&group_server, SNC_WS, "friend", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_options from_elsewhere = snc_default_options();
+	from_elsewhere.transport = SNC_TCP;
+	from_elsewhere.local_address = "127.0.0.2";
+	snc_client* guesser = test_connect_with(&group_server, from_elsewhere, "guesser", sinew_v1_Role_ROLE_CONTROLLER);
 	uint64_t world = test_create_world(owner, "by key");
 	const int32_t forbidden = sinew_v1_ErrorCode_ERR_FORBIDDEN_BY_ROLE;
 	assert_false(needs_key(owner, world));
@@ -345,7 +349,11 @@ static void test_controllers_need_the_owners_key(void** state)
 	snc_message_free(&event);
 	expect_step(early, world, forbidden);
 	expect_join_with_key(early, world, sinew_v1_Role_ROLE_CONTROLLER, "", forbidden, "give it in");
-	expect_join_with_key(friend, world, sinew_v1_Role_ROLE_CONTROLLER, "open sesame!", forbidden, "is wrong");
+	// A wrong key bars its address for a while, doubling: guessing takes that long per try (the other
+	// address is not barred).
+	expect_join_with_key(guesser, world, sinew_v1_Role_ROLE_CONTROLLER, "open sesame!", forbidden, "is wrong");
+	expect_join_with_key(guesser, world, sinew_v1_Role_ROLE_CONTROLLER, "open sesame", forbidden,
+						 "may control it again");
 	expect_join_with_key(friend, world, sinew_v1_Role_ROLE_CONTROLLER, "open sesame", 0, NULL);
 	expect_step(friend, world, 0);
 	// Observing needs no key; the owner controls without one.
@@ -356,6 +364,7 @@ static void test_controllers_need_the_owners_key(void** state)
 	assert_false(needs_key(early, world));
 	expect_join(early, world, sinew_v1_Role_ROLE_CONTROLLER, 0);
 	expect_step(early, world, 0);
+	snc_close(guesser);
 	snc_close(friend);
 	snc_close(early);
 	snc_close(owner);
@@ -396,6 +405,8 @@ static void test_the_demo_world_is_protected(void** state)
 		assert_true(demo != 0);
 		assert_int_equal(destroy_protected, !allow);
 		expect_join(c, demo, sinew_v1_Role_ROLE_OWNER, 0);
+		// Its adopter may not key it: the key would outlive the adoption and lock everyone out.
+		set_key(c, demo, "mine", sinew_v1_ErrorCode_ERR_PROTECTED);
 		sinew_v1_ClientMessage m = test_command(sinew_v1_ClientMessage_destroy_world_tag);
 		m.command.destroy_world.world_id = demo;
 		snc_message reply;

@@ -861,9 +861,8 @@ static sinew_v1_ClientMessage world_shape(uint64_t world, const unpacked_points*
 	return m;
 }
 
-// Send the messages as one (concatenated: protobuf merges them) and return the hull's largest x in the
-// world's description (the shape the reply created), or -1 if the shape is not a hull.
-static double concatenated_hull_extent(uint64_t world, const sinew_v1_ClientMessage* const* messages, int count)
+// Send the messages as one (concatenated: protobuf merges them); the reply into `reply`.
+static void send_concatenated(const sinew_v1_ClientMessage* const* messages, int count, snc_message* reply)
 {
 	static uint8_t bytes[4096];
 	uint8_t* body = bytes + 10;
@@ -876,8 +875,15 @@ static double concatenated_hull_extent(uint64_t world, const sinew_v1_ClientMess
 	size_t n = wire_varint_put(prefix, out.bytes_written);
 	memcpy(body - n, prefix, n);
 	assert_int_equal(snc_send_raw(c, body - n, n + out.bytes_written), 0);
+	test_wait_for(c, sinew_v1_ServerMessage_reply_tag, reply);
+}
+
+// send_concatenated, then the hull's largest x in the world's description (the shape the reply created),
+// or -1 if the shape is not a hull.
+static double concatenated_hull_extent(uint64_t world, const sinew_v1_ClientMessage* const* messages, int count)
+{
 	snc_message reply;
-	test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+	send_concatenated(messages, count, &reply);
 	if (snc_reply_code(&reply) != 0)
 	{
 		fail_msg("%s", snc_reply_text(&reply));
@@ -925,6 +931,14 @@ static void test_replaced_geometry_keeps_no_points(void** state)
 	// A hull given twice in a row merges: both sets of points.
 	const sinew_v1_ClientMessage* merged[2] = { &hull_far, &hull_near };
 	assert_true(fabs(concatenated_hull_extent(world, merged, 2) - 6.0) < 1e-9);
+	// A hull, a sphere, then a hull without points: the last hull has none, and is refused.
+	const unpacked_points none = { NULL, 0 };
+	const sinew_v1_ClientMessage hull_empty = world_shape(world, &none);
+	const sinew_v1_ClientMessage* emptied[3] = { &hull_far, &sphere, &hull_empty };
+	snc_message reply;
+	send_concatenated(emptied, 3, &reply);
+	assert_int_equal(snc_reply_code(&reply), SN_ERR_INVALID_ARGUMENT);
+	snc_message_free(&reply);
 }
 
 int main(void)
