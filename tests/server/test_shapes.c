@@ -710,6 +710,23 @@ static void test_restore_counts_shapes(void** state)
 // One message whose command is CreateArticulation, then CreateBody: protobuf keeps the last member of a
 // oneof, so it is a CreateBody. The shapes were gathered outside the oneof, and the links' went with the
 // body (past max_shapes_per_body too). Now the body gets its own shape alone, or none if it has none.
+// Send the messages as one (concatenated: protobuf merges them); the reply into `reply`.
+static void send_concatenated(const sinew_v1_ClientMessage* const* messages, int count, snc_message* reply)
+{
+	static uint8_t bytes[4096];
+	uint8_t* body = bytes + 10;
+	pb_ostream_t out = pb_ostream_from_buffer(body, sizeof(bytes) - 10);
+	for (int i = 0; i < count; ++i)
+	{
+		assert_true(pb_encode(&out, sinew_v1_ClientMessage_fields, messages[i]));
+	}
+	uint8_t prefix[10];
+	size_t n = wire_varint_put(prefix, out.bytes_written);
+	memcpy(body - n, prefix, n);
+	assert_int_equal(snc_send_raw(c, body - n, n + out.bytes_written), 0);
+	test_wait_for(c, sinew_v1_ServerMessage_reply_tag, reply);
+}
+
 static void test_switched_command_keeps_its_own_shapes(void** state)
 {
 	(void)state;
@@ -739,17 +756,9 @@ static void test_switched_command_keeps_its_own_shapes(void** state)
 	second.command.create_body.body = body_at(0, 0, 1, sinew_v1_BodyType_BODY_DYNAMIC);
 	second.command.create_body.shapes.funcs.encode = encode_one_shape;
 	second.command.create_body.shapes.arg = &box;
-	static uint8_t bytes[4096];
-	uint8_t* body = bytes + 10;
-	pb_ostream_t out = pb_ostream_from_buffer(body, sizeof(bytes) - 10);
-	assert_true(pb_encode(&out, sinew_v1_ClientMessage_fields, &first));
-	assert_true(pb_encode(&out, sinew_v1_ClientMessage_fields, &second)); // concatenated: merged
-	uint8_t prefix[10];
-	size_t n = wire_varint_put(prefix, out.bytes_written);
-	memcpy(body - n, prefix, n);
-	assert_int_equal(snc_send_raw(c, body - n, n + out.bytes_written), 0);
+	const sinew_v1_ClientMessage* pair[2] = { &first, &second };
 	snc_message reply;
-	test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+	send_concatenated(pair, 2, &reply);
 	if (snc_reply_code(&reply) != 0)
 	{
 		fail_msg("%s", snc_reply_text(&reply));
@@ -766,13 +775,7 @@ static void test_switched_command_keeps_its_own_shapes(void** state)
 	snc_message_free(&reply);
 	// A CreateBody of no shapes of its own after the links' gets none either.
 	second.command.create_body.shapes.funcs.encode = NULL;
-	out = pb_ostream_from_buffer(body, sizeof(bytes) - 10);
-	assert_true(pb_encode(&out, sinew_v1_ClientMessage_fields, &first));
-	assert_true(pb_encode(&out, sinew_v1_ClientMessage_fields, &second));
-	n = wire_varint_put(prefix, out.bytes_written);
-	memcpy(body - n, prefix, n);
-	assert_int_equal(snc_send_raw(c, body - n, n + out.bytes_written), 0);
-	test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+	send_concatenated(pair, 2, &reply);
 	if (snc_reply_code(&reply) != 0)
 	{
 		fail_msg("%s", snc_reply_text(&reply));
@@ -795,19 +798,12 @@ static void test_switched_command_keeps_its_own_shapes(void** state)
 	sinew_v1_ClientMessage fourth = first;
 	fourth.command.create_articulation.links.arg = &more;
 	const sinew_v1_ClientMessage* sequences[2][3] = { { &first, &second, &third }, { &first, &fourth, NULL } };
+	const int lengths[2] = { 3, 2 };
 	const uint32_t links_after[2] = { 2, 2 + 5 };
 	const uint32_t shapes_after[2] = { 1 + 2, 1 + 2 + 5 };
 	for (int q = 0; q < 2; ++q)
 	{
-		out = pb_ostream_from_buffer(body, sizeof(bytes) - 10);
-		for (int m = 0; m < 3 && sequences[q][m] != NULL; ++m)
-		{
-			assert_true(pb_encode(&out, sinew_v1_ClientMessage_fields, sequences[q][m]));
-		}
-		n = wire_varint_put(prefix, out.bytes_written);
-		memcpy(body - n, prefix, n);
-		assert_int_equal(snc_send_raw(c, body - n, n + out.bytes_written), 0);
-		test_wait_for(c, sinew_v1_ServerMessage_reply_tag, &reply);
+		send_concatenated(sequences[q], lengths[q], &reply);
 		if (snc_reply_code(&reply) != 0)
 		{
 			fail_msg("sequence %d: %s", q, snc_reply_text(&reply));
@@ -859,23 +855,6 @@ static sinew_v1_ClientMessage world_shape(uint64_t world, const unpacked_points*
 		m.command.create_shape.shape.geometry.sphere.radius = 0.5;
 	}
 	return m;
-}
-
-// Send the messages as one (concatenated: protobuf merges them); the reply into `reply`.
-static void send_concatenated(const sinew_v1_ClientMessage* const* messages, int count, snc_message* reply)
-{
-	static uint8_t bytes[4096];
-	uint8_t* body = bytes + 10;
-	pb_ostream_t out = pb_ostream_from_buffer(body, sizeof(bytes) - 10);
-	for (int i = 0; i < count; ++i)
-	{
-		assert_true(pb_encode(&out, sinew_v1_ClientMessage_fields, messages[i]));
-	}
-	uint8_t prefix[10];
-	size_t n = wire_varint_put(prefix, out.bytes_written);
-	memcpy(body - n, prefix, n);
-	assert_int_equal(snc_send_raw(c, body - n, n + out.bytes_written), 0);
-	test_wait_for(c, sinew_v1_ServerMessage_reply_tag, reply);
 }
 
 // send_concatenated, then the hull's largest x in the world's description (the shape the reply created),
