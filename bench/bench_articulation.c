@@ -7,7 +7,8 @@
 //   worlds  1000 independent worlds holding one 10-link chain each, stepped 1000 times each,
 //           interleaved (world 0 step 1, world 1 step 1, ..., world 0 step 2, ...): each world with its own
 //           step scratch (sn_world_step), and all of them with one lent scratch (sn_world_step_with), as
-//           the server's workers step them
+//           the server's workers step them, each asking for the next world's memory first
+//           (sn_world_prefetch; --prefetch off: not)
 //   capacity  the world of bench_server's real-time capacity (ten thin 0.5 m links, without and with a
 //           PD drive on every dof, the server's default world: TGS, 1 ms) in the core alone, without the
 //           server: its time per step, and how many such worlds one core could step at 1 kHz if the
@@ -36,10 +37,11 @@ static void usage(void)
 	fprintf(stderr,
 			"usage: bench_articulation [--seconds S] [--n N]... [--solver pgs|tgs]... [--worlds W]\n"
 			"  [--only chain|arm|worlds|capacity|whip] [--terms midpoint|explicit] [--drives none|pd]\n"
-			"  [--scratch own|lent] [--repeats R]\n"
+			"  [--scratch own|lent] [--prefetch on|off] [--repeats R]\n"
 			"  --repeats: run the chain and capacity scenes exactly R times each (default: until 0.5 s)\n"
 			"  --drives: the capacity world without or with its PD drives only (default both)\n"
-			"  --scratch: the worlds each with their own step scratch, or one lent to all (default both)\n");
+			"  --scratch: the worlds each with their own step scratch, or one lent to all (default both)\n"
+			"  --prefetch: worlds stepped in turn prefetch the next world's memory first (default on)\n");
 }
 
 static int solver_from_name(const char* name)
@@ -287,6 +289,10 @@ static void bench_arm(double seconds, const sn_solver* solvers, int solver_count
 	}
 }
 
+// Whether a world stepped in turn asks for the next one's memory first (sn_world_prefetch), as the server's
+// workers do (--prefetch).
+static bool prefetch_next = true;
+
 // Step `worlds` worlds in turn, `steps` rounds, each step with scratch `use` (NULL: the world's own):
 // the seconds taken; failed steps are counted into *failed.
 static double step_in_turn(artic_world* scenes, int worlds, int steps, sn_step_scratch* use, int* failed)
@@ -296,6 +302,10 @@ static double step_in_turn(artic_world* scenes, int worlds, int steps, sn_step_s
 	{
 		for (int w = 0; w < worlds; ++w)
 		{
+			if (prefetch_next)
+			{
+				sn_world_prefetch(scenes[(w + 1) % worlds].world);
+			}
 			*failed += sn_world_step_with(scenes[w].world, use) != SN_ERR_OK;
 		}
 	}
@@ -343,10 +353,10 @@ static void bench_worlds(int worlds, int steps, const sn_solver* solvers, int so
 		const char* name = sn_solver_name(solvers[si]);
 		printf("  %-7s %-9s %-8s %14.1f %16.1f %18.4g\n", name, terms_name(terms[ti]), scratch_name,
 			   world_steps / elapsed, ns, world_steps * n / elapsed);
-		printf("BENCH scene=worlds solver=%s velocity_terms=%s scratch=%s worlds=%d links=%d steps=%d "
+		printf("BENCH scene=worlds solver=%s velocity_terms=%s scratch=%s prefetch=%s worlds=%d links=%d steps=%d "
 			   "world_steps_per_s=%.1f ns_per_link_step=%.1f link_steps_per_s=%.4g failed_steps=%d\n",
-			   name, terms_name(terms[ti]), scratch_name, worlds, n, steps, world_steps / elapsed, ns,
-			   world_steps * n / elapsed, failed);
+			   name, terms_name(terms[ti]), scratch_name, prefetch_next ? "on" : "off", worlds, n, steps,
+			   world_steps / elapsed, ns, world_steps * n / elapsed, failed);
 		fflush(stdout);
 		destroy_all(scenes, worlds);
 	}
@@ -478,9 +488,9 @@ static void bench_capacity_worlds(int worlds, const bool* lent, int lent_count)
 		double us = 1e6 * step_in_turn(scenes, worlds, steps, use, &failed) / ((double)worlds * steps);
 		const char* name = use != NULL ? "lent" : "own";
 		printf("  %-8s %14.3f %22.0f\n", name, us, 1000.0 / us);
-		printf("BENCH scene=capacity_worlds drives=pd scratch=%s worlds=%d links=10 steps=%d us_per_step=%.3f "
-			   "worlds_per_core_1khz=%.0f failed_steps=%d\n",
-			   name, worlds, steps, us, 1000.0 / us, failed);
+		printf("BENCH scene=capacity_worlds drives=pd scratch=%s prefetch=%s worlds=%d links=10 steps=%d "
+			   "us_per_step=%.3f worlds_per_core_1khz=%.0f failed_steps=%d\n",
+			   name, prefetch_next ? "on" : "off", worlds, steps, us, 1000.0 / us, failed);
 		fflush(stdout);
 		destroy_all(scenes, worlds);
 	}
@@ -552,6 +562,16 @@ int main(int argc, char** argv)
 			}
 			lent[0] = strcmp(t, "lent") == 0;
 			lent_count = 1;
+		}
+		else if (strcmp(argv[i], "--prefetch") == 0 && i + 1 < argc)
+		{
+			const char* t = argv[++i];
+			if (strcmp(t, "on") != 0 && strcmp(t, "off") != 0)
+			{
+				usage();
+				return 2;
+			}
+			prefetch_next = strcmp(t, "on") == 0;
 		}
 		else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc)
 		{

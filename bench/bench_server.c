@@ -7,7 +7,9 @@
 //      50-link articulation stepping in real time at 1 kHz, while one more client reads nothing at all;
 //   3. how many 10-link articulations, each in its own world, the server keeps in real time at 1 kHz
 //      (each reaches >= 99% of its scheduled steps over the measurement window, with no lag reset),
-//      swinging freely and held by PD drives on every dof.
+//      swinging freely and held by PD drives on every dof, with the server's CPU time (all threads) per
+//      world step at each count tried: below capacity it is what a step costs the server, whatever the
+//      machine's other load leaves over.
 // Prints a table and BENCH key=value lines. The figures depend on the machine and its load.
 #define _GNU_SOURCE
 #include "harness.h"
@@ -416,16 +418,42 @@ static void list_counts(snc_client* c, world_counts* w)
 	snc_message_free(&r);
 }
 
-// Are all `n` worlds in real time over `seconds`?
-static bool all_realtime(snc_client* c, world_counts* w, int n, double seconds, int* keeping)
+// CPU time the process has used (user and system, all its threads), s; NaN if /proc cannot say.
+static double process_cpu_s(pid_t pid)
+{
+	char path[64], line[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE* f = fopen(path, "r");
+	if (f == NULL)
+	{
+		return NAN;
+	}
+	size_t got = fread(line, 1, sizeof(line) - 1, f);
+	fclose(f);
+	line[got] = 0;
+	// Fields 14 and 15 (utime, stime, clock ticks) follow the command name, which ends at the last ')'.
+	const char* p = strrchr(line, ')');
+	unsigned long long utime = 0, stime = 0;
+	if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2)
+	{
+		return NAN;
+	}
+	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+// Are all `n` worlds in real time over `seconds`? *cpu_us: the server's CPU time per world step over it.
+static bool all_realtime(const test_server* s, snc_client* c, world_counts* w, int n, double seconds, int* keeping,
+						 double* cpu_us)
 {
 	world_counts before = { malloc((size_t)n * 8), malloc((size_t)n * 8), malloc((size_t)n * 8), n, 0 };
 	memcpy(before.ids, w->ids, (size_t)n * 8);
 	list_counts(c, &before);
 	uint64_t t0 = snc_now_ns();
+	double cpu0 = process_cpu_s(s->pid);
 	test_sleep_ms((int)(seconds * 1000));
 	world_counts after = { before.ids, malloc((size_t)n * 8), malloc((size_t)n * 8), n, 0 };
 	list_counts(c, &after);
+	double cpu = process_cpu_s(s->pid) - cpu0;
 	if (after.diverged > 0)
 	{
 		printf("  (%d of the worlds diverged)\n", after.diverged);
@@ -434,15 +462,18 @@ static bool all_realtime(snc_client* c, world_counts* w, int n, double seconds, 
 	// The list is read in one request: its time is within a ms of t0 and of now.
 	double expected = elapsed * 1000.0;
 	int ok = 0;
+	double steps = 0.0;
 	for (int i = 0; i < n; ++i)
 	{
 		double got = (double)(after.steps[i] - before.steps[i]);
+		steps += got;
 		if (got >= 0.99 * expected - 2 && after.resets[i] == before.resets[i])
 		{
 			ok += 1;
 		}
 	}
 	*keeping = ok;
+	*cpu_us = steps > 0 ? 1e6 * cpu / steps : NAN;
 	free(before.ids);
 	free(before.steps);
 	free(before.resets);
@@ -460,6 +491,7 @@ static void capacity(const test_server* s, int max_worlds, double seconds, bool 
 	world_counts w = { calloc((size_t)max_worlds, 8), calloc((size_t)max_worlds, 8), calloc((size_t)max_worlds, 8), 0,
 					   0 };
 	int last_good = 0, keeping = 0;
+	double cpu_us = NAN, good_cpu_us = NAN;
 	int n = 25;
 	int first_bad = 0;
 	for (;;)
@@ -480,12 +512,13 @@ static void capacity(const test_server* s, int max_worlds, double seconds, bool 
 			test_set_mode(c, w.ids[i], sinew_v1_TimeMode_TIME_REALTIME, 1.0);
 		}
 		test_sleep_ms(500); // settle
-		bool ok = all_realtime(c, &w, n, seconds, &keeping);
-		printf("  %7d %18d %s\n", n, keeping, ok ? "yes" : "no");
+		bool ok = all_realtime(s, c, &w, n, seconds, &keeping, &cpu_us);
+		printf("  %7d %18d %-4s %16.2f\n", n, keeping, ok ? "yes" : "no", cpu_us);
 		fflush(stdout);
 		if (ok)
 		{
 			last_good = n;
+			good_cpu_us = cpu_us;
 			if (n == max_worlds)
 			{
 				break;
@@ -528,8 +561,8 @@ static void capacity(const test_server* s, int max_worlds, double seconds, bool 
 		test_expect(c, &m, 0, NULL);
 	}
 	printf("BENCH name=server_realtime_capacity scene=articulation drives=%s links=10 rate_hz=1000 seconds=%.1f "
-		   "worlds_realtime=%d first_failing=%d\n",
-		   driven ? "pd" : "none", seconds, last_good, first_bad);
+		   "worlds_realtime=%d first_failing=%d server_cpu_us_per_step=%.3f\n",
+		   driven ? "pd" : "none", seconds, last_good, first_bad, good_cpu_us);
 	free(w.ids);
 	free(w.steps);
 	free(w.resets);
@@ -635,9 +668,9 @@ int main(int argc, char** argv)
 	for (int driven = 0; driven < 2; ++driven)
 	{
 		printf("# 3%s. worlds of one 10-link articulation (%s) kept in real time at 1 kHz (each >= 99%% of its "
-			   "steps over %.1f s)\n#  %7s %18s %s\n",
+			   "steps over %.1f s)\n#  %7s %18s %-4s %16s\n",
 			   driven ? "b" : "a", driven ? "PD drives on every dof" : "no drives", o.capacity_seconds, "worlds",
-			   "in real time", "all");
+			   "in real time", "all", "cpu us/step");
 		capacity(&s, o.max_worlds, o.capacity_seconds, driven != 0);
 	}
 	test_server_stop(&s);

@@ -460,6 +460,7 @@ int32_t handle_configure_world(command_ctx* ctx)
 	// The whole def is valid, so each setter (which checks the def with its one change) succeeds.
 	sn_world_set_gravity(world, def.gravity);
 	sn_world_set_time_step(world, def.time_step);
+	ctx->host->cached.time_step = def.time_step;
 	sn_world_set_solver(world, def.solver);
 	sn_world_set_iterations(world, def.position_iterations, def.velocity_iterations);
 	sn_world_set_substeps(world, def.substeps);

@@ -106,7 +106,7 @@ enum
 // The real-time period, ns, within [1, PERIOD_MAX_NS].
 static uint64_t period_ns(const world_host* host)
 {
-	double period = sn_world_get_time_step(host->world) * 1e9 / host->pacing.rate;
+	double period = host->cached.time_step * 1e9 / host->pacing.rate;
 	if (!(period >= 1.0))
 	{
 		return 1u; // below a nanosecond (or not a number): as fast as it can

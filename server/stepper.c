@@ -54,12 +54,20 @@ void step_item_run(world_host* host, sn_step_scratch* scratch)
 	}
 	now = server_now_ns();
 	item->elapsed_ns = now - t0;
+	item->time = sn_world_get_time(host->world);
+	item->time_step = sn_world_get_time_step(host->world);
+	item->step_count = sn_world_get_step_count(host->world);
+	item->diverged = sn_world_is_diverged(host->world);
 	int max_contacts = (int)host->srv->config.limits.max_contacts_per_frame;
-	for (uint32_t m = 1; m < STEP_MASKS; ++m)
+	for (int word = 0; word < STEP_MASK_WORDS; ++word)
 	{
-		if ((item->masks[m / 64] & ((uint64_t)1 << (m % 64))) != 0)
+		for (uint64_t bits = item->masks[word]; bits != 0; bits &= bits - 1)
 		{
-			item->frames[m] = frame_encode(host->world, host->id, m, max_contacts, now);
+			uint32_t m = (uint32_t)(word * 64 + __builtin_ctzll(bits));
+			if (m != 0)
+			{
+				item->frames[m] = frame_encode(host->world, host->id, m, max_contacts, now);
+			}
 		}
 	}
 }
@@ -69,6 +77,16 @@ static void run_job(uv_work_t* work)
 	step_job* job = work->data;
 	for (int i = 0; i < job->count; ++i)
 	{
+		// The next world's memory comes in while this one steps (sinew/world.h, sn_world_prefetch), and the
+		// line of the one after that which says where its world is.
+		if (i + 2 < job->count)
+		{
+			__builtin_prefetch(&job->hosts[i + 2]->world, 0, 3);
+		}
+		if (i + 1 < job->count)
+		{
+			sn_world_prefetch(job->hosts[i + 1]->world);
+		}
 		step_item_run(job->hosts[i], job->scratch);
 	}
 }

@@ -55,6 +55,12 @@ typedef struct step_item
 	char detail[256];
 	uint64_t elapsed_ns;
 	bool interrupted; // stopped between steps at the stepper's cutoff (shutdown), done < steps
+	// The world's clock after the last step, read where the step ran (its memory is in that core's
+	// cache), so that the loop's bookkeeping need not pull the world's record across.
+	double time;
+	double time_step;
+	uint64_t step_count;
+	bool diverged;
 	frame_buf* frames[STEP_MASKS];
 } step_item;
 

@@ -61,6 +61,7 @@ typedef struct world_cache
 {
 	double time;
 	uint64_t step_count;
+	double time_step; // s, for the real-time schedule (pacing.c)
 	int body_count;
 	int joint_count;
 	int articulation_count;

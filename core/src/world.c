@@ -734,6 +734,46 @@ bool world_bind_scratch(sn_world* world, sn_step_scratch* lent)
 	return true;
 }
 
+// The ranges a step touches outside the step's scratch, in order of need: the world's record, the
+// articulations' records and the hot part of each one's block (artic/store.c, layout_artic), free bodies.
+static void plan_prefetch(sn_world* world)
+{
+	int n = 0;
+	size_t budget = SN_WORLD_PREFETCH_MAX_BYTES;
+#define PLAN(pointer, size)                                                                                            \
+	do                                                                                                                 \
+	{                                                                                                                  \
+		size_t want_ = (size);                                                                                         \
+		if (n < WORLD_PREFETCH_RANGES && budget > 0 && (pointer) != NULL && want_ > 0)                                 \
+		{                                                                                                              \
+			world->prefetch[n].start = (uintptr_t)(const void*)(pointer);                                              \
+			world->prefetch[n].bytes = want_ < budget ? want_ : budget;                                                \
+			budget -= world->prefetch[n].bytes;                                                                        \
+			n += 1;                                                                                                    \
+		}                                                                                                              \
+	} while (0)
+	PLAN(world, sizeof(*world));
+	const artic_store* s = world->artics;
+	if (s != NULL)
+	{
+		PLAN(s->items, (size_t)s->high * sizeof(artic));
+		for (int i = 0; i < s->high; ++i)
+		{
+			if (s->items[i].live)
+			{
+				PLAN(s->items[i].block, s->items[i].block_hot);
+			}
+		}
+	}
+	// Free bodies, if any (body_count does not count the links' bodies, which only collision reads).
+	if (world->body_count > 0)
+	{
+		PLAN(world->bodies, (size_t)world->body_high * sizeof(body));
+	}
+#undef PLAN
+	world->prefetch_count = n;
+}
+
 sn_error sn_world_step_with(sn_world* world, sn_step_scratch* scratch)
 {
 	if (world == NULL)
@@ -751,10 +791,30 @@ sn_error sn_world_step_with(sn_world* world, sn_step_scratch* scratch)
 	}
 	sn_error err = step(world);
 	artic_scratch_unbind(world);
+	plan_prefetch(world);
 	return err;
 }
 
 sn_error sn_world_step(sn_world* world)
 {
 	return sn_world_step_with(world, NULL);
+}
+
+void sn_world_prefetch(const sn_world* world)
+{
+	if (world == NULL)
+	{
+		return;
+	}
+	__builtin_prefetch(world, 0, 3);
+	for (int i = 0; i < world->prefetch_count; ++i)
+	{
+		const unsigned char* p = (const unsigned char*)world->prefetch[i].start;
+		// One request per 64 bytes, the line size of the machines Sinew targets (with longer lines some
+		// are asked for twice). For writing: a step writes most of what it reads.
+		for (size_t offset = 0; offset < world->prefetch[i].bytes; offset += 64)
+		{
+			__builtin_prefetch(p + offset, 1, 3);
+		}
+	}
 }

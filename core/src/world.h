@@ -26,6 +26,11 @@ typedef struct solver_body_info
 	sn_vec3 v_ref, w_ref; // the link-contact pass of XPBD and DIRECT worlds: velocities it started from
 } solver_body_info;
 
+enum
+{
+	WORLD_PREFETCH_RANGES = 6
+};
+
 struct sn_world
 {
 	sn_world_def def;
@@ -100,6 +105,16 @@ struct sn_world
 	bool diverged;
 
 	char error_detail[256];
+
+	// Where the next step's memory lies, for sn_world_prefetch: planned at the end of each step (world.c). Kept
+	// as addresses, not pointers: a range that a later change made stale is only a wasted hint (a
+	// prefetch never faults) until the next step plans again.
+	struct
+	{
+		uintptr_t start;
+		size_t bytes;
+	} prefetch[WORLD_PREFETCH_RANGES];
+	int prefetch_count;
 };
 
 enum

@@ -1,9 +1,11 @@
 // Articulations in world snapshots: a restored world continues bit for bit (drives, limits, friction,
 // mimic joints, a floating base with a ball joint, forces applied for the next step, dead slots), keeps
-// every id, and forged articulation fields are rejected even with a correct payload hash.
+// every id, and forged articulation fields are rejected even with a correct payload hash. The range a
+// thread prefetches before a world's step holds what that step touches, in built and restored worlds.
 #include "artic_support.h"
 
 #include "artic/artic.h"
+#include "world.h"
 
 #include <math.h>
 
@@ -276,6 +278,103 @@ static void test_forged_fields_rejected(void** state)
 	sn_world_destroy(s.world);
 }
 
+// [p, p + count * size) lies in [lo, hi).
+static bool within(const void* p, size_t count, size_t size, const unsigned char* lo, const unsigned char* hi)
+{
+	const unsigned char* c = p;
+	return c >= lo && c + count * size <= hi;
+}
+
+// sn_world_prefetch requests the first block_hot bytes of each articulation's block: every array a step
+// reads or writes must lie there, in a built world and in one restored from a snapshot, and the cold
+// ones (the def's copy, collision bodies, inputs, joint forces) after it. The hint itself changes nothing.
+static void test_prefetch_range_holds_the_step_state(void** state)
+{
+	(void)state;
+	scene s;
+	build(&s, SN_SOLVER_TGS);
+	size_t size;
+	uint8_t* bytes = take(s.world, &size);
+	sn_world* copy;
+	assert_sn_ok(sn_world_create_from_snapshot(bytes, size, NULL, &copy));
+	free(bytes);
+	const sn_world* worlds[2] = { s.world, copy };
+	int checked = 0;
+	for (int w = 0; w < 2; ++w)
+	{
+		const artic_store* store = worlds[w]->artics;
+		for (int i = 0; i < store->high; ++i)
+		{
+			const artic* a = store->items + i;
+			if (!a->live)
+			{
+				continue;
+			}
+			const unsigned char* lo = a->block;
+			const unsigned char* hot = lo + a->block_hot;
+			const unsigned char* end = lo + a->block_size;
+			const size_t n = (size_t)a->link_count, d = (size_t)a->dof_count;
+			assert_true(a->block_hot <= a->block_size);
+			assert_true(within(a->links, n, sizeof(artic_link), lo, hot));
+			assert_true(within(a->k, n, sizeof(sn_mat33), lo, hot));
+			assert_true(within(a->kin, n, sizeof(artic_kin), lo, hot));
+			assert_true(within(a->work, n, sizeof(artic_work), lo, hot));
+			assert_true(within(a->sph, n, sizeof(sn_quat), lo, hot));
+			assert_true(within(a->subtree, n, sizeof(int32_t), lo, hot));
+			assert_true(within(a->reach, n, sizeof(int32_t), lo, hot));
+			assert_true(within(a->needed, n, 1, lo, hot));
+			assert_true(within(a->link_contact, n, 1, lo, hot));
+			const double* dof_arrays[] = { a->q, a->qd, a->qd_free, a->qdd_free, a->qdd_prev, a->effort };
+			for (size_t k = 0; k < sizeof(dof_arrays) / sizeof(dof_arrays[0]); ++k)
+			{
+				assert_true(within(dof_arrays[k], d, sizeof(double), lo, hot));
+			}
+			assert_true(within(a->warm, d * ARTIC_WARM_SLOTS, sizeof(double), lo, hot));
+			assert_true(within(a->drives, d, sizeof(sn_drive), lo, hot));
+			assert_true(within(a->limits, d, sizeof(sn_limit), lo, hot));
+			assert_true(within(a->dof_link, d, sizeof(int32_t), lo, hot));
+			assert_true(within(a->dof_slot, d, sizeof(int32_t), lo, hot));
+			assert_true(within(a->limit_near, d, 1, lo, hot));
+			assert_true(within(a->info, n, sizeof(artic_link_info), hot, end));
+			assert_true(within(a->link_body, n, sizeof(int32_t), hot, end));
+			assert_true(within(a->joint_force, d, sizeof(double), hot, end));
+			assert_true(within(a->link_force, n, sizeof(sv6), hot, end));
+			assert_true(within(a->incoming, n, sizeof(sv6), hot, end));
+			checked += 1;
+		}
+	}
+	assert_int_equal(checked, 8); // arm, chain, floater and swinger in each world
+	sn_world_prefetch(NULL);
+	for (int i = 0; i < 50; ++i)
+	{
+		sn_world_prefetch(copy);
+		assert_sn_ok(sn_world_step(s.world));
+		sn_world_prefetch(s.world);
+		assert_sn_ok(sn_world_step(copy));
+		assert_true(sn_world_state_hash(copy) == sn_world_state_hash(s.world));
+	}
+	// The plan the last step left: the world's record, then the articulation records, then the hot part of
+	// the first live articulation's block, within the budget.
+	const sn_world* w = s.world;
+	assert_true(w->prefetch_count >= 3 && w->prefetch_count <= WORLD_PREFETCH_RANGES);
+	assert_true(w->prefetch[0].start == (uintptr_t)w && w->prefetch[0].bytes == sizeof(*w));
+	assert_true(w->prefetch[1].start == (uintptr_t)w->artics->items);
+	const artic* first = w->artics->items;
+	while (!first->live)
+	{
+		first += 1;
+	}
+	assert_true(w->prefetch[2].start == (uintptr_t)first->block);
+	size_t planned = 0;
+	for (int i = 0; i < w->prefetch_count; ++i)
+	{
+		planned += w->prefetch[i].bytes;
+	}
+	assert_true(planned <= SN_WORLD_PREFETCH_MAX_BYTES);
+	sn_world_destroy(copy);
+	sn_world_destroy(s.world);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_restore_pgs),
 		cmocka_unit_test(test_corruption_rejected),
 		cmocka_unit_test(test_forged_fields_rejected),
+		cmocka_unit_test(test_prefetch_range_holds_the_step_state),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

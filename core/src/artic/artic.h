@@ -334,6 +334,7 @@ typedef struct artic
 
 	void* block; // one allocation for everything sized by the links
 	size_t block_size;
+	size_t block_hot; // its first bytes, what every step touches (store.c, layout_artic)
 } artic;
 
 typedef struct artic_mimic

@@ -216,35 +216,39 @@ void artic_scratch_unbind(sn_world* world)
 	}
 }
 
+// Hot arrays first, which every step reads or writes, and block_hot bytes of them, so that
+// sn_world_prefetch can fetch what the next step needs in one range; then the cold ones: the def's copy,
+// the collision bodies, and what only inputs, contacts or readers touch.
 static void layout_artic(artic* a, carver* c)
 {
 	size_t n = (size_t)a->link_count, d = (size_t)a->dof_count;
 	a->links = carve(c, n, sizeof(artic_link));
-	a->info = carve(c, n, sizeof(artic_link_info));
-	a->link_body = carve(c, n, sizeof(int32_t));
 	a->k = carve(c, n, sizeof(sn_mat33));
-	a->dof_link = carve(c, d, sizeof(int32_t));
-	a->limits = carve(c, d, sizeof(sn_limit));
-	a->drives = carve(c, d, sizeof(sn_drive));
-	a->q = carve(c, d, sizeof(double));
-	a->qd = carve(c, d, sizeof(double));
-	a->sph = carve(c, n, sizeof(sn_quat));
-	a->warm = carve(c, d * ARTIC_WARM_SLOTS, sizeof(double));
-	a->joint_force = carve(c, d, sizeof(double));
-	a->link_force = carve(c, n, sizeof(sv6));
-	a->effort = carve(c, d, sizeof(double));
-	a->incoming = carve(c, n, sizeof(sv6));
 	a->kin = carve(c, n, sizeof(artic_kin));
 	a->work = carve(c, n, sizeof(artic_work));
+	a->dof_link = carve(c, d, sizeof(int32_t));
+	a->q = carve(c, d, sizeof(double));
+	a->qd = carve(c, d, sizeof(double));
+	a->qd_free = carve(c, d, sizeof(double));
+	a->qdd_free = carve(c, d, sizeof(double));
+	a->qdd_prev = carve(c, d, sizeof(double));
 	a->dof_slot = carve(c, d, sizeof(int32_t));
 	a->limit_near = carve(c, d, sizeof(uint8_t));
 	a->subtree = carve(c, n, sizeof(int32_t));
 	a->reach = carve(c, n, sizeof(int32_t));
 	a->needed = carve(c, n, sizeof(uint8_t));
-	a->qd_free = carve(c, d, sizeof(double));
-	a->qdd_free = carve(c, d, sizeof(double));
-	a->qdd_prev = carve(c, d, sizeof(double));
 	a->link_contact = carve(c, n, sizeof(uint8_t));
+	a->drives = carve(c, d, sizeof(sn_drive));
+	a->limits = carve(c, d, sizeof(sn_limit));
+	a->warm = carve(c, d * ARTIC_WARM_SLOTS, sizeof(double));
+	a->effort = carve(c, d, sizeof(double));
+	a->sph = carve(c, n, sizeof(sn_quat));
+	a->block_hot = c->offset;
+	a->info = carve(c, n, sizeof(artic_link_info));
+	a->link_body = carve(c, n, sizeof(int32_t));
+	a->joint_force = carve(c, d, sizeof(double));
+	a->link_force = carve(c, n, sizeof(sv6));
+	a->incoming = carve(c, n, sizeof(sv6));
 }
 
 static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int wj_capacity)
