@@ -77,11 +77,16 @@ static void run_job(uv_work_t* work)
 	step_job* job = work->data;
 	for (int i = 0; i < job->count; ++i)
 	{
-		// The next world's memory comes in while this one steps (sinew/world.h, sn_world_prefetch), and the
-		// line of the one after that which says where its world is.
+		// The next world's memory comes in while this one steps (sinew/world.h, sn_world_prefetch). What
+		// that needs is asked for ahead too: the first line of the world after it, where its plan lies, and
+		// the host line that says where the world after that is.
+		if (i + 3 < job->count)
+		{
+			__builtin_prefetch(&job->hosts[i + 3]->world, 0, 3);
+		}
 		if (i + 2 < job->count)
 		{
-			__builtin_prefetch(&job->hosts[i + 2]->world, 0, 3);
+			__builtin_prefetch(job->hosts[i + 2]->world, 0, 3);
 		}
 		if (i + 1 < job->count)
 		{

@@ -14,6 +14,7 @@
 
 #include "sinew/articulation.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -706,7 +707,14 @@ void world_host_step_finished(world_host* host)
 	}
 	uint64_t now = server_now_ns();
 	stream_publish(host, item->frames, now);
-	// Only the masks asked for can hold a frame (step_item_run).
+	// Only the masks asked for can hold a frame (step_item_run); frames[] is all NULL between steps, which
+	// world_host_start_step relies on instead of clearing it.
+#ifndef NDEBUG
+	for (int m = 0; m < STEP_MASKS; ++m)
+	{
+		assert(item->frames[m] == NULL || (item->masks[m / 64] & ((uint64_t)1 << (m % 64))) != 0);
+	}
+#endif
 	for (int word = 0; word < STEP_MASK_WORDS; ++word)
 	{
 		for (uint64_t bits = item->masks[word]; bits != 0; bits &= bits - 1)

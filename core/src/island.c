@@ -330,7 +330,10 @@ void island_update(sn_world* world, double dt)
 	int32_t* parent = world->islands.parent;
 	double* rest = world->islands.rest;
 	uint8_t* keep = world->islands.keep;
-	// Timers, and every awake node its own island.
+	// Timers, and every awake node its own island. Without free bodies no body slot is dynamic (the links'
+	// bodies are the articulations' nodes): their records are not read, which a world of articulations
+	// alone would otherwise pull into the cache each step for nothing.
+	const bool free_bodies = world->body_count > 0;
 	int awake = 0;
 	for (int i = 0; i < nodes; ++i)
 	{
@@ -339,6 +342,10 @@ void island_update(sn_world* world, double dt)
 		rest[i] = INFINITY;
 		if (i < bodies)
 		{
+			if (!free_bodies)
+			{
+				continue;
+			}
 			body* b = world->bodies + i;
 			if (!b->live || b->type != SN_BODY_DYNAMIC || b->asleep)
 			{

@@ -752,21 +752,29 @@ static void plan_prefetch(sn_world* world)
 			n += 1;                                                                                                    \
 		}                                                                                                              \
 	} while (0)
+	// The collision stage reads every body slot and, for each articulation, its links' bodies and frames
+	// (info); so do joints on links.
+	const bool collides = world->contacts.shape_count > 0 || world->link_rows.joints > 0;
 	PLAN(world, sizeof(*world));
 	const artic_store* s = world->artics;
 	if (s != NULL)
 	{
 		PLAN(s->items, (size_t)s->high * sizeof(artic));
+		if (s->mimic_count > 0)
+		{
+			PLAN(s->mimics, (size_t)s->mimic_high * sizeof(artic_mimic));
+		}
 		for (int i = 0; i < s->high; ++i)
 		{
-			if (s->items[i].live)
+			const artic* a = s->items + i;
+			if (a->live)
 			{
-				PLAN(s->items[i].block, s->items[i].block_hot);
+				PLAN(a->block, collides ? a->block_size : a->block_hot);
 			}
 		}
 	}
-	// Free bodies, if any (body_count does not count the links' bodies, which only collision reads).
-	if (world->body_count > 0)
+	// Bodies: free ones (body_count does not count the links' bodies), or any, for collision.
+	if (world->body_count > 0 || collides)
 	{
 		PLAN(world->bodies, (size_t)world->body_high * sizeof(body));
 	}
@@ -806,7 +814,6 @@ void sn_world_prefetch(const sn_world* world)
 	{
 		return;
 	}
-	__builtin_prefetch(world, 0, 3);
 	for (int i = 0; i < world->prefetch_count; ++i)
 	{
 		const unsigned char* p = (const unsigned char*)world->prefetch[i].start;

@@ -33,6 +33,18 @@ enum
 
 struct sn_world
 {
+	// Where the next step's memory lies, for sn_world_prefetch: planned at the end of each step (world.c),
+	// and first in the record, so that the line a prefetch must read before it can ask for the rest is
+	// the record's first (which a caller may ask for ahead: sinew/world.h). Kept as addresses, not
+	// pointers: a range that a later change made stale is only a wasted hint (a prefetch never faults)
+	// until the next step plans again.
+	struct
+	{
+		uintptr_t start;
+		size_t bytes;
+	} prefetch[WORLD_PREFETCH_RANGES];
+	int prefetch_count;
+
 	sn_world_def def;
 	sn_memory memory;
 
@@ -105,16 +117,6 @@ struct sn_world
 	bool diverged;
 
 	char error_detail[256];
-
-	// Where the next step's memory lies, for sn_world_prefetch: planned at the end of each step (world.c). Kept
-	// as addresses, not pointers: a range that a later change made stale is only a wasted hint (a
-	// prefetch never faults) until the next step plans again.
-	struct
-	{
-		uintptr_t start;
-		size_t bytes;
-	} prefetch[WORLD_PREFETCH_RANGES];
-	int prefetch_count;
 };
 
 enum

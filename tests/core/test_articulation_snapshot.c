@@ -285,9 +285,10 @@ static bool within(const void* p, size_t count, size_t size, const unsigned char
 	return c >= lo && c + count * size <= hi;
 }
 
-// sn_world_prefetch requests the first block_hot bytes of each articulation's block: every array a step
-// reads or writes must lie there, in a built world and in one restored from a snapshot, and the cold
-// ones (the def's copy, collision bodies, inputs, joint forces) after it. The hint itself changes nothing.
+// sn_world_prefetch requests the first block_hot bytes of each articulation's block in a world without
+// shapes or joints on links: every array such a step reads or writes must lie there, in a built world and
+// in one restored from a snapshot, and the cold ones (the def's copy, the inputs) after it. With a shape,
+// the plan takes the whole block and the bodies. The hint itself changes nothing.
 static void test_prefetch_range_holds_the_step_state(void** state)
 {
 	(void)state;
@@ -324,6 +325,8 @@ static void test_prefetch_range_holds_the_step_state(void** state)
 			assert_true(within(a->reach, n, sizeof(int32_t), lo, hot));
 			assert_true(within(a->needed, n, 1, lo, hot));
 			assert_true(within(a->link_contact, n, 1, lo, hot));
+			assert_true(within(a->link_body, n, sizeof(int32_t), lo, hot));
+			assert_true(within(a->incoming, n, sizeof(sv6), lo, hot)); // written by every later substep
 			const double* dof_arrays[] = { a->q, a->qd, a->qd_free, a->qdd_free, a->qdd_prev, a->effort };
 			for (size_t k = 0; k < sizeof(dof_arrays) / sizeof(dof_arrays[0]); ++k)
 			{
@@ -336,10 +339,8 @@ static void test_prefetch_range_holds_the_step_state(void** state)
 			assert_true(within(a->dof_slot, d, sizeof(int32_t), lo, hot));
 			assert_true(within(a->limit_near, d, 1, lo, hot));
 			assert_true(within(a->info, n, sizeof(artic_link_info), hot, end));
-			assert_true(within(a->link_body, n, sizeof(int32_t), hot, end));
 			assert_true(within(a->joint_force, d, sizeof(double), hot, end));
 			assert_true(within(a->link_force, n, sizeof(sv6), hot, end));
-			assert_true(within(a->incoming, n, sizeof(sv6), hot, end));
 			checked += 1;
 		}
 	}
@@ -353,10 +354,10 @@ static void test_prefetch_range_holds_the_step_state(void** state)
 		assert_sn_ok(sn_world_step(copy));
 		assert_true(sn_world_state_hash(copy) == sn_world_state_hash(s.world));
 	}
-	// The plan the last step left: the world's record, then the articulation records, then the hot part of
-	// the first live articulation's block, within the budget.
+	// The plan the last step left: the world's record, the articulation and mimic records, then the hot part
+	// of the first live articulation's block, within the budget.
 	const sn_world* w = s.world;
-	assert_true(w->prefetch_count >= 3 && w->prefetch_count <= WORLD_PREFETCH_RANGES);
+	assert_true(w->prefetch_count >= 4 && w->prefetch_count <= WORLD_PREFETCH_RANGES);
 	assert_true(w->prefetch[0].start == (uintptr_t)w && w->prefetch[0].bytes == sizeof(*w));
 	assert_true(w->prefetch[1].start == (uintptr_t)w->artics->items);
 	const artic* first = w->artics->items;
@@ -364,7 +365,8 @@ static void test_prefetch_range_holds_the_step_state(void** state)
 	{
 		first += 1;
 	}
-	assert_true(w->prefetch[2].start == (uintptr_t)first->block);
+	assert_true(w->prefetch[2].start == (uintptr_t)w->artics->mimics); // the scene has mimic joints
+	assert_true(w->prefetch[3].start == (uintptr_t)first->block);
 	size_t planned = 0;
 	for (int i = 0; i < w->prefetch_count; ++i)
 	{
@@ -372,6 +374,28 @@ static void test_prefetch_range_holds_the_step_state(void** state)
 	}
 	assert_true(planned <= SN_WORLD_PREFETCH_MAX_BYTES);
 	sn_world_destroy(copy);
+
+	// A world of one articulation: its hot part; with a shape on a link, the collision stage reads the
+	// links' frames and bodies as well, so the plan takes the whole block and the bodies.
+	sn_world_def wd = sn_default_world_def();
+	sn_world* lone;
+	assert_sn_ok(sn_world_create(&wd, &lone));
+	sn_articulation_id chain = make_chain(lone, 3);
+	sn_world_prefetch(lone); // nothing planned yet
+	assert_int_equal(lone->prefetch_count, 0);
+	assert_sn_ok(sn_world_step(lone));
+	const artic* a = lone->artics->items;
+	assert_int_equal(lone->prefetch_count, 3);
+	assert_true(lone->prefetch[2].start == (uintptr_t)a->block && lone->prefetch[2].bytes == a->block_hot);
+	sn_shape_def sd = sn_default_shape_def();
+	sd.body = sn_articulation_get_link_body(lone, chain, 2);
+	sn_shape_id ball;
+	assert_sn_ok(sn_create_shape(lone, &sd, &ball));
+	assert_sn_ok(sn_world_step(lone));
+	assert_int_equal(lone->prefetch_count, 4);
+	assert_true(lone->prefetch[2].start == (uintptr_t)a->block && lone->prefetch[2].bytes == a->block_size);
+	assert_true(lone->prefetch[3].start == (uintptr_t)lone->bodies);
+	sn_world_destroy(lone);
 	sn_world_destroy(s.world);
 }
 

@@ -334,7 +334,7 @@ typedef struct artic
 
 	void* block; // one allocation for everything sized by the links
 	size_t block_size;
-	size_t block_hot; // its first bytes, what every step touches (store.c, layout_artic)
+	size_t block_hot; // its first bytes: what a step touches unless shapes or link joints read info (store.c)
 } artic;
 
 typedef struct artic_mimic

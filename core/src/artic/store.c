@@ -216,9 +216,10 @@ void artic_scratch_unbind(sn_world* world)
 	}
 }
 
-// Hot arrays first, which every step reads or writes, and block_hot bytes of them, so that
-// sn_world_prefetch can fetch what the next step needs in one range; then the cold ones: the def's copy,
-// the collision bodies, and what only inputs, contacts or readers touch.
+// The arrays a step of a world without collision shapes or joints on links reads or writes come first,
+// block_hot bytes of them, so that sn_world_prefetch can ask for one range (world.c, plan_prefetch); then
+// the def's copy (which the collision stage and joints on links also read every step: the plan then takes
+// the whole block) and the inputs (read only when some were applied).
 static void layout_artic(artic* a, carver* c)
 {
 	size_t n = (size_t)a->link_count, d = (size_t)a->dof_count;
@@ -243,12 +244,12 @@ static void layout_artic(artic* a, carver* c)
 	a->warm = carve(c, d * ARTIC_WARM_SLOTS, sizeof(double));
 	a->effort = carve(c, d, sizeof(double));
 	a->sph = carve(c, n, sizeof(sn_quat));
+	a->incoming = carve(c, n, sizeof(sv6));
+	a->link_body = carve(c, n, sizeof(int32_t));
 	a->block_hot = c->offset;
 	a->info = carve(c, n, sizeof(artic_link_info));
-	a->link_body = carve(c, n, sizeof(int32_t));
 	a->joint_force = carve(c, d, sizeof(double));
 	a->link_force = carve(c, n, sizeof(sv6));
-	a->incoming = carve(c, n, sizeof(sv6));
 }
 
 static void layout_rows(artic_rows* r, carver* c, int k, int row_capacity, int wj_capacity)
