@@ -460,7 +460,6 @@ int32_t handle_configure_world(command_ctx* ctx)
 	// The whole def is valid, so each setter (which checks the def with its one change) succeeds.
 	sn_world_set_gravity(world, def.gravity);
 	sn_world_set_time_step(world, def.time_step);
-	ctx->host->cached.time_step = def.time_step;
 	sn_world_set_solver(world, def.solver);
 	sn_world_set_iterations(world, def.position_iterations, def.velocity_iterations);
 	sn_world_set_substeps(world, def.substeps);
@@ -468,6 +467,7 @@ int32_t handle_configure_world(command_ctx* ctx)
 	sn_world_set_warm_start(world, def.warm_start);
 	sn_world_set_implicit_factors(world, def.implicit_alpha, def.implicit_beta);
 	sn_world_set_contact_settings(world, def.contact);
+	world_host_refresh_settings(ctx->host); // before pacing_set below reads the time step
 	sn_sleep_settings sleep = def.sleep;
 	sleep.enabled = old.sleep.enabled; // the mode below decides
 	sn_world_set_sleep_settings(world, sleep);

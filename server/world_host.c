@@ -429,11 +429,21 @@ void world_host_broadcast(world_host* host, sinew_v1_Event* event)
 }
 
 // What a step changes: time, step count, divergence (objects are created and destroyed by commands only).
+void world_host_refresh_settings(world_host* host)
+{
+	sn_world_def def = sn_world_get_def(host->world);
+	host->cached.time_step = def.time_step;
+	host->cached.solver = (int)def.solver;
+	host->cached.substeps = def.substeps;
+	host->cached.position_iterations = def.position_iterations;
+	host->cached.velocity_iterations = def.velocity_iterations;
+}
+
 void world_host_refresh(world_host* host)
 {
 	const sn_world* w = host->world;
+	world_host_refresh_settings(host);
 	host->cached.time = sn_world_get_time(w);
-	host->cached.time_step = sn_world_get_time_step(w);
 	host->cached.step_count = sn_world_get_step_count(w);
 	host->cached.diverged = sn_world_is_diverged(w);
 	host->cached.body_count = sn_world_get_body_count(w);
@@ -490,9 +500,10 @@ void world_host_replace_world(world_host* host, sn_world* world)
 
 // ---- steps --------------------------------------------------------------------------------------------
 
+// From the cached copies only: reading the world's settings here would pull its record into the loop
+// thread's cache for every step of every world.
 static step_shape current_shape(const world_host* host)
 {
-	sn_world_def def = sn_world_get_def(host->world);
 	step_shape shape;
 	memset(&shape, 0, sizeof(shape));
 	shape.bodies = host->cached.body_count;
@@ -501,10 +512,10 @@ static step_shape current_shape(const world_host* host)
 	shape.links = host->cached.articulation_links;
 	shape.mimics = host->cached.mimic_count;
 	shape.shapes = host->cached.shape_count;
-	shape.solver = (int)def.solver;
-	shape.substeps = def.substeps;
-	shape.position_iterations = def.position_iterations;
-	shape.velocity_iterations = def.velocity_iterations;
+	shape.solver = host->cached.solver;
+	shape.substeps = host->cached.substeps;
+	shape.position_iterations = host->cached.position_iterations;
+	shape.velocity_iterations = host->cached.velocity_iterations;
 	return shape;
 }
 

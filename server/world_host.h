@@ -62,6 +62,12 @@ typedef struct world_cache
 	double time;
 	uint64_t step_count;
 	double time_step; // s, for the real-time schedule (pacing.c)
+	// The solver settings of the step's shape (world_host.c): the server changes them in one place
+	// (ConfigureWorld), which refreshes them with world_host_refresh_settings.
+	int solver;
+	int substeps;
+	int position_iterations;
+	int velocity_iterations;
 	int body_count;
 	int joint_count;
 	int articulation_count;
@@ -204,6 +210,10 @@ void world_host_drain(world_host* host);
 
 // Send an event to the owner, the members and the subscribers of this world (each session once).
 void world_host_broadcast(world_host* host, sinew_v1_Event* event);
+
+// Refresh the cached copies of the world's settings (time step, solver, substeps, iterations) from the
+// world (idle only); world_host_refresh does this too.
+void world_host_refresh_settings(world_host* host);
 
 // Refresh the cached copies from the world (idle only).
 void world_host_refresh(world_host* host);

@@ -382,6 +382,46 @@ static void test_large_description_leaves_the_loop(void** state)
 	snc_close(c);
 }
 
+static void test_reconfigured_step_leaves_the_loop(void** state)
+{
+	(void)state;
+	// A step measured cheap runs on the event loop. ConfigureWorld can make the next one cost seconds
+	// (more substeps and iterations): that one must go to a worker. The loop judges from its cached copy of
+	// the world's settings, so this holds only while ConfigureWorld refreshes that copy.
+	snc_client* c = test_connect(&group_server, SNC_TCP, "tuner", sinew_v1_Role_ROLE_CONTROLLER);
+	snc_client* other = test_connect(&group_server, SNC_TCP, "bystander", sinew_v1_Role_ROLE_CONTROLLER);
+	uint64_t world = test_create_world(c, "tuned");
+	test_create_hinged_chain(c, world, 2);
+	for (int i = 0; i < 20; ++i)
+	{
+		// Measured: a few microseconds once warm (the first step's cost fades from the average), within
+		// the loop's budget, so these run on the loop.
+		test_step(c, world, 1);
+	}
+	sinew_v1_ClientMessage m = sinew_v1_ClientMessage_init_zero;
+	m.which_command = sinew_v1_ClientMessage_configure_world_tag;
+	m.command.configure_world.world_id = world;
+	m.command.configure_world.has_settings = true;
+	m.command.configure_world.settings.has_substeps = true;
+#ifdef SINEW_TEST_SANITIZED
+	m.command.configure_world.settings.substeps = 300; // the sanitizers are 3 to 20 times slower
+#else
+	m.command.configure_world.settings.substeps = 1000; // about 0.15 s (release): far above a ping
+#endif
+	m.command.configure_world.settings.has_position_iterations = true;
+	m.command.configure_world.settings.position_iterations = 100;
+	test_expect(c, &m, 0, NULL);
+	sinew_v1_ClientMessage ping = sinew_v1_ClientMessage_init_zero;
+	ping.which_command = sinew_v1_ClientMessage_ping_tag;
+	memset(&m, 0, sizeof(m));
+	m.which_command = sinew_v1_ClientMessage_step_tag;
+	m.command.step.world_id = world;
+	m.command.step.count = 1;
+	assert_answered_meanwhile(c, &m, other, &ping);
+	snc_close(other);
+	snc_close(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_ten_thousand_bodies_whole),
 		cmocka_unit_test(test_rebuilds_leave_the_loop),
 		cmocka_unit_test(test_large_description_leaves_the_loop),
+		cmocka_unit_test(test_reconfigured_step_leaves_the_loop),
 	};
 	return cmocka_run_group_tests(tests, test_group_setup, test_group_teardown);
 }
