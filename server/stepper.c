@@ -78,7 +78,7 @@ static void run_job(uv_work_t* work)
 	for (int i = 0; i < job->count; ++i)
 	{
 		// The next world's memory comes in while this one steps (sinew/world.h, sn_world_prefetch). What
-		// that needs is asked for ahead too: the first line of the world after it, where its plan lies, and
+		// that needs is asked for ahead too: the head of the world after it, where its plan lies, and
 		// the host line that says where the world after that is.
 		if (i + 3 < job->count)
 		{
@@ -86,7 +86,11 @@ static void run_job(uv_work_t* work)
 		}
 		if (i + 2 < job->count)
 		{
-			__builtin_prefetch(job->hosts[i + 2]->world, 0, 3);
+			const char* head = (const char*)job->hosts[i + 2]->world;
+			for (int offset = 0; offset < SN_WORLD_PREFETCH_HEAD; offset += 64)
+			{
+				__builtin_prefetch(head + offset, 0, 3);
+			}
 		}
 		if (i + 1 < job->count)
 		{

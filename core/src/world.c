@@ -735,7 +735,8 @@ bool world_bind_scratch(sn_world* world, sn_step_scratch* lent)
 }
 
 // The ranges a step touches outside the step's scratch, in order of need: the world's record, the
-// articulations' records and the hot part of each one's block (artic/store.c, layout_artic), free bodies.
+// articulation and mimic records, the hot part of each articulation's block (artic/store.c,
+// layout_artic) and the free bodies; with collision shapes or joints on links, whole blocks and every body.
 static void plan_prefetch(sn_world* world)
 {
 	int n = 0;

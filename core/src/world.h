@@ -34,16 +34,16 @@ enum
 struct sn_world
 {
 	// Where the next step's memory lies, for sn_world_prefetch: planned at the end of each step (world.c),
-	// and first in the record, so that the line a prefetch must read before it can ask for the rest is
-	// the record's first (which a caller may ask for ahead: sinew/world.h). Kept as addresses, not
-	// pointers: a range that a later change made stale is only a wasted hint (a prefetch never faults)
-	// until the next step plans again.
+	// and first in the record, so that what a prefetch must read before it can ask for the rest lies in
+	// the record's first WORLD_PREFETCH_HEAD bytes (which a caller may ask for ahead: sinew/world.h). Kept
+	// as addresses, not pointers: a range that a later change made stale is only a wasted hint (a
+	// prefetch never faults) until the next step plans again.
+	int prefetch_count;
 	struct
 	{
 		uintptr_t start;
 		size_t bytes;
 	} prefetch[WORLD_PREFETCH_RANGES];
-	int prefetch_count;
 
 	sn_world_def def;
 	sn_memory memory;
@@ -118,6 +118,9 @@ struct sn_world
 
 	char error_detail[256];
 };
+_Static_assert(offsetof(struct sn_world, prefetch) + sizeof(((struct sn_world*)NULL)->prefetch) <=
+				   SN_WORLD_PREFETCH_HEAD,
+			   "the prefetch plan lies in the head of the world's record that sinew/world.h names");
 
 enum
 {

@@ -82,14 +82,15 @@ sn_error sn_world_step_with(sn_world* world, sn_step_scratch* scratch);
 // writes, and the bodies and frames the collision stage reads), and return at once. Call it for the world
 // you step next, then step the current one; the memory then arrives while that step runs instead of
 // stalling the next one miss by miss. Where that memory lies is planned at the end of each step and kept
-// at the start of the world's record: the one line this call must read first, which a thread that knows
-// the world after next may ask for earlier still (__builtin_prefetch(world), as the server's workers do).
-// Before its first step it asks for nothing more than that line, and after a change between steps part of the
-// plan may be stale (a wasted hint, never a fault). It changes nothing, and the rules of a getter apply
-// (one thread at a time per world). At most SN_WORLD_PREFETCH_MAX_BYTES are planned: past that a world's
-// own step is long enough to hide its misses, and more would push the current world's memory out. NULL
-// is allowed.
+// in the first SN_WORLD_PREFETCH_HEAD bytes of the world's record: what this call must read first, which
+// a thread that knows the world after next may ask for earlier still (__builtin_prefetch on those bytes,
+// as the server's workers do). Before its first step it asks for nothing, and after a change between
+// steps part of the plan may be stale (a wasted hint, never a fault). It changes nothing, and the rules
+// of a getter apply (one thread at a time per world). At most SN_WORLD_PREFETCH_MAX_BYTES are planned:
+// past that a world's own step is long enough to hide its misses, and more would push the current
+// world's memory out. NULL is allowed.
 #define SN_WORLD_PREFETCH_MAX_BYTES 16384
+#define SN_WORLD_PREFETCH_HEAD 128
 void sn_world_prefetch(const sn_world* world);
 
 // The detail line of the last call on this world that failed ("" if none).
