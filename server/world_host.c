@@ -428,7 +428,8 @@ void world_host_broadcast(world_host* host, sinew_v1_Event* event)
 	}
 }
 
-// What a step changes: time, step count, divergence (objects are created and destroyed by commands only).
+// The settings the loop reads without the world (pacing's time step, a step's shape). A step changes
+// only time, step count and divergence, which world_host_step_finished takes from the step item.
 void world_host_refresh_settings(world_host* host)
 {
 	sn_world_def def = sn_world_get_def(host->world);
