@@ -418,29 +418,6 @@ static void list_counts(snc_client* c, world_counts* w)
 	snc_message_free(&r);
 }
 
-// CPU time the process has used (user and system, all its threads), s; NaN if /proc cannot say.
-static double process_cpu_s(pid_t pid)
-{
-	char path[64], line[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE* f = fopen(path, "r");
-	if (f == NULL)
-	{
-		return NAN;
-	}
-	size_t got = fread(line, 1, sizeof(line) - 1, f);
-	fclose(f);
-	line[got] = 0;
-	// Fields 14 and 15 (utime, stime, clock ticks) follow the command name, which ends at the last ')'.
-	const char* p = strrchr(line, ')');
-	unsigned long long utime = 0, stime = 0;
-	if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2)
-	{
-		return NAN;
-	}
-	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
-}
-
 // Are all `n` worlds in real time over `seconds`? *cpu_us: the server's CPU time per world step over it.
 static bool all_realtime(const test_server* s, snc_client* c, world_counts* w, int n, double seconds, int* keeping,
 						 double* cpu_us)
@@ -449,11 +426,11 @@ static bool all_realtime(const test_server* s, snc_client* c, world_counts* w, i
 	memcpy(before.ids, w->ids, (size_t)n * 8);
 	list_counts(c, &before);
 	uint64_t t0 = snc_now_ns();
-	double cpu0 = process_cpu_s(s->pid);
+	double cpu0 = test_server_cpu_s(s);
 	test_sleep_ms((int)(seconds * 1000));
 	world_counts after = { before.ids, malloc((size_t)n * 8), malloc((size_t)n * 8), n, 0 };
 	list_counts(c, &after);
-	double cpu = process_cpu_s(s->pid) - cpu0;
+	double cpu = test_server_cpu_s(s) - cpu0;
 	if (after.diverged > 0)
 	{
 		printf("  (%d of the worlds diverged)\n", after.diverged);

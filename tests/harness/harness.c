@@ -186,6 +186,26 @@ int test_server_stop(test_server* s)
 	return -1;
 }
 
+double test_server_cpu_s(const test_server* s)
+{
+	char path[64], line[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)s->pid);
+	FILE* f = fopen(path, "r");
+	if (f == NULL)
+	{
+		return NAN;
+	}
+	const bool read = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	const char* p = read ? strrchr(line, ')') : NULL; // the name may hold spaces; the fields after it do not
+	unsigned long long utime = 0, stime = 0;
+	if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2)
+	{
+		return NAN;
+	}
+	return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
 size_t test_server_rss(const test_server* s)
 {
 	char path[64];

@@ -53,6 +53,9 @@ int test_server_stop(test_server* server);
 void test_server_dump_log(const test_server* server);
 // Resident memory of the server process, bytes.
 size_t test_server_rss(const test_server* server);
+// CPU time the server process has used, user and system over all its threads, s (/proc/PID/stat, fields
+// 14 and 15); NaN if it cannot be read.
+double test_server_cpu_s(const test_server* server);
 
 // Connect and shake hands; fails on error.
 snc_client* test_connect(const test_server* server, snc_transport transport, const char* name, sinew_v1_Role role);
