@@ -111,6 +111,7 @@ typedef struct artic_link_temp
 	union
 	{
 		ainertia ia; // articulated inertia (passes 1 and 2)
+		rinertia ic; // composite rigid inertia (artic_drive_inverse)
 		sv6 z[2];    // unit impulse columns (artic/response.c): articulated impulses, then velocity changes
 		sv6x2 zz;    // the same for two right-hand sides at once (artic_impulse_response)
 	} m;
@@ -185,7 +186,7 @@ typedef struct artic_rows
 	bool interleaved; // a fixed base's subtrees interleave in slot order: the spans are all slots, and W is
 					  // still zero across the subtrees (artic/response.c)
 	double* w;        // k x k response, column by column: w[j * k + i] = r_ij (column j contiguous); on the
-					  // drive path with fast_dense, the factor L^T D L of M + A instead
+					  // drive path with fast_dense, (M + A)^-1 instead
 	double* v;        // current speed of each active dof
 	double* x0;       // position at the start of the solve
 	double* dx;       // displacement accumulated in TGS windows
@@ -210,8 +211,8 @@ typedef struct artic_rows
 	sv6* fast_u6;       // the factor of M + A: U = IA S
 	double* fast_dinv;  // and 1 / D
 	double fast_base_l[36], fast_base_dinv[6]; // a floating base: LDL^T factor of its articulated inertia
-	bool fast_dense;      // the windows multiply by (M + A)^-1 = U^T D^-1 U instead (artic_drive_inverse): the
-						  // factor L^T D L in w, U = L^-T in block_l
+	bool fast_dense;      // the windows multiply by (M + A)^-1 instead (artic_drive_inverse): it is in w,
+						  // row-major, and U = L^-T of its factor in block_l
 	int32_t* fast_parent; // [k_capacity] its dof parents: each dof's nearest ancestor dof, -1 at the base
 	int block_count;      // drive rows solved together (artic/drive.c), 0 if none
 	int32_t* block_rows;  // [k_capacity] their row indices

@@ -947,17 +947,21 @@ bool artic_drive_window(artic* a, double time_left)
 // another):
 //   for k from the last dof to the first, for each ancestor i of k (nearest first):
 //     a = H_ki / H_kk;  H_ij -= a H_kj for j = i and each ancestor of i;  L_ki = a;   D_k = H_kk.
-// Then H^-1 = L^-1 D^-1 L^-T = U^T D^-1 U with U = L^-T, formed once per solve (the triangular solve
-// applied to the identity's columns together, row by row), and a window's x = U^T (D^-1 (U g)) is two
-// triangular products whose entries are independent sums. H is symmetric positive definite (a mass matrix
-// plus non-negative diagonal terms), so a pivot that is not positive means rounding has lost it, and the
-// passes are used instead. The result is the passes' up to rounding (test_articulation_response).
+// Then H^-1 = L^-1 D^-1 L^-T = U^T D^-1 U with U = L^-T (the triangular solve applied to the identity's
+// columns together, row by row), and H^-1 itself, (H^-1)_ij = sum_d U_di U_dj / D_d, both formed once
+// per solve: a window's x = H^-1 g is then k independent dot products. (Applying U and U^T in turn
+// instead chains each row's update of x through memory, which was 60% of a window's time.) H is
+// symmetric positive definite (a mass matrix plus non-negative diagonal terms), so a pivot that is not
+// positive means rounding has lost it, and the passes are used instead. The result is the passes' up to
+// rounding (test_articulation_response).
 //
 // Measured on the capacity chain of bench_articulation (PD drives on every dof, 8 windows, one world),
-// per step, passes against inverse: 6 dofs 2.01 and 1.80 us, 10 dofs 3.21 and 2.89, 16 dofs 4.92 and 4.84,
-// 20 dofs 6.12 and 6.97. A chain is the inverse's worst case (the most ancestors per dof); forming U costs
-// O(sum of depth (k - d)) and a window k^2, where the passes cost O(k) per window, so the inverse is kept
-// to ARTIC_DRIVE_DENSE_MAX_DOFS.
+// per step, passes against inverse (then applied as U^T D^-1 U): 6 dofs 2.01 and 1.80 us, 10 dofs 3.21
+// and 2.89, 16 dofs 4.92 and 4.84, 20 dofs 6.12 and 6.97. A chain is the inverse's worst case (the most
+// ancestors per dof); forming it costs O(k^3) and a window k^2, where the passes cost O(k) per window, so
+// the inverse is kept to ARTIC_DRIVE_DENSE_MAX_DOFS. Forming H^-1 whole from composite inertias in 10
+// numbers (math/spatial.h, rinertia), the factor's updates over whole rows, and the windows' k dot
+// products took the 10-dof step from 2.86 to 2.50 us (the same machine, alternated).
 
 bool artic_drive_dense = true;
 
@@ -976,29 +980,103 @@ static inline void row_axpy(double* restrict y, double s, const double* restrict
 	}
 }
 
-// U = L^-T from the factor in rows.w into rows.block_l (row-major, k x k, upper triangular: row d is zero
-// left of column d): L^T U = I solved on every column of the identity at once, as operations on whole rows
-// (row d of U, final once every dof after it is done, is subtracted, times L_dj, from each ancestor j's
-// row).
+// x . y over n entries, two at a time.
+static inline double row_dot(const double* restrict x, const double* restrict y, int n)
+{
+	lane2 sum = lane2_splat(0.0);
+	int c = 0;
+	for (; c + 2 <= n; c += 2)
+	{
+		sum += lane2_load(x + c) * lane2_load(y + c);
+	}
+	double t = sum[0] + sum[1];
+	if (c < n)
+	{
+		t += x[c] * y[c];
+	}
+	return t;
+}
+
+// H^-1 from the factor L^T D L in rows.w, into rows.w (row-major, k x k, symmetric), through U = L^-T in
+// rows.block_l (row-major, upper triangular: row d is zero left of column d). First L^T U = I, solved on
+// every column of the identity at once as operations on whole rows (row d of U, final once every dof
+// after it is done, is subtracted, times L_dj, from each ancestor j's row). Then H^-1 = U^T D^-1 U: row i
+// of its upper triangle, columns i to k, is the sum over d <= i of (U_di / D_d) times row d of U there,
+// and the lower triangle mirrors it.
 static void drive_inverse(artic* a)
 {
 	artic_rows* rs = &a->rows;
 	const int k = a->dof_count;
-	const int32_t* restrict parent = rs->fast_parent;
-	const double* restrict lm = rs->w;
+	double* restrict w = rs->w; // the factor, then H^-1
 	double* restrict u = rs->block_l;
-	memset(u, 0, (size_t)k * (size_t)k * sizeof(double));
-	for (int d = 0; d < k; ++d)
+	const double* restrict dinv = rs->fast_dinv;
+	// Row j of U, from the last: U_jc = -sum_{j < d <= c} L_dj U_dc for c > j (L_dj is zero unless j is an
+	// ancestor of d, and U_dc zero left of d). Each pair of columns sums in a register over d, rather than
+	// in memory one row at a time.
+	for (int j = k - 1; j >= 0; --j)
 	{
-		u[(size_t)d * (size_t)k + (size_t)d] = 1.0;
-	}
-	for (int d = k - 1; d >= 0; --d)
-	{
-		const double* rd = lm + (size_t)d * (size_t)k;
-		const double* ud = u + (size_t)d * (size_t)k;
-		for (int j = parent[d]; j >= 0; j = parent[j])
+		double* uj = u + (size_t)j * (size_t)k;
+		for (int c = 0; c < j; ++c)
 		{
-			row_axpy(u + (size_t)j * (size_t)k + d, -rd[j], ud + d, k - d);
+			uj[c] = 0.0;
+		}
+		uj[j] = 1.0;
+		int c = j + 1;
+		for (; c + 2 <= k; c += 2)
+		{
+			lane2 sum = lane2_splat(0.0);
+			for (int d = j + 1; d <= c + 1; ++d)
+			{
+				sum -= lane2_splat(w[(size_t)d * (size_t)k + (size_t)j]) * lane2_load(u + (size_t)d * (size_t)k + c);
+			}
+			lane2_store(uj + c, sum);
+		}
+		if (c < k)
+		{
+			double sum = 0.0;
+			for (int d = j + 1; d <= c; ++d)
+			{
+				sum -= w[(size_t)d * (size_t)k + (size_t)j] * u[(size_t)d * (size_t)k + (size_t)c];
+			}
+			uj[c] = sum;
+		}
+	}
+	// H^-1 = U^T D^-1 U into w: row i of its upper triangle is the sum over d <= i of (U_di / D_d) times row d
+	// of U (from column i on), and the lower triangle mirrors it. Rows of w below i still hold the factor
+	// but are not read again.
+	double t[ARTIC_DRIVE_DENSE_MAX_DOFS];
+	for (int i = 0; i < k; ++i)
+	{
+		for (int d = 0; d <= i; ++d)
+		{
+			t[d] = u[(size_t)d * (size_t)k + (size_t)i] * dinv[d];
+		}
+		double* wi = w + (size_t)i * (size_t)k;
+		int c = i;
+		for (; c + 2 <= k; c += 2)
+		{
+			lane2 sum = lane2_splat(0.0);
+			for (int d = 0; d <= i; ++d)
+			{
+				sum += lane2_splat(t[d]) * lane2_load(u + (size_t)d * (size_t)k + c);
+			}
+			lane2_store(wi + c, sum);
+		}
+		if (c < k)
+		{
+			double sum = 0.0;
+			for (int d = 0; d <= i; ++d)
+			{
+				sum += t[d] * u[(size_t)d * (size_t)k + (size_t)c];
+			}
+			wi[c] = sum;
+		}
+	}
+	for (int i = 0; i < k; ++i)
+	{
+		for (int j = i + 1; j < k; ++j)
+		{
+			w[(size_t)j * (size_t)k + (size_t)i] = w[(size_t)i * (size_t)k + (size_t)j];
 		}
 	}
 }
@@ -1040,20 +1118,24 @@ bool artic_drive_inverse(artic* a, double h, const double* extra)
 	for (int i = 1; i < n; ++i)
 	{
 		const artic_work* w = a->work + i;
-		ainertia_from_rigid(&a->temp[i].m.ia, links[i].mass, w->r, &w->ic);
+		rinertia_from_rigid(&a->temp[i].m.ic, links[i].mass, w->r, &w->ic);
 	}
 	// H, by rows of the lower triangle (row d: its ancestors' columns and the diagonal); the composite
 	// inertias accumulate from the leaves (children after parents in link order).
 	for (int i = n - 1; i > 0; --i)
 	{
 		const artic_link* l = links + i;
-		ainertia* ia = &a->temp[i].m.ia;
+		rinertia* ic = &a->temp[i].m.ic;
 		if (l->dof_count == 1)
 		{
 			const int d = l->dof;
 			const sv6 s = a->dw[d].s;
-			const sv6 f = ainertia_mul(ia, s);
+			const sv6 f = rinertia_mul(ic, s);
 			double* row = lm + (size_t)d * (size_t)k;
+			for (int j = 0; j < d; ++j)
+			{
+				row[j] = 0.0; // H_dj = 0 unless j is an ancestor of d; the factor keeps those zeros
+			}
 			row[d] = sv6_dot(s, f) + l->armature + h * l->joint_damping + extra[d];
 			for (int j = parent[d]; j >= 0; j = parent[j])
 			{
@@ -1062,7 +1144,7 @@ bool artic_drive_inverse(artic* a, double h, const double* extra)
 		}
 		if (l->parent > 0)
 		{
-			ainertia_add_to(&a->temp[l->parent].m.ia, ia);
+			rinertia_add_to(&a->temp[l->parent].m.ic, ic);
 		}
 	}
 	// L^T D L from the leaves.
@@ -1078,12 +1160,11 @@ bool artic_drive_inverse(artic* a, double h, const double* extra)
 		dinv[d] = inv;
 		for (int i = parent[d]; i >= 0; i = parent[i])
 		{
+			// Over every column j <= i, not only i's ancestors: the ancestors of d numbered below i are
+			// exactly i's, so rd_j is zero at the others and leaves them zero. The loop then runs over
+			// consecutive entries instead of chasing parent links.
 			const double f = rd[i] * inv;
-			double* restrict ri = lm + (size_t)i * (size_t)k;
-			for (int j = i; j >= 0; j = parent[j])
-			{
-				ri[j] -= f * rd[j];
-			}
+			row_axpy(lm + (size_t)i * (size_t)k, -f, rd, i + 1);
 			rd[i] = f;
 		}
 	}
@@ -1096,7 +1177,7 @@ bool artic_drive_window_dense(artic* a, double time_left)
 	// As artic_drive_window, with x = H^-1 g in place of the passes.
 	artic_rows* rs = &a->rows;
 	const int k = rs->k;
-	const double* restrict u = rs->block_l; // U = L^-T (drive_inverse)
+	const double* restrict hinv = rs->w; // H^-1, row-major (drive_inverse)
 	const double* restrict fa = rs->fast_a;
 	const double* restrict share = rs->fast_share;
 	const double* restrict v = rs->v;
@@ -1106,26 +1187,33 @@ bool artic_drive_window_dense(artic* a, double time_left)
 	{
 		const double c = rs->fast_c[d] - rs->fast_cpos[d] * rs->dx[d] - rs->fast_ctp[d] * time_left;
 		g[d] = (c - share[d]) - fa[d] * v[d];
-		x[d] = 0.0;
 	}
-	// H^-1 = L^-1 D^-1 L^-T = U^T D^-1 U: t = D^-1 U g (row d of U from its diagonal on), then x = U^T t, the
-	// sum of t_d times row d of U.
-	for (int d = 0; d < k; ++d)
+	// Two rows at a time, each summing two columns at a time: four independent sums in flight.
+	int r = 0;
+	for (; r + 2 <= k; r += 2)
 	{
-		const double* ud = u + (size_t)d * (size_t)k;
-		lane2 sum = lane2_splat(0.0);
-		int j = d;
+		const double* h0 = hinv + (size_t)r * (size_t)k;
+		const double* h1 = h0 + k;
+		lane2 sum0 = lane2_splat(0.0), sum1 = lane2_splat(0.0);
+		int j = 0;
 		for (; j + 2 <= k; j += 2)
 		{
-			sum += lane2_load(ud + j) * lane2_load(g + j);
+			const lane2 gj = lane2_load(g + j);
+			sum0 += lane2_load(h0 + j) * gj;
+			sum1 += lane2_load(h1 + j) * gj;
 		}
-		double t = sum[0] + sum[1];
+		double t0 = sum0[0] + sum0[1], t1 = sum1[0] + sum1[1];
 		if (j < k)
 		{
-			t += ud[j] * g[j];
+			t0 += h0[j] * g[j];
+			t1 += h1[j] * g[j];
 		}
-		t *= rs->fast_dinv[d];
-		row_axpy(x + d, t, ud + d, k - d);
+		x[r] = t0;
+		x[r + 1] = t1;
+	}
+	if (r < k)
+	{
+		x[r] = row_dot(hinv + (size_t)r * (size_t)k, g, k);
 	}
 	bool within = true;
 	const double* restrict bound = rs->fast_bound;

@@ -184,4 +184,40 @@ static inline void ainertia_to_dense(const ainertia* i, double* m)
 	}
 }
 
+// A rigid inertia (or a composite of rigid inertias, which is rigid) in 10 numbers: mass m, first moment
+// h = m r, and A = Ic + m (|r|^2 1 - r r^T) about O. Its B = [h]x and C = m 1 above are implied, so
+// I (w, v) = (A w + h x v, m v - h x w), and composites add entry by entry.
+typedef struct rinertia
+{
+	double m;
+	sn_vec3 h;
+	sym33 a;
+} rinertia;
+
+static inline void rinertia_from_rigid(rinertia* out, double mass, sn_vec3 r, const sym33* ic)
+{
+	double r2 = sn_dot(r, r);
+	out->m = mass;
+	out->h = sn_scale(mass, r);
+	out->a.xx = ic->xx + mass * (r2 - r.x * r.x);
+	out->a.yy = ic->yy + mass * (r2 - r.y * r.y);
+	out->a.zz = ic->zz + mass * (r2 - r.z * r.z);
+	out->a.xy = ic->xy - mass * r.x * r.y;
+	out->a.xz = ic->xz - mass * r.x * r.z;
+	out->a.yz = ic->yz - mass * r.y * r.z;
+}
+
+static inline void rinertia_add_to(rinertia* dst, const rinertia* s)
+{
+	dst->m += s->m;
+	dst->h = sn_add(dst->h, s->h);
+	sym33_add_to(&dst->a, &s->a);
+}
+
+static inline sv6 rinertia_mul(const rinertia* i, sv6 m)
+{
+	return sv6_make(sn_add(sym33_mul(&i->a, m.w), sn_cross(i->h, m.v)),
+					sn_sub(sn_scale(i->m, m.v), sn_cross(i->h, m.w)));
+}
+
 #endif
