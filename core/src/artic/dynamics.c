@@ -1183,10 +1183,22 @@ bool artic_drive_window_dense(artic* a, double time_left)
 	const double* restrict v = rs->v;
 	double* restrict g = rs->fast_g;
 	double* restrict x = rs->fast_y;
-	for (int d = 0; d < k; ++d)
+	const double* restrict fc = rs->fast_c;
+	const double* restrict cpos = rs->fast_cpos;
+	const double* restrict ctp = rs->fast_ctp;
+	const double* restrict dx = rs->dx;
+	// The right-hand side, two dofs at a time (each lane as the scalar tail).
+	const lane2 left2 = lane2_splat(time_left);
+	int e = 0;
+	for (; e + 2 <= k; e += 2)
 	{
-		const double c = rs->fast_c[d] - rs->fast_cpos[d] * rs->dx[d] - rs->fast_ctp[d] * time_left;
-		g[d] = (c - share[d]) - fa[d] * v[d];
+		const lane2 c = lane2_load(fc + e) - lane2_load(cpos + e) * lane2_load(dx + e) - lane2_load(ctp + e) * left2;
+		lane2_store(g + e, (c - lane2_load(share + e)) - lane2_load(fa + e) * lane2_load(v + e));
+	}
+	for (; e < k; ++e)
+	{
+		const double c = fc[e] - cpos[e] * dx[e] - ctp[e] * time_left;
+		g[e] = (c - share[e]) - fa[e] * v[e];
 	}
 	// Two rows at a time, each summing two columns at a time: four independent sums in flight.
 	int r = 0;
@@ -1215,12 +1227,26 @@ bool artic_drive_window_dense(artic* a, double time_left)
 	{
 		x[r] = row_dot(hinv + (size_t)r * (size_t)k, g, k);
 	}
-	bool within = true;
+	// drive_window_out's impulse change and bounds: |lambda| <= bound, and a push (lambda != 0) leaves the
+	// dof no faster than top in its direction. Two dofs at a time: the lanes' comparisons give masks of all
+	// ones or zeros, and `out` gathers the bounds they break.
 	const double* restrict bound = rs->fast_bound;
 	const double* restrict top = rs->fast_speed;
-	for (int d = 0; d < k; ++d)
+	lane2_mask out = { 0, 0 };
+	int d = 0;
+	for (; d + 2 <= k; d += 2)
 	{
-		// drive_window_out's impulse change and bounds.
+		const lane2 delta = lane2_load(g + d) - lane2_load(fa + d) * lane2_load(x + d);
+		const lane2 lambda = lane2_load(share + d) + delta, end = lane2_load(v + d) + lane2_load(x + d);
+		const lane2 b = lane2_load(bound + d), t = lane2_load(top + d), zero = lane2_splat(0.0);
+		const lane2_mask in = (lambda <= b) & (-lambda <= b); // false for NaN
+		const lane2_mask fast = ((lambda > zero) & (end > t)) | ((lambda < zero) & (-end > t));
+		out |= ~in | fast;
+		lane2_store(g + d, delta);
+	}
+	bool within = (out[0] | out[1]) == 0;
+	for (; d < k; ++d)
+	{
 		const double delta = g[d] - fa[d] * x[d];
 		const double lambda = share[d] + delta, end = v[d] + x[d];
 		within &= (fabs(lambda) <= bound[d]) & ((lambda == 0.0) | !(copysign(1.0, lambda) * end > top[d]));

@@ -17,6 +17,9 @@
 // Two doubles; aligned like a double, so that it can sit anywhere a double can (unaligned vector moves).
 typedef double lane2 __attribute__((vector_size(16), aligned(8)));
 
+// What comparing two lane2 gives: per lane all ones (true) or zero (false).
+typedef long long lane2_mask __attribute__((vector_size(16)));
+
 static inline lane2 lane2_load(const double* p)
 {
 	lane2 v;
