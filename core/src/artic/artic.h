@@ -438,10 +438,11 @@ bool artic_drive_factor(artic* a, double h, const double* extra, sv6* u6, double
 						double* base_dinv);
 bool artic_drive_window(artic* a, double time_left);
 // The same on a fixed base of at most ARTIC_DRIVE_DENSE_MAX_DOFS dofs with the inverse of M + diag(extra)
-// (artic/dynamics.c; rows.fast_dense): its factor L^T D L in rows.w, 1 / D in rows.fast_dinv, the dof
-// parents in rows.fast_parent, U = L^-T in rows.block_l (row-major, k x k), so that the inverse is
-// U^T D^-1 U; false if the articulation has more dofs, a joint of several dofs, dofs not numbered parents
-// first, or a pivot that is not positive. One window with that inverse, as artic_drive_window.
+// (artic/dynamics.c; rows.fast_dense): the inverse itself in rows.w (row-major, k x k, symmetric), formed
+// from the factor L^T D L (1 / D left in rows.fast_dinv, the dof parents in rows.fast_parent, U = L^-T in
+// rows.block_l as scratch); false if the articulation has more dofs, a joint of several dofs, dofs not
+// numbered parents first, or a pivot that is not positive. One window with that inverse, as
+// artic_drive_window.
 bool artic_drive_inverse(artic* a, double h, const double* extra);
 bool artic_drive_window_dense(artic* a, double time_left);
 bool artic_mass_times(artic* a, double h, const double* x, double* out);

@@ -998,11 +998,10 @@ static inline double row_dot(const double* restrict x, const double* restrict y,
 }
 
 // H^-1 from the factor L^T D L in rows.w, into rows.w (row-major, k x k, symmetric), through U = L^-T in
-// rows.block_l (row-major, upper triangular: row d is zero left of column d). First L^T U = I, solved on
-// every column of the identity at once as operations on whole rows (row d of U, final once every dof
-// after it is done, is subtracted, times L_dj, from each ancestor j's row). Then H^-1 = U^T D^-1 U: row i
-// of its upper triangle, columns i to k, is the sum over d <= i of (U_di / D_d) times row d of U there,
-// and the lower triangle mirrors it.
+// rows.block_l (row-major, upper triangular: row d is zero left of column d). First L^T U = I, row by row
+// from the last (each row of U is a combination of the rows after it). Then H^-1 = U^T D^-1 U: row i of
+// its upper triangle, columns i to k, is the sum over d <= i of (U_di / D_d) times row d of U there, and
+// the lower triangle mirrors it.
 static void drive_inverse(artic* a)
 {
 	artic_rows* rs = &a->rows;
@@ -1041,9 +1040,8 @@ static void drive_inverse(artic* a)
 			uj[c] = sum;
 		}
 	}
-	// H^-1 = U^T D^-1 U into w: row i of its upper triangle is the sum over d <= i of (U_di / D_d) times row d
-	// of U (from column i on), and the lower triangle mirrors it. Rows of w below i still hold the factor
-	// but are not read again.
+	// H^-1 = U^T D^-1 U into w's upper triangle (this pass reads only U), then the lower triangle mirrors it
+	// over the factor, which is no longer needed.
 	double t[ARTIC_DRIVE_DENSE_MAX_DOFS];
 	for (int i = 0; i < k; ++i)
 	{
