@@ -950,10 +950,10 @@ bool artic_drive_window(artic* a, double time_left)
 // Then H^-1 = L^-1 D^-1 L^-T = U^T D^-1 U with U = L^-T (the triangular solve applied to the identity's
 // columns together, row by row), and H^-1 itself, (H^-1)_ij = sum_d U_di U_dj / D_d, both formed once
 // per solve: a window's x = H^-1 g is then k independent dot products. (Applying U and U^T in turn
-// instead chains each row's update of x through memory, which was 60% of a window's time.) H is
-// symmetric positive definite (a mass matrix plus non-negative diagonal terms), so a pivot that is not
-// positive means rounding has lost it, and the passes are used instead. The result is the passes' up to
-// rounding (test_articulation_response).
+// instead chained each row's update of x through memory: under a profiler a window took twice as long.)
+// H is symmetric positive definite (a mass matrix plus non-negative diagonal terms), so a pivot that is
+// not positive means rounding has lost it, and the passes are used instead. The result is the passes' up
+// to rounding (test_articulation_response).
 //
 // Measured on the capacity chain of bench_articulation (PD drives on every dof, 8 windows, one world),
 // per step, passes against inverse (then applied as U^T D^-1 U): 6 dofs 2.01 and 1.80 us, 10 dofs 3.21
