@@ -3,7 +3,9 @@
 // gives identical state hashes; and the hashes equal golden constants, so a release build and a
 // sanitizer build (different optimisation, same -ffp-contract=off) must produce the same bits. A second
 // scene has shapes of every kind falling, tumbling and swinging through each other: its hash covers the
-// contact manifolds, feature ids and warm starts (sn_world_state_hash), folded over the whole run.
+// contact manifolds, feature ids and warm starts (sn_world_state_hash), folded over the whole run. A third
+// drives articulations along each route their PD drives take in TGS, the vector lanes of the inverse's
+// windows among them.
 //
 // A change that alters the solver's numerics on purpose updates the golden constants in the same commit
 // and says so; a build flavour that disagrees with them has a determinism bug (uninitialised memory,
@@ -353,6 +355,112 @@ static void test_golden_contacts(void** state)
 	}
 }
 
+// Articulations under PD control on the three routes their drives take in TGS (artic/solve.c): the arm on
+// a fixed base, whose windows multiply by (M + A)^-1 (artic_drive_inverse, two dofs to a vector lane); a
+// 20-link chain on a fixed base (more dofs than the inverse takes) and a 6-link chain on a floating base,
+// whose windows take the articulated passes; and an arm with one limit within reach, whose drives take the
+// general rows. The drives' targets move every step.
+typedef struct drive_run
+{
+	uint64_t hash; // state hashes folded every 10 steps
+	long dense, passes, general;
+} drive_run;
+
+static sn_articulation_id driven_chain(sn_world* w, int n, bool fixed_base)
+{
+	sn_articulation_id art;
+	assert_sn_ok(scene_artic_chain(w, n, true, &art));
+	if (!fixed_base)
+	{
+		// The same chain again on a floating base, its root link under gravity too.
+		sn_link_def links[7];
+		for (int l = 0; l <= n && l < 7; ++l)
+		{
+			assert_sn_ok(sn_articulation_get_link_def(w, art, l, links + l));
+		}
+		assert_sn_ok(sn_destroy_articulation(w, art));
+		sn_articulation_def ad = sn_default_articulation_def();
+		ad.fixed_base = false;
+		ad.base_pose.p = sn_v3(0, 2, 1);
+		assert_sn_ok(sn_create_articulation(w, &ad, links, n + 1, &art));
+	}
+	for (int d = 0; d < sn_articulation_get_dof_count(w, art); ++d)
+	{
+		sn_drive drive = sn_default_drive();
+		drive.enabled = true;
+		drive.stiffness = 2e3;
+		drive.damping = 50.0;
+		assert_sn_ok(sn_articulation_set_drive(w, art, d, &drive));
+	}
+	return art;
+}
+
+static drive_run run_drives(int steps)
+{
+	sn_world* w;
+	sn_world_def wd = scene_world_def(SN_SOLVER_TGS, 0.001);
+	assert_sn_ok(sn_world_create(&wd, &w));
+	sn_articulation_id arm, limited, chains[2];
+	assert_sn_ok(scene_arm(w, &arm));
+	assert_sn_ok(scene_arm(w, &limited));
+	sn_limit limit = { .enabled = true, .lower = -0.05, .upper = 0.05 };
+	assert_sn_ok(sn_articulation_set_limit(w, limited, 0, limit));
+	chains[0] = driven_chain(w, 20, true);
+	chains[1] = driven_chain(w, 6, false);
+	drive_run r = { 14695981039346656037ull, 0, 0, 0 };
+	for (int i = 0; i < steps; ++i)
+	{
+		const double t = 0.001 * i;
+		for (int d = 0; d < SCENE_ARM_LINKS; ++d)
+		{
+			assert_sn_ok(sn_articulation_set_drive_target(w, arm, d, 0.5 * sin(3.0 * t + d), 1.5 * cos(3.0 * t + d)));
+		}
+		assert_sn_ok(sn_articulation_set_drive_target(w, chains[0], 3, 0.2 * sin(5.0 * t), 0.0));
+		assert_sn_ok(sn_articulation_set_drive_target(w, chains[1], 2, -0.3 * sin(4.0 * t), 0.0));
+		assert_sn_ok(sn_world_step(w));
+		const sn_solver_stats st = sn_world_get_solver_stats(w);
+		r.dense += st.artic_drive_path_dense;
+		r.passes += st.artic_drive_path_windows;
+		r.general += st.artic_drive_path_leaves;
+		if (i % 10 == 9)
+		{
+			uint64_t h = sn_world_state_hash(w);
+			for (int k = 0; k < 8; ++k)
+			{
+				r.hash ^= (h >> (8 * k)) & 0xffu;
+				r.hash *= 1099511628211ull;
+			}
+		}
+	}
+	sn_world_destroy(w);
+	return r;
+}
+
+static const int golden_drive_steps = 1000;
+// The folded hash of run_drives over golden_drive_steps steps, the same in every build flavour.
+static const uint64_t golden_drives_tgs = 0xf5397c4d6594bc99ull;
+
+static void test_golden_drives(void** state)
+{
+	(void)state;
+	drive_run a = run_drives(golden_drive_steps);
+	drive_run b = run_drives(golden_drive_steps);
+	print_message("GOLDEN drives tgs hash 0x%016" PRIx64 "ull: %ld solves through the inverse, %ld windows on the "
+				  "drive path, %ld returns to the general rows\n",
+				  a.hash, a.dense, a.passes, a.general);
+	assert_true(a.hash == b.hash);
+	// Every route is taken: the free arm's solve through the inverse each step but not the limited arm's
+	// (its drives are among the general rows), and more windows on the drive path than the inverse's (the
+	// chains' passes).
+	assert_true(a.dense >= golden_drive_steps && a.dense < 2 * golden_drive_steps && a.passes > 8 * a.dense);
+	if (a.hash != golden_drives_tgs)
+	{
+		fail_msg("drives: folded state hash 0x%016" PRIx64 " differs from the golden 0x%016" PRIx64
+				 " (a determinism bug in this build flavour, or a numerics change that must update the constant)",
+				 a.hash, golden_drives_tgs);
+	}
+}
+
 // Two worlds built alike and stepped alternately stay identical step by step: no state is shared
 // between worlds, and no step depends on anything but its own world.
 static void test_interleaved_twins(void** state)
@@ -380,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_golden_pgs),        cmocka_unit_test(test_golden_tgs),
 		cmocka_unit_test(test_golden_xpbd),       cmocka_unit_test(test_golden_direct),
 		cmocka_unit_test(test_interleaved_twins), cmocka_unit_test(test_golden_contacts),
+		cmocka_unit_test(test_golden_drives),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
