@@ -298,6 +298,16 @@ static sn_world* build_contacts(sn_solver solver)
 	return w;
 }
 
+// Folds a state hash into a run's hash, byte by byte (FNV-1a).
+static void fold_hash(uint64_t* run, uint64_t h)
+{
+	for (int k = 0; k < 8; ++k)
+	{
+		*run ^= (h >> (8 * k)) & 0xffu;
+		*run *= 1099511628211ull;
+	}
+}
+
 typedef struct contact_run
 {
 	uint64_t hash; // state hashes folded every 10 steps
@@ -318,12 +328,7 @@ static contact_run run_contacts(sn_solver solver, int steps)
 		r.sensor_events += (uint64_t)(e.sensor_begin_count + e.sensor_end_count);
 		if (i % 10 == 9)
 		{
-			uint64_t h = sn_world_state_hash(w);
-			for (int k = 0; k < 8; ++k)
-			{
-				r.hash ^= (h >> (8 * k)) & 0xffu;
-				r.hash *= 1099511628211ull;
-			}
+			fold_hash(&r.hash, sn_world_state_hash(w));
 		}
 	}
 	sn_world_destroy(w);
@@ -424,12 +429,7 @@ static drive_run run_drives(int steps)
 		r.general += st.artic_drive_path_leaves;
 		if (i % 10 == 9)
 		{
-			uint64_t h = sn_world_state_hash(w);
-			for (int k = 0; k < 8; ++k)
-			{
-				r.hash ^= (h >> (8 * k)) & 0xffu;
-				r.hash *= 1099511628211ull;
-			}
+			fold_hash(&r.hash, sn_world_state_hash(w));
 		}
 	}
 	sn_world_destroy(w);

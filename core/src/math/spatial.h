@@ -108,16 +108,24 @@ static inline sym33 sym33_rotate(sn_mat33 r, const sym33* s)
 	return o;
 }
 
+// A = Ic + m (|r|^2 1 - r r^T): a rigid body's rotational inertia about O (see the file header).
+static inline sym33 rigid_inertia_about_o(double mass, sn_vec3 r, const sym33* ic)
+{
+	double r2 = sn_dot(r, r);
+	sym33 a;
+	a.xx = ic->xx + mass * (r2 - r.x * r.x);
+	a.yy = ic->yy + mass * (r2 - r.y * r.y);
+	a.zz = ic->zz + mass * (r2 - r.z * r.z);
+	a.xy = ic->xy - mass * r.x * r.y;
+	a.xz = ic->xz - mass * r.x * r.z;
+	a.yz = ic->yz - mass * r.y * r.z;
+	return a;
+}
+
 // The rigid inertia as an articulated inertia (see the file header).
 static inline void ainertia_from_rigid(ainertia* out, double mass, sn_vec3 r, const sym33* ic)
 {
-	double r2 = sn_dot(r, r);
-	out->a.xx = ic->xx + mass * (r2 - r.x * r.x);
-	out->a.yy = ic->yy + mass * (r2 - r.y * r.y);
-	out->a.zz = ic->zz + mass * (r2 - r.z * r.z);
-	out->a.xy = ic->xy - mass * r.x * r.y;
-	out->a.xz = ic->xz - mass * r.x * r.z;
-	out->a.yz = ic->yz - mass * r.y * r.z;
+	out->a = rigid_inertia_about_o(mass, r, ic);
 	// m [r]x by columns: [r]x e_x = (0, r.z, -r.y), e_y -> (-r.z, 0, r.x), e_z -> (r.y, -r.x, 0).
 	out->b.cx = sn_v3(0.0, mass * r.z, -mass * r.y);
 	out->b.cy = sn_v3(-mass * r.z, 0.0, mass * r.x);
@@ -196,15 +204,9 @@ typedef struct rinertia
 
 static inline void rinertia_from_rigid(rinertia* out, double mass, sn_vec3 r, const sym33* ic)
 {
-	double r2 = sn_dot(r, r);
 	out->m = mass;
 	out->h = sn_scale(mass, r);
-	out->a.xx = ic->xx + mass * (r2 - r.x * r.x);
-	out->a.yy = ic->yy + mass * (r2 - r.y * r.y);
-	out->a.zz = ic->zz + mass * (r2 - r.z * r.z);
-	out->a.xy = ic->xy - mass * r.x * r.y;
-	out->a.xz = ic->xz - mass * r.x * r.z;
-	out->a.yz = ic->yz - mass * r.y * r.z;
+	out->a = rigid_inertia_about_o(mass, r, ic);
 }
 
 static inline void rinertia_add_to(rinertia* dst, const rinertia* s)
