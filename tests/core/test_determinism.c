@@ -379,7 +379,8 @@ static sn_articulation_id driven_chain(sn_world* w, int n, bool fixed_base)
 	{
 		// The same chain again on a floating base, its root link under gravity too.
 		sn_link_def links[7];
-		for (int l = 0; l <= n && l < 7; ++l)
+		assert_true(n + 1 <= 7); // the base and n links
+		for (int l = 0; l <= n; ++l)
 		{
 			assert_sn_ok(sn_articulation_get_link_def(w, art, l, links + l));
 		}
